@@ -1,0 +1,12 @@
+// Each subcommand of `poppy` registers itself on the CLI11 app; main() dispatches and turns
+// errors into a message on stderr and a non-zero exit.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace poppy::apps {
+
+void addPerftCommand(CLI::App& app);
+void addBenchCommand(CLI::App& app);
+void addVariantsCommand(CLI::App& app);
+
+}  // namespace poppy::apps

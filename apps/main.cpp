@@ -1,0 +1,23 @@
+// The `poppy` command: thin dispatch to the subcommands in apps/cmd_*.cpp.
+#include <cstdio>
+#include <exception>
+
+#include "apps/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Poppy: a self-play trainer for the shogi family (micro shogi first)."};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show the help of every subcommand");
+  poppy::apps::addPerftCommand(app);
+  poppy::apps::addBenchCommand(app);
+  poppy::apps::addVariantsCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "poppy: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,231 @@
+// Legal move generation. Outside check, legality comes from pins (computed once per position)
+// and, for king moves, an attack test on the destination; in check every candidate is tried.
+#include <cstdlib>
+
+#include "game/position.h"
+
+namespace poppy::game {
+
+bool Position::faceAttacks(int face, Color c, Square from, Square target) const {
+  const Variant& v = *variant_;
+  const auto& sm = v.movesFrom(face, c, from);
+  const uint8_t* lt = v.leapTargets() + sm.leapBegin;
+  for (int i = 0; i < sm.leapCount; ++i)
+    if (lt[i] == target) return true;
+  const Variant::Ray* rays = v.rays() + sm.rayBegin;
+  for (int r = 0; r < sm.rayCount; ++r)
+    for (int k = 0; k < rays[r].length; ++k) {
+      Square s = v.raySquares()[rays[r].begin + k];
+      if (s == target) return true;
+      if (board_[s]) break;
+    }
+  return false;
+}
+
+int Position::findPins(Color us, Pin* pins) const {
+  const Variant& v = *variant_;
+  const Color them = opponent(us);
+  const Square ks = kingSq_[us];
+  const auto& ai = v.attacksTo(ks, them);
+  const Variant::Ray* rays = v.rays() + ai.rayBegin;
+  int n = 0;
+  for (uint32_t r = 0; r < ai.rayCount; ++r) {
+    const Variant::Ray& ray = rays[r];
+    Square first = -1;
+    for (int k = 0; k < ray.length; ++k) {
+      Square s = v.raySquares()[ray.begin + k];
+      Piece p = board_[s];
+      if (!p) continue;
+      if (first < 0) {
+        if (colorOf(p) != us) break;
+        first = s;
+        continue;
+      }
+      if (colorOf(p) == them && ((v.slideMask(them, ray.dir, k + 1) >> faceOf(p)) & 1))
+        pins[n++] = Pin{first, -v.slideDx(ray.dir), -v.slideDy(ray.dir), k + 1};
+      break;
+    }
+  }
+  return n;
+}
+
+bool Position::keepsKingSafe(Move m) const {
+  const Color us = side_;
+  Square ks = kingSq_[us];
+  if (ks < 0) return true;
+  // Try the move on the board itself and put everything back: cheaper than a full make.
+  Piece* b = const_cast<Piece*>(board_);
+  bool safe;
+  if (m.isDrop()) {
+    b[m.to] = makePiece(us, m.dropFace());
+    safe = !attackedBy(ks, opponent(us));
+    b[m.to] = kEmpty;
+  } else {
+    const Piece pf = b[m.from], pt = b[m.to];
+    b[m.to] = pf;
+    b[m.from] = kEmpty;
+    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    b[m.from] = pf;
+    b[m.to] = pt;
+  }
+  return safe;
+}
+
+// A drop of a no-drop-mate face (the shogi pawn) that checkmates is illegal.
+bool Position::dropGivesMateIllegally(Move m) const {
+  const Color them = opponent(side_);
+  const Square ek = kingSq_[them];
+  if (ek < 0 || !faceAttacks(m.dropFace(), side_, m.to, ek)) return false;
+  Position& self = const_cast<Position&>(*this);
+  self.makeMove(m);
+  const bool mate = !hasLegalMove();
+  self.unmakeMove();
+  return mate;
+}
+
+template <bool kStopAtFirst>
+int Position::generate(MoveList* out) const {
+  const Variant& v = *variant_;
+  const Color us = side_;
+  const Color them = opponent(us);
+  const Square ks = kingSq_[us];
+  const bool check = inCheck();
+  const int n = v.numSquares();
+  Pin pins[64];
+  const int npins = (ks >= 0 && !check) ? findPins(us, pins) : 0;
+  int count = 0;
+
+  // Adds one candidate; returns true when generation should stop.
+  auto emit = [&](Move m) {
+    ++count;
+    if constexpr (kStopAtFirst) {
+      return true;
+    } else {
+      out->push(m);
+      return false;
+    }
+  };
+
+  // Legality of a board move from `from` to `to` (independent of flipping).
+  auto boardMoveLegal = [&](Square from, Square to) {
+    if (ks < 0) return true;
+    if (check) return keepsKingSafe(Move::board(from, to, false));
+    if (from == ks) {
+      Piece* b = const_cast<Piece*>(board_);
+      const Piece king = b[ks];
+      b[ks] = kEmpty;  // the king must not shield its own destination from a slider
+      const bool safe = !attackedBy(to, them);
+      b[ks] = king;
+      return safe;
+    }
+    for (int i = 0; i < npins; ++i) {
+      if (pins[i].square != from) continue;
+      const int dc = v.colOf(to) - v.colOf(ks), dr = v.rankOf(to) - v.rankOf(ks);
+      const Pin& p = pins[i];
+      int t;
+      if (p.dcol != 0) {
+        if (dc % p.dcol) return false;
+        t = dc / p.dcol;
+      } else {
+        if (dc != 0) return false;
+        t = dr / p.drank;
+      }
+      if (t < 1 || t > p.maxDist || t * p.dcol != dc || t * p.drank != dr) return false;
+    }
+    return true;
+  };
+
+  // Emits the flip / no-flip versions a board move allows.
+  auto addBoardMove = [&](Square from, Square to, int face, bool capture) {
+    if (!boardMoveLegal(from, to)) return false;
+    const Face& f = v.faces[face];
+    const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, us, to);
+    switch (v.promotion) {
+      case PromotionKind::kNone:
+        return !deadIfPlain && emit(Move::board(from, to, false));
+      case PromotionKind::kZone:
+        if (f.flipTo >= 0 && !f.promoted && (v.inZone(us, from) || v.inZone(us, to))) {
+          if (emit(Move::board(from, to, true))) return true;
+          return !v.promotionMandatory && !deadIfPlain && emit(Move::board(from, to, false));
+        }
+        return !deadIfPlain && emit(Move::board(from, to, false));
+      case PromotionKind::kOnCapture:
+        return emit(Move::board(from, to, capture && f.flipTo >= 0));
+      case PromotionKind::kEveryMove:
+        return emit(Move::board(from, to, f.flipTo >= 0));
+    }
+    return false;
+  };
+
+  const uint8_t* raySq = v.raySquares();
+  for (Square from = 0; from < n; ++from) {
+    const Piece p = board_[from];
+    if (!p || colorOf(p) != us) continue;
+    const int face = faceOf(p);
+    const auto& sm = v.movesFrom(face, us, from);
+    const uint8_t* lt = v.leapTargets() + sm.leapBegin;
+    for (int i = 0; i < sm.leapCount; ++i) {
+      const Square to = lt[i];
+      const Piece q = board_[to];
+      if (q && colorOf(q) == us) continue;
+      if (addBoardMove(from, to, face, q != kEmpty)) return count;
+    }
+    const Variant::Ray* rays = v.rays() + sm.rayBegin;
+    for (int r = 0; r < sm.rayCount; ++r) {
+      const Variant::Ray& ray = rays[r];
+      for (int k = 0; k < ray.length; ++k) {
+        const Square to = raySq[ray.begin + k];
+        const Piece q = board_[to];
+        if (q && colorOf(q) == us) break;
+        if (addBoardMove(from, to, face, q != kEmpty)) return count;
+        if (q) break;
+      }
+    }
+  }
+
+  if (!v.dropsEnabled) return count;
+  for (int kind = 0; kind < int(v.handKinds.size()); ++kind) {
+    if (!hand_[us][kind]) continue;
+    const HandKind& hk = v.handKinds[kind];
+    const int dropFaces[2] = {hk.setupFace, v.dropEitherFace ? hk.otherFace : -1};
+    for (int face : dropFaces) {
+      if (face < 0) continue;
+      const bool deadRule = v.dropOnDeadSquareForbidden && ((v.deadSquareDropFaces >> face) & 1);
+      const bool mateRule = (v.noDropMateFaces >> face) & 1;
+      const int perFile = v.maxPerFile[face];
+      int onFile[kMaxFiles] = {};
+      if (perFile) {
+        const Piece same = makePiece(us, face);
+        for (Square s = 0; s < n; ++s)
+          if (board_[s] == same) ++onFile[v.colOf(s)];
+      }
+      for (Square to = 0; to < n; ++to) {
+        if (board_[to]) continue;
+        if (deadRule && v.isDeadSquare(face, us, to)) continue;
+        if (perFile && onFile[v.colOf(to)] >= perFile) continue;
+        const Move m = Move::drop(face, to);
+        if (check && !keepsKingSafe(m)) continue;
+        if (mateRule && dropGivesMateIllegally(m)) continue;
+        if (emit(m)) return count;
+      }
+    }
+  }
+  return count;
+}
+
+void Position::generateLegal(MoveList& out) const {
+  out.clear();
+  generate<false>(&out);
+}
+
+bool Position::hasLegalMove() const { return generate<true>(nullptr) > 0; }
+
+bool Position::isLegal(Move m) const {
+  MoveList list;
+  generateLegal(list);
+  for (const Move& x : list)
+    if (x == m) return true;
+  return false;
+}
+
+}  // namespace poppy::game

@@ -1,0 +1,33 @@
+#include "game/perft.h"
+
+namespace poppy::game {
+
+uint64_t perft(Position& pos, int depth) {
+  if (depth <= 0) return 1;
+  MoveList moves;
+  pos.generateLegal(moves);
+  if (depth == 1) return uint64_t(moves.size());
+  uint64_t nodes = 0;
+  for (const Move& m : moves) {
+    pos.makeMove(m);
+    nodes += perft(pos, depth - 1);
+    pos.unmakeMove();
+  }
+  return nodes;
+}
+
+std::vector<std::pair<std::string, uint64_t>> perftDivide(Position& pos, int depth) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  if (depth <= 0) return out;
+  MoveList moves;
+  pos.generateLegal(moves);
+  for (const Move& m : moves) {
+    const std::string text = pos.moveToUsi(m);
+    pos.makeMove(m);
+    out.emplace_back(text, perft(pos, depth - 1));
+    pos.unmakeMove();
+  }
+  return out;
+}
+
+}  // namespace poppy::game

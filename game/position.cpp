@@ -1,0 +1,113 @@
+#include "game/position.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace poppy::game {
+
+Position::Position(VariantPtr variant) : variant_(std::move(variant)) {
+  *this = fromSfen(variant_, variant_->startSfen);
+}
+
+void Position::clear() {
+  std::memset(board_, 0, sizeof board_);
+  std::memset(hand_, 0, sizeof hand_);
+  std::fill(std::begin(kingSq_), std::end(kingSq_), -1);
+  side_ = 0;
+  moveNumber_ = 1;
+  states_.clear();
+}
+
+uint64_t Position::computeHash() const {
+  const Variant& v = *variant_;
+  uint64_t h = v.sideKey(side_);
+  for (Square s = 0; s < v.numSquares(); ++s)
+    if (board_[s]) h ^= v.boardKey(board_[s], s);
+  for (Color c = 0; c < v.numPlayers; ++c)
+    for (int k = 0; k < int(v.handKinds.size()); ++k) h ^= v.handKey(c, k, hand_[c][k]);
+  return h;
+}
+
+bool Position::attackedBy(Square s, Color by) const {
+  const Variant& v = *variant_;
+  const auto& ai = v.attacksTo(s, by);
+  const Variant::LeapSource* ls = v.leapSources() + ai.leapBegin;
+  for (uint32_t i = 0; i < ai.leapCount; ++i) {
+    Piece p = board_[ls[i].from];
+    if (p && colorOf(p) == by && ((ls[i].faceMask >> faceOf(p)) & 1)) return true;
+  }
+  const Variant::Ray* rays = v.rays() + ai.rayBegin;
+  const uint8_t* sq = v.raySquares();
+  for (uint32_t r = 0; r < ai.rayCount; ++r) {
+    const Variant::Ray& ray = rays[r];
+    for (int k = 0; k < ray.length; ++k) {
+      Piece p = board_[sq[ray.begin + k]];
+      if (!p) continue;
+      if (colorOf(p) == by && ((v.slideMask(by, ray.dir, k + 1) >> faceOf(p)) & 1)) return true;
+      break;
+    }
+  }
+  return false;
+}
+
+void Position::makeMove(Move m) {
+  const Variant& v = *variant_;
+  State st;
+  st.move = m;
+  uint64_t h = states_.back().hash;
+  const Color us = side_;
+  if (m.isDrop()) {
+    const int face = m.dropFace();
+    const int kind = v.faces[face].handKind;
+    const Piece p = makePiece(us, face);
+    h ^= v.handKey(us, kind, hand_[us][kind]);
+    --hand_[us][kind];
+    h ^= v.handKey(us, kind, hand_[us][kind]);
+    board_[m.to] = p;
+    h ^= v.boardKey(p, m.to);
+    st.moved = p;
+  } else {
+    const Piece p = board_[m.from];
+    const Piece cap = board_[m.to];
+    st.moved = p;
+    st.captured = cap;
+    if (cap) {
+      h ^= v.boardKey(cap, m.to);
+      const int kind = v.faces[faceOf(cap)].handKind;
+      h ^= v.handKey(us, kind, hand_[us][kind]);
+      ++hand_[us][kind];
+      h ^= v.handKey(us, kind, hand_[us][kind]);
+    }
+    const Piece np = m.isFlip() ? makePiece(us, v.faces[faceOf(p)].flipTo) : p;
+    h ^= v.boardKey(p, m.from);
+    board_[m.from] = kEmpty;
+    board_[m.to] = np;
+    h ^= v.boardKey(np, m.to);
+    if (kingSq_[us] == m.from) kingSq_[us] = m.to;
+  }
+  side_ = opponent(us);
+  h ^= v.sideKey(us) ^ v.sideKey(side_);
+  st.hash = h;
+  st.inCheck = kingSq_[side_] >= 0 && attackedBy(kingSq_[side_], us);
+  states_.push_back(st);
+}
+
+void Position::unmakeMove() {
+  const Variant& v = *variant_;
+  const State& st = states_.back();
+  const Move m = st.move;
+  side_ = (side_ + v.numPlayers - 1) % v.numPlayers;
+  const Color us = side_;
+  if (m.isDrop()) {
+    ++hand_[us][v.faces[m.dropFace()].handKind];
+    board_[m.to] = kEmpty;
+  } else {
+    board_[m.from] = st.moved;
+    board_[m.to] = st.captured;
+    if (st.captured) --hand_[us][v.faces[faceOf(st.captured)].handKind];
+    if (kingSq_[us] == m.to) kingSq_[us] = m.from;
+  }
+  states_.pop_back();
+}
+
+}  // namespace poppy::game

@@ -1,0 +1,114 @@
+// A game position: board, hands, side to move and the history needed for repetition.
+// makeMove/unmakeMove restore everything exactly, the hash included.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "game/types.h"
+#include "game/variant.h"
+
+namespace poppy::game {
+
+// Thrown for malformed SFEN text; the message names the text and what is wrong.
+class SfenError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Thrown for an unparsable or illegal USI move; the message names the move and the position.
+class MoveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class EndReason { kNone, kNoLegalMove, kRepetition, kPerpetualCheck, kPlyCap };
+
+struct Outcome {
+  EndReason reason = EndReason::kNone;
+  Color winner = -1;  // -1 for a draw or an ongoing game
+  bool over() const { return reason != EndReason::kNone; }
+  bool draw() const { return over() && winner < 0; }
+};
+
+class Position {
+ public:
+  // The variant's start position.
+  explicit Position(VariantPtr variant);
+  // Throws SfenError.
+  static Position fromSfen(VariantPtr variant, const std::string& sfen);
+
+  std::string sfen() const;
+  const Variant& variant() const { return *variant_; }
+  const VariantPtr& variantPtr() const { return variant_; }
+
+  Piece at(Square s) const { return board_[s]; }
+  int handCount(Color c, int kind) const { return hand_[c][kind]; }
+  Color sideToMove() const { return side_; }
+  Color opponent(Color c) const { return (c + 1) % variant_->numPlayers; }
+  Square kingSquare(Color c) const { return kingSq_[c]; }
+  int moveNumber() const { return moveNumber_ + gamePly(); }  // SFEN move number (plies, from 1)
+  int gamePly() const { return int(states_.size()) - 1; }  // moves made since the SFEN
+  uint64_t hash() const { return states_.back().hash; }
+  bool inCheck() const { return states_.back().inCheck; }
+  Move lastMove() const { return states_.back().move; }
+
+  // Legal moves: never leave the mover's king attacked, and obey the variant's drop rules.
+  void generateLegal(MoveList& out) const;
+  bool hasLegalMove() const;
+  bool isLegal(Move m) const;
+
+  // makeMove expects a legal move (from generateLegal or parseUsi).
+  void makeMove(Move m);
+  void unmakeMove();
+
+  // Is square s attacked by any piece of colour `by`?
+  bool attackedBy(Square s, Color by) const;
+
+  // USI text: "7g7f", "7g7f+", "P*5e", "+G*3c"; "-" marks a flip back to the setup face.
+  std::string moveToUsi(Move m) const;
+  std::string squareName(Square s) const;
+  // Parses and checks legality; throws MoveError naming the move and the position.
+  Move parseUsi(const std::string& text) const;
+
+  // Game end: no legal move (loss), repetition (draw or loss per the variant), ply cap.
+  // plyCap counts moves since this position's SFEN was set; 0 disables it.
+  Outcome outcome(int plyCap = 0) const;
+  // How often the current position occurred before (0 the first time).
+  int repetitionsSoFar() const;
+
+  // Recomputes the hash from scratch (tests compare it with the incremental one).
+  uint64_t computeHash() const;
+
+ private:
+  struct State {
+    Move move;           // the move that led here
+    Piece captured = kEmpty;
+    Piece moved = kEmpty;  // the piece as it stood before the move
+    uint64_t hash = 0;
+    bool inCheck = false;  // side to move is in check here
+  };
+  struct Pin {
+    Square square;
+    int dcol, drank;  // direction from the king
+    int maxDist;      // distance to the pinner
+  };
+
+  Position(VariantPtr variant, int /*empty*/) : variant_(std::move(variant)) { clear(); }
+  void clear();
+  bool faceAttacks(int face, Color c, Square from, Square target) const;
+  int findPins(Color us, Pin* pins) const;
+  bool keepsKingSafe(Move m) const;
+  bool dropGivesMateIllegally(Move m) const;
+  template <bool kStopAtFirst>
+  int generate(MoveList* out) const;
+
+  VariantPtr variant_;
+  Piece board_[kMaxSquares];
+  uint8_t hand_[kMaxPlayers][kMaxHandKinds];
+  Square kingSq_[kMaxPlayers];
+  Color side_ = 0;
+  int moveNumber_ = 1;
+  std::vector<State> states_;
+};
+
+}  // namespace poppy::game

@@ -1,0 +1,170 @@
+// SFEN text both ways. Board from rank a, each rank from the highest file down; side b/w;
+// hand "-" or counts and letters (any order read, canonical order written); move number.
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "game/position.h"
+
+namespace poppy::game {
+namespace {
+
+[[noreturn]] void fail(const std::string& sfen, const std::string& what) {
+  throw SfenError("invalid SFEN \"" + sfen + "\": " + what);
+}
+
+// Reads a run of digits at text[i]; returns the value (capped to avoid overflow).
+long readNumber(const std::string& text, size_t& i) {
+  long value = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    value = std::min(value * 10 + (text[i] - '0'), 100000000L);
+    ++i;
+  }
+  return value;
+}
+
+}  // namespace
+
+Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
+  const Variant& v = *variant;
+  Position pos(variant, 0);
+  std::istringstream in(sfen);
+  std::string boardText, sideText, handText, numberText, extra;
+  in >> boardText >> sideText >> handText >> numberText >> extra;
+  if (boardText.empty()) fail(sfen, "it is empty");
+  if (sideText.empty()) fail(sfen, "the side to move (b or w) is missing");
+  if (handText.empty()) fail(sfen, "the hand field (\"-\" or pieces) is missing");
+  if (!extra.empty()) fail(sfen, "unexpected text \"" + extra + "\" after the move number");
+
+  int rank = 0, col = 0;
+  for (size_t i = 0; i < boardText.size();) {
+    const char c = boardText[i];
+    if (c == '/') {
+      if (col != v.files)
+        fail(sfen, "rank " + std::string(1, char('a' + rank)) + " has " + std::to_string(col) +
+                       " squares, the " + v.name + " board has " + std::to_string(v.files) + " files");
+      ++rank;
+      col = 0;
+      ++i;
+      if (rank >= v.ranks) fail(sfen, "more than " + std::to_string(v.ranks) + " ranks");
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      const long empty = readNumber(boardText, i);
+      if (empty == 0) fail(sfen, "an empty-square count of 0");
+      col += int(std::min(empty, long(kMaxFiles + 1)));
+      if (col > v.files) fail(sfen, "rank " + std::string(1, char('a' + rank)) + " is longer than " + std::to_string(v.files) + " files");
+      continue;
+    }
+    bool promoted = false;
+    if (c == '+') {
+      promoted = true;
+      if (++i >= boardText.size()) fail(sfen, "'+' at the end of the board");
+    }
+    const char letter = boardText[i];
+    if (!std::isalpha(static_cast<unsigned char>(letter)))
+      fail(sfen, std::string("unexpected character '") + letter + "' in the board");
+    const int face = v.faceIndex(char(std::toupper(static_cast<unsigned char>(letter))), promoted);
+    if (face < 0)
+      fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + "' for " + v.name);
+    if (col >= v.files) fail(sfen, "rank " + std::string(1, char('a' + rank)) + " is longer than " + std::to_string(v.files) + " files");
+    const Color owner = std::isupper(static_cast<unsigned char>(letter)) ? 0 : 1;
+    pos.board_[v.square(col, rank)] = makePiece(owner, face);
+    ++col;
+    ++i;
+  }
+  if (rank != v.ranks - 1 || col != v.files)
+    fail(sfen, "the board needs " + std::to_string(v.ranks) + " ranks of " + std::to_string(v.files) + " squares");
+
+  if (sideText == "b") pos.side_ = 0;
+  else if (sideText == "w") pos.side_ = 1;
+  else fail(sfen, "side to move \"" + sideText + "\" is neither b nor w");
+
+  if (handText != "-") {
+    for (size_t i = 0; i < handText.size();) {
+      long count = 1;
+      if (std::isdigit(static_cast<unsigned char>(handText[i]))) {
+        count = readNumber(handText, i);
+        if (count < 1) fail(sfen, "a hand count of 0");
+        if (i >= handText.size()) fail(sfen, "hand count without a piece letter");
+      }
+      const char letter = handText[i++];
+      const int kind = std::isalpha(static_cast<unsigned char>(letter))
+                           ? v.handKindOf(char(std::toupper(static_cast<unsigned char>(letter))))
+                           : -1;
+      if (kind < 0) fail(sfen, std::string("'") + letter + "' cannot be in hand in " + v.name);
+      const Color owner = std::isupper(static_cast<unsigned char>(letter)) ? 0 : 1;
+      const long total = pos.hand_[owner][kind] + count;
+      if (total > kMaxHandCount) fail(sfen, "more than " + std::to_string(kMaxHandCount) + " of one piece in hand");
+      pos.hand_[owner][kind] = uint8_t(total);
+    }
+  }
+
+  if (!numberText.empty()) {
+    size_t i = 0;
+    const long number = readNumber(numberText, i);
+    if (i != numberText.size() || number < 1 || number > 10000000)
+      fail(sfen, "move number \"" + numberText + "\" is not a positive whole number");
+    pos.moveNumber_ = int(number);
+  }
+
+  // Kings: exactly one per side for variants with a royal piece.
+  bool hasRoyal = false;
+  for (const Face& f : v.faces) hasRoyal = hasRoyal || f.royal;
+  int kings[kMaxPlayers] = {};
+  for (Square s = 0; s < v.numSquares(); ++s) {
+    const Piece p = pos.board_[s];
+    if (p && v.faces[faceOf(p)].royal) {
+      pos.kingSq_[colorOf(p)] = s;
+      ++kings[colorOf(p)];
+    }
+  }
+  if (hasRoyal)
+    for (Color c = 0; c < v.numPlayers; ++c)
+      if (kings[c] != 1)
+        fail(sfen, std::string(c == 0 ? "sente" : "gote") + " has " + std::to_string(kings[c]) + " kings, not one");
+
+  pos.states_.push_back(State{Move::none(), kEmpty, kEmpty, pos.computeHash(), false});
+  const Color mover = pos.side_, other = pos.opponent(mover);
+  if (pos.kingSq_[other] >= 0 && pos.attackedBy(pos.kingSq_[other], mover))
+    fail(sfen, std::string("the side not to move (") + (other == 0 ? "sente" : "gote") + ") is in check");
+  pos.states_.back().inCheck = pos.kingSq_[mover] >= 0 && pos.attackedBy(pos.kingSq_[mover], other);
+  return pos;
+}
+
+std::string Position::sfen() const {
+  const Variant& v = *variant_;
+  std::string out;
+  for (int rank = 0; rank < v.ranks; ++rank) {
+    if (rank) out += '/';
+    int empty = 0;
+    for (int col = 0; col < v.files; ++col) {
+      const Piece p = board_[v.square(col, rank)];
+      if (!p) {
+        ++empty;
+        continue;
+      }
+      if (empty) out += std::to_string(empty);
+      empty = 0;
+      const Face& f = v.faces[faceOf(p)];
+      if (f.promoted) out += '+';
+      out += colorOf(p) == 0 ? f.letter : char(std::tolower(static_cast<unsigned char>(f.letter)));
+    }
+    if (empty) out += std::to_string(empty);
+  }
+  out += side_ == 0 ? " b " : " w ";
+  std::string hand;
+  for (Color c = 0; c < v.numPlayers; ++c)
+    for (size_t k = 0; k < v.handKinds.size(); ++k) {
+      const int n = hand_[c][k];
+      if (!n) continue;
+      if (n > 1) hand += std::to_string(n);
+      const char letter = v.handKinds[k].letter;
+      hand += c == 0 ? letter : char(std::tolower(static_cast<unsigned char>(letter)));
+    }
+  out += hand.empty() ? "-" : hand;
+  out += ' ' + std::to_string(moveNumber());
+  return out;
+}
+
+}  // namespace poppy::game

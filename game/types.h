@@ -1,0 +1,69 @@
+// Basic value types of the rules engine: squares, colours, pieces and moves.
+#pragma once
+#include <cstdint>
+
+namespace poppy::game {
+
+constexpr int kMaxFiles = 16;
+constexpr int kMaxRanks = 16;
+constexpr int kMaxSquares = kMaxFiles * kMaxRanks;
+constexpr int kMaxPlayers = 4;   // yonin shogi; two-player variants use colours 0 and 1
+constexpr int kMaxFaces = 63;    // piece faces (a promoted side counts as its own face)
+constexpr int kMaxHandKinds = 32;
+constexpr int kMaxHandCount = 63;
+constexpr int kMaxMoves = 2048;  // more than any legal move count of the supported variants
+
+// Squares are numbered in SFEN reading order: rank a (gote's back rank) first, and in each rank
+// from the highest file number (sente's left) down to file 1.
+using Square = int;
+// Colour 0 is sente (moves first, "b" in SFEN, upper-case letters), 1 is gote.
+using Color = int;
+
+// A piece in one byte: 0 is an empty square, otherwise (colour << 6) | (face + 1).
+using Piece = uint8_t;
+constexpr Piece kEmpty = 0;
+inline constexpr Piece makePiece(Color c, int face) { return Piece((c << 6) | (face + 1)); }
+inline constexpr int faceOf(Piece p) { return (p & 63) - 1; }
+inline constexpr Color colorOf(Piece p) { return p >> 6; }
+
+// A move in four bytes. Board moves use from/to; drops use `to` and put the dropped face in aux.
+// kFlip turns the piece over (promotion, or demotion where the variant flips back).
+// Multi-leg moves (chu shogi's lion) will use aux for the intermediate square.
+struct Move {
+  uint8_t from = 0;
+  uint8_t to = 0;
+  uint8_t aux = 0;
+  uint8_t flags = kNone;
+
+  static constexpr uint8_t kDrop = 1;
+  static constexpr uint8_t kFlip = 2;
+  static constexpr uint8_t kNone = 0x80;  // the "no move" value
+
+  static constexpr Move none() { return Move{}; }
+  static constexpr Move board(int from, int to, bool flip) {
+    return Move{uint8_t(from), uint8_t(to), 0, uint8_t(flip ? kFlip : 0)};
+  }
+  static constexpr Move drop(int face, int to) { return Move{0, uint8_t(to), uint8_t(face), kDrop}; }
+
+  bool isNone() const { return flags & kNone; }
+  bool isDrop() const { return flags & kDrop; }
+  bool isFlip() const { return flags & kFlip; }
+  int dropFace() const { return aux; }
+  bool operator==(const Move& o) const {
+    return from == o.from && to == o.to && aux == o.aux && flags == o.flags;
+  }
+  bool operator!=(const Move& o) const { return !(*this == o); }
+};
+
+struct MoveList {
+  Move moves[kMaxMoves];
+  int count = 0;
+  void push(Move m) { moves[count++] = m; }
+  int size() const { return count; }
+  const Move* begin() const { return moves; }
+  const Move* end() const { return moves + count; }
+  const Move& operator[](int i) const { return moves[i]; }
+  void clear() { count = 0; }
+};
+
+}  // namespace poppy::game

@@ -1,0 +1,104 @@
+// USI move text both ways. A flip is written "+" when the piece turns to its promoted face and
+// "-" when it turns back (micro and kyoto shogi). Where the flip is forced, the parser also
+// takes the move without its suffix.
+#include <cctype>
+
+#include "game/position.h"
+
+namespace poppy::game {
+
+std::string Position::squareName(Square s) const {
+  return std::to_string(variant_->fileNumber(s)) + char('a' + variant_->rankOf(s));
+}
+
+std::string Position::moveToUsi(Move m) const {
+  if (m.isNone()) return "none";
+  const Variant& v = *variant_;
+  if (m.isDrop()) return v.faces[m.dropFace()].token() + "*" + squareName(m.to);
+  std::string text = squareName(m.from) + squareName(m.to);
+  if (m.isFlip()) {
+    const Piece p = board_[m.from];
+    text += (p && v.faces[faceOf(p)].promoted) ? '-' : '+';
+  }
+  return text;
+}
+
+namespace {
+
+// Reads "<file number><rank letter>" at text[i]; returns -1 when malformed or off the board.
+Square readSquare(const Variant& v, const std::string& text, size_t& i) {
+  size_t start = i;
+  int file = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && i - start < 3)
+    file = file * 10 + (text[i++] - '0');
+  if (i == start || i >= text.size()) return -1;
+  const int rank = text[i] - 'a';
+  ++i;
+  if (file < 1 || file > v.files || rank < 0 || rank >= v.ranks) return -1;
+  return v.square(v.files - file, rank);
+}
+
+}  // namespace
+
+Move Position::parseUsi(const std::string& text) const {
+  const Variant& v = *variant_;
+  auto fail = [&](const std::string& why) -> Move {
+    throw MoveError("move \"" + text + "\" in position " + sfen() + ": " + why);
+  };
+  if (text.empty()) return fail("empty move text");
+  MoveList legal;
+  generateLegal(legal);
+
+  const size_t star = text.find('*');
+  if (star != std::string::npos) {
+    size_t i = 0;
+    const bool promoted = text[0] == '+';
+    if (promoted) ++i;
+    if (star != i + 1) return fail("a drop is written like P*5e or +G*3c");
+    const char letter = char(std::toupper(static_cast<unsigned char>(text[i])));
+    const int face = v.faceIndex(letter, promoted);
+    if (face < 0) return fail(std::string("no piece '") + text.substr(0, star) + "' in " + v.name);
+    size_t j = star + 1;
+    const Square to = readSquare(v, text, j);
+    if (to < 0 || j != text.size()) return fail("bad target square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
+    const Move m = Move::drop(face, to);
+    for (const Move& x : legal)
+      if (x == m) return m;
+    if (!v.dropsEnabled) return fail(v.name + " has no drops");
+    const int kind = v.faces[face].handKind;
+    if (kind < 0 || hand_[side_][kind] == 0) return fail(std::string("the side to move has no ") + letter + " in hand");
+    if (board_[to]) return fail(squareName(to) + " is occupied");
+    return fail("the drop is not legal here");
+  }
+
+  size_t i = 0;
+  const Square from = readSquare(v, text, i);
+  if (from < 0) return fail("expected a move like 7g7f, 7g7f+ or P*5e on a " + std::to_string(v.files) + "x" + std::to_string(v.ranks) + " board");
+  const Square to = readSquare(v, text, i);
+  if (to < 0) return fail("bad target square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
+  char suffix = 0;
+  if (i < text.size()) suffix = text[i++];
+  if (i != text.size() || (suffix && suffix != '+' && suffix != '-'))
+    return fail("unexpected text after the squares (only + or - may follow)");
+
+  const Piece p = board_[from];
+  if (!p || colorOf(p) != side_) return fail("no piece of the side to move on " + squareName(from));
+  const bool promotedNow = v.faces[faceOf(p)].promoted;
+  const Move* plain = nullptr;
+  const Move* flip = nullptr;
+  for (const Move& x : legal) {
+    if (x.isDrop() || x.from != from || x.to != to) continue;
+    (x.isFlip() ? flip : plain) = &x;
+  }
+  if (!plain && !flip) return fail("the piece on " + squareName(from) + " cannot legally go to " + squareName(to));
+  if (suffix == 0) {
+    if (plain) return *plain;
+    return *flip;  // the flip is forced: accept the move without its suffix
+  }
+  if (!flip) return fail("the piece does not flip on this move; write it without '" + std::string(1, suffix) + "'");
+  if ((suffix == '+') == promotedNow)
+    return fail(std::string("this move turns the piece ") + (promotedNow ? "back; write '-'" : "over; write '+'"));
+  return *flip;
+}
+
+}  // namespace poppy::game

@@ -1,0 +1,158 @@
+#include "game/variant.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace poppy::game {
+namespace {
+
+// Board delta (columns, ranks; ranks grow towards sente) of a move vector for colour c.
+// Gote's pieces are sente's rotated by 180 degrees.
+std::pair<int, int> orient(Color c, int dx, int dy) {
+  return c == 0 ? std::pair<int, int>{dx, -dy} : std::pair<int, int>{-dx, dy};
+}
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+int Variant::faceIndex(char upperLetter, bool promoted) const {
+  for (size_t i = 0; i < faces.size(); ++i)
+    if (faces[i].letter == upperLetter && faces[i].promoted == promoted) return int(i);
+  return -1;
+}
+
+int Variant::handKindOf(char upperLetter) const {
+  for (size_t i = 0; i < handKinds.size(); ++i)
+    if (handKinds[i].letter == upperLetter) return int(i);
+  return -1;
+}
+
+void Variant::compile() {
+  const int n = numSquares();
+  const int nf = int(faces.size());
+  auto onBoard = [&](int col, int rank) { return col >= 0 && col < files && rank >= 0 && rank < ranks; };
+
+  // Every distinct slide direction on the board, over both colours.
+  slideDirs_.clear();
+  for (const Face& f : faces)
+    for (const MoveVector& v : f.moves)
+      if (v.range != 1)
+        for (Color c = 0; c < numPlayers; ++c) {
+          auto d = orient(c, v.dx, v.dy);
+          if (std::find(slideDirs_.begin(), slideDirs_.end(), d) == slideDirs_.end()) slideDirs_.push_back(d);
+        }
+  auto dirIndex = [&](std::pair<int, int> d) {
+    return int(std::find(slideDirs_.begin(), slideDirs_.end(), d) - slideDirs_.begin());
+  };
+  maxRayLength_ = std::max(files, ranks);
+
+  // Forward tables: where each face of each colour goes from each square.
+  moveIndex_.assign(size_t(nf) * numPlayers * n, SquareMoves{});
+  leapTargets_.clear();
+  rays_.clear();
+  raySquares_.clear();
+  dead_.assign(size_t(nf) * numPlayers * n, 0);
+  for (int f = 0; f < nf; ++f)
+    for (Color c = 0; c < numPlayers; ++c)
+      for (Square s = 0; s < n; ++s) {
+        SquareMoves sm{uint32_t(leapTargets_.size()), 0, 0, uint32_t(rays_.size())};
+        for (const MoveVector& v : faces[f].moves) {
+          auto [dc, dr] = orient(c, v.dx, v.dy);
+          if (v.range == 1) {
+            int col = colOf(s) + dc, rank = rankOf(s) + dr;
+            if (onBoard(col, rank)) {
+              leapTargets_.push_back(uint8_t(square(col, rank)));
+              ++sm.leapCount;
+            }
+            continue;
+          }
+          Ray ray{uint32_t(raySquares_.size()), 0, uint8_t(dirIndex({dc, dr}))};
+          int limit = v.range == 0 ? maxRayLength_ : v.range;
+          for (int k = 1; k <= limit; ++k) {
+            int col = colOf(s) + dc * k, rank = rankOf(s) + dr * k;
+            if (!onBoard(col, rank)) break;
+            raySquares_.push_back(uint8_t(square(col, rank)));
+            ++ray.length;
+          }
+          if (ray.length > 0) {
+            rays_.push_back(ray);
+            ++sm.rayCount;
+          }
+        }
+        moveIndex_[(size_t(f) * numPlayers + c) * n + s] = sm;
+        dead_[(size_t(f) * numPlayers + c) * n + s] = (sm.leapCount == 0 && sm.rayCount == 0);
+      }
+
+  // Which faces of colour c slide along direction d far enough to cover `dist` squares.
+  slideMasks_.assign(size_t(numPlayers) * slideDirs_.size() * (maxRayLength_ + 1), 0);
+  for (int f = 0; f < nf; ++f)
+    for (const MoveVector& v : faces[f].moves) {
+      if (v.range == 1) continue;
+      for (Color c = 0; c < numPlayers; ++c) {
+        int d = dirIndex(orient(c, v.dx, v.dy));
+        int limit = v.range == 0 ? maxRayLength_ : std::min(v.range, maxRayLength_);
+        for (int k = 1; k <= limit; ++k)
+          slideMasks_[(size_t(c) * slideDirs_.size() + d) * (maxRayLength_ + 1) + k] |= uint64_t(1) << f;
+      }
+    }
+
+  // Reverse tables: for target t and attacking colour c, leap sources and outward rays.
+  attackIndex_.assign(size_t(numPlayers) * n, AttackIndex{});
+  leapSources_.clear();
+  for (Color c = 0; c < numPlayers; ++c)
+    for (Square t = 0; t < n; ++t) {
+      AttackIndex ai{uint32_t(leapSources_.size()), 0, uint32_t(rays_.size()), 0};
+      std::vector<uint64_t> maskFrom(n, 0);
+      for (int f = 0; f < nf; ++f)
+        for (const MoveVector& v : faces[f].moves) {
+          if (v.range != 1) continue;
+          auto [dc, dr] = orient(c, v.dx, v.dy);
+          int col = colOf(t) - dc, rank = rankOf(t) - dr;
+          if (onBoard(col, rank)) maskFrom[square(col, rank)] |= uint64_t(1) << f;
+        }
+      for (Square s = 0; s < n; ++s)
+        if (maskFrom[s]) {
+          leapSources_.push_back(LeapSource{maskFrom[s], uint32_t(s)});
+          ++ai.leapCount;
+        }
+      for (size_t d = 0; d < slideDirs_.size(); ++d) {
+        if (!slideMask(c, int(d), 1)) continue;  // colour c has no slider this way
+        auto [dc, dr] = slideDirs_[d];
+        Ray ray{uint32_t(raySquares_.size()), 0, uint8_t(d)};
+        for (int k = 1; k <= maxRayLength_; ++k) {
+          int col = colOf(t) - dc * k, rank = rankOf(t) - dr * k;
+          if (!onBoard(col, rank)) break;
+          raySquares_.push_back(uint8_t(square(col, rank)));
+          ++ray.length;
+        }
+        if (ray.length > 0) {
+          rays_.push_back(ray);
+          ++ai.rayCount;
+        }
+      }
+      attackIndex_[size_t(c) * n + t] = ai;
+    }
+
+  zone_.assign(size_t(numPlayers) * n, 0);
+  if (promotion == PromotionKind::kZone)
+    for (Square s = 0; s < n; ++s) {
+      zone_[s] = rankOf(s) < zoneRanks;
+      zone_[size_t(n) + s] = rankOf(s) >= ranks - zoneRanks;
+    }
+
+  uint64_t seed = 0x504F505059ULL;  // "POPPY": fixed, so hashes are the same in every run
+  zobristBoard_.resize(size_t(numPlayers) * nf * n);
+  for (auto& k : zobristBoard_) k = splitmix64(seed);
+  zobristHand_.resize(size_t(numPlayers) * handKinds.size() * (kMaxHandCount + 1));
+  for (auto& k : zobristHand_) k = splitmix64(seed);
+  for (Color c = 0; c < kMaxPlayers; ++c) zobristSide_[c] = splitmix64(seed);
+}
+
+}  // namespace poppy::game

@@ -1,0 +1,169 @@
+// An immutable description of one shogi variant: board, pieces, rules, and the move tables
+// compiled from them. Loaded from configs/variants/NAME.yaml by variant_loader.h.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "game/betza.h"
+#include "game/types.h"
+
+namespace poppy::game {
+
+// One side of a physical piece. Micro shogi's gold is face "G"; its other side, the rook, is
+// face "+G". Captured pieces go to hand as their physical piece (handKind).
+struct Face {
+  std::string name;     // "gold", "rook"
+  char letter = '?';    // upper-case SFEN letter of the physical piece
+  bool promoted = false;  // written with a leading '+'
+  std::string betza;
+  std::vector<MoveVector> moves;  // from sente's view
+  int flipTo = -1;      // the other face, -1 when the piece has one face
+  int handKind = -1;    // index into Variant::handKinds
+  bool royal = false;
+  std::string token() const { return promoted ? std::string("+") + letter : std::string(1, letter); }
+};
+
+// A physical piece as it sits in hand.
+struct HandKind {
+  char letter = '?';
+  int setupFace = -1;   // the face a plain drop shows
+  int otherFace = -1;   // the flipped face, -1 if none
+};
+
+enum class PromotionKind {
+  kNone,       // pieces never flip
+  kZone,       // shogi: optional promotion on entering, leaving or moving inside the far ranks
+  kOnCapture,  // micro shogi: a piece that captures flips, always
+  kEveryMove,  // kyoto shogi: a piece flips after every move
+};
+
+enum class RepetitionResult {
+  kDraw,            // RULES.md default
+  kLossForRepeater  // tori shogi: the player whose move completes the repetition loses
+};
+
+enum class PlyCapRule {
+  kDraw,           // default
+  kImpassePoints,  // shogi: count points (majors 5, others 1); below the threshold loses
+};
+
+class Variant {
+ public:
+  // Rules, as loaded.
+  std::string name;
+  std::string description;
+  std::string sourcePath;
+  int files = 0;
+  int ranks = 0;
+  int numPlayers = 2;
+  std::vector<Face> faces;
+  std::vector<HandKind> handKinds;  // in canonical SFEN hand order
+  std::string startSfen;
+
+  PromotionKind promotion = PromotionKind::kNone;
+  int zoneRanks = 0;
+  bool promotionMandatory = false;     // zone: every move that may promote must
+  bool forcedOnDeadSquare = false;     // zone: a move may not leave a piece where it can never move
+
+  bool dropsEnabled = false;
+  bool dropEitherFace = false;         // micro, kyoto: a drop may show either side
+  bool dropOnDeadSquareForbidden = false;
+  uint64_t deadSquareDropFaces = 0;    // faces the dead-square drop rule applies to
+  std::vector<int> maxPerFile;         // per face: a drop needs fewer than this many of that face
+                                       // on the file (nifu is 1 for P); 0 = no limit
+  uint64_t noDropMateFaces = 0;        // faces that may not be dropped to give mate
+
+  int repetitionCount = 4;
+  RepetitionResult repetitionResult = RepetitionResult::kDraw;
+  bool perpetualCheckLoses = true;
+
+  PlyCapRule plyCapRule = PlyCapRule::kDraw;
+  std::vector<int> impassePoints;      // per face
+  int impasseThreshold = 24;
+
+  // Builds the move tables below; called once by the loader after the rules are filled in.
+  void compile();
+
+  // Geometry.
+  int numSquares() const { return files * ranks; }
+  int rankOf(Square s) const { return s / files; }
+  int colOf(Square s) const { return s % files; }      // 0 = file `files`, sente's left
+  int fileNumber(Square s) const { return files - colOf(s); }  // USI file number
+  Square square(int col, int rank) const { return rank * files + col; }
+  int faceIndex(char upperLetter, bool promoted) const;  // -1 when unknown
+  int handKindOf(char upperLetter) const;               // -1 when unknown
+
+  // Compiled tables, indexed (face, colour, square).
+  struct SquareMoves {
+    uint32_t leapBegin;
+    uint16_t leapCount;
+    uint16_t rayCount;
+    uint32_t rayBegin;
+  };
+  struct Ray {
+    uint32_t begin;  // into raySquares
+    uint8_t length;
+    uint8_t dir;     // index into slideDirs
+  };
+  struct LeapSource {
+    uint64_t faceMask;  // faces of the attacking colour that reach the target from `from`
+    uint32_t from;
+  };
+  const SquareMoves& movesFrom(int face, Color c, Square s) const {
+    return moveIndex_[(size_t(face) * numPlayers + c) * numSquares() + s];
+  }
+  const uint8_t* leapTargets() const { return leapTargets_.data(); }
+  const Ray* rays() const { return rays_.data(); }
+  const uint8_t* raySquares() const { return raySquares_.data(); }
+
+  // Reverse tables for attack detection: for target s and attacking colour c, the squares a
+  // leaper/stepper attacks s from, and the rays from s outward along which a slider attacks.
+  struct AttackIndex {
+    uint32_t leapBegin, leapCount, rayBegin, rayCount;
+  };
+  const AttackIndex& attacksTo(Square s, Color c) const { return attackIndex_[size_t(c) * numSquares() + s]; }
+  const LeapSource* leapSources() const { return leapSources_.data(); }
+  // Faces of colour c sliding in direction `dir` that reach `dist` squares (1-based).
+  uint64_t slideMask(Color c, int dir, int dist) const {
+    return slideMasks_[(size_t(c) * slideDirs_.size() + dir) * (maxRayLength_ + 1) + dist];
+  }
+  // Direction of slide dir for colour 0, as (dx, dy) in board columns/ranks (rank grows down).
+  int slideDx(int dir) const { return slideDirs_[dir].first; }
+  int slideDy(int dir) const { return slideDirs_[dir].second; }
+
+  bool inZone(Color c, Square s) const { return zone_[size_t(c) * numSquares() + s]; }
+  bool isDeadSquare(int face, Color c, Square s) const {
+    return dead_[(size_t(face) * numPlayers + c) * numSquares() + s];
+  }
+
+  // Zobrist keys.
+  uint64_t boardKey(Piece p, Square s) const {
+    return zobristBoard_[(size_t(colorOf(p)) * faces.size() + faceOf(p)) * numSquares() + s];
+  }
+  uint64_t handKey(Color c, int kind, int count) const {
+    return zobristHand_[(size_t(c) * handKinds.size() + kind) * (kMaxHandCount + 1) + count];
+  }
+  uint64_t sideKey(Color c) const { return zobristSide_[c]; }
+
+ private:
+  std::vector<SquareMoves> moveIndex_;
+  std::vector<uint8_t> leapTargets_;
+  std::vector<Ray> rays_;
+  std::vector<uint8_t> raySquares_;
+  std::vector<AttackIndex> attackIndex_;
+  std::vector<LeapSource> leapSources_;
+  std::vector<std::pair<int, int>> slideDirs_;
+  std::vector<uint64_t> slideMasks_;
+  int maxRayLength_ = 0;
+  std::vector<uint8_t> zone_;
+  std::vector<uint8_t> dead_;
+  std::vector<uint64_t> zobristBoard_;
+  std::vector<uint64_t> zobristHand_;
+  uint64_t zobristSide_[kMaxPlayers] = {};
+};
+
+using VariantPtr = std::shared_ptr<const Variant>;
+
+}  // namespace poppy::game

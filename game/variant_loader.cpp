@@ -1,0 +1,301 @@
+#include "game/variant_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "game/position.h"
+
+namespace poppy::game {
+namespace fs = std::filesystem;
+namespace {
+
+// Reads one YAML file into a Variant, checking every key. `where` is the file path.
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what, const YAML::Node& node = YAML::Node()) const {
+    std::string at;
+    if (node.Mark().line >= 0) at = " (line " + std::to_string(node.Mark().line + 1) + ")";
+    throw VariantError(path_ + ": key '" + key + "': " + what + at);
+  }
+
+  void onlyKeys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const {
+    if (!map.IsMap()) fail(key, "must be a mapping", map);
+    for (const auto& kv : map) {
+      const std::string k = kv.first.as<std::string>();
+      if (!allowed.count(k)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(key.empty() ? k : key + "." + k, "unknown key (known here: " + list + ")", kv.first);
+      }
+    }
+  }
+
+  template <typename T>
+  T get(const YAML::Node& node, const std::string& key, const char* typeName) const {
+    try {
+      return node.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(key, std::string("must be ") + typeName, node);
+    }
+  }
+
+  int integer(const YAML::Node& map, const std::string& parent, const char* name, int lo, int hi, int dflt,
+              bool required = false) const {
+    const std::string key = parent.empty() ? name : parent + "." + name;
+    if (!map[name]) {
+      if (required) fail(key, "is required");
+      return dflt;
+    }
+    const int value = get<int>(map[name], key, "a whole number");
+    if (value < lo || value > hi)
+      fail(key, std::to_string(value) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi), map[name]);
+    return value;
+  }
+
+  bool boolean(const YAML::Node& map, const std::string& parent, const char* name, bool dflt) const {
+    if (!map[name]) return dflt;
+    return get<bool>(map[name], parent + "." + name, "true or false");
+  }
+
+  std::string choice(const YAML::Node& map, const std::string& parent, const char* name,
+                     const std::vector<std::string>& options, const std::string& dflt) const {
+    const std::string key = parent.empty() ? name : parent + "." + name;
+    if (!map[name]) return dflt;
+    const std::string value = get<std::string>(map[name], key, "a string");
+    if (std::find(options.begin(), options.end(), value) == options.end()) {
+      std::string list;
+      for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
+      fail(key, "'" + value + "' is not one of " + list, map[name]);
+    }
+    return value;
+  }
+
+  // "P" or "+P" to a face index.
+  int faceToken(const Variant& v, const std::string& token, const std::string& key, const YAML::Node& node) const {
+    const bool promoted = !token.empty() && token[0] == '+';
+    const std::string letter = token.substr(promoted ? 1 : 0);
+    const int face = letter.size() == 1 ? v.faceIndex(letter[0], promoted) : -1;
+    if (face < 0) fail(key, "'" + token + "' is not a piece of this variant", node);
+    return face;
+  }
+
+  uint64_t faceSet(const Variant& v, const YAML::Node& list, const std::string& key) const {
+    if (!list.IsSequence()) fail(key, "must be a list of piece letters like [P]", list);
+    uint64_t mask = 0;
+    for (const auto& item : list)
+      mask |= uint64_t(1) << faceToken(v, get<std::string>(item, key, "a piece letter"), key, item);
+    return mask;
+  }
+
+  Face readFace(const YAML::Node& node, const std::string& key, char letter, bool promoted) const {
+    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves"}
+                                 : std::set<std::string>{"letter", "name", "moves", "royal", "flip"});
+    Face f;
+    f.letter = letter;
+    f.promoted = promoted;
+    f.name = node["name"] ? get<std::string>(node["name"], key + ".name", "a string") : f.token();
+    if (!node["moves"]) fail(key + ".moves", "is required (Betza notation such as WfF)");
+    f.betza = get<std::string>(node["moves"], key + ".moves", "a string in Betza notation");
+    try {
+      f.moves = parseBetza(f.betza);
+    } catch (const BetzaError& e) {
+      fail(key + ".moves", e.what(), node["moves"]);
+    }
+    return f;
+  }
+
+  VariantPtr read(const YAML::Node& root) const {
+    auto v = std::make_shared<Variant>();
+    v->sourcePath = path_;
+    onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap"});
+    if (!root["name"]) fail("name", "is required");
+    v->name = get<std::string>(root["name"], "name", "a string");
+    if (root["description"]) v->description = get<std::string>(root["description"], "description", "a string");
+
+    if (!root["board"]) fail("board", "is required (files and ranks)");
+    onlyKeys(root["board"], "board", {"files", "ranks"});
+    v->files = integer(root["board"], "board", "files", 1, kMaxFiles, 0, true);
+    v->ranks = integer(root["board"], "board", "ranks", 1, kMaxRanks, 0, true);
+
+    const YAML::Node pieces = root["pieces"];
+    if (!pieces || !pieces.IsSequence() || pieces.size() == 0) fail("pieces", "must be a non-empty list", pieces);
+    std::vector<int> flipOf;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const std::string key = "pieces[" + std::to_string(i) + "]";
+      const YAML::Node node = pieces[i];
+      if (!node.IsMap()) fail(key, "must be a mapping with letter, name, moves", node);
+      if (!node["letter"]) fail(key + ".letter", "is required");
+      const std::string letter = get<std::string>(node["letter"], key + ".letter", "a letter");
+      if (letter.size() != 1 || !std::isupper(static_cast<unsigned char>(letter[0])))
+        fail(key + ".letter", "'" + letter + "' must be one upper-case letter", node["letter"]);
+      if (v->faceIndex(letter[0], false) >= 0) fail(key + ".letter", "'" + letter + "' is used twice", node["letter"]);
+      Face f = readFace(node, key, letter[0], false);
+      f.royal = boolean(node, key, "royal", false);
+      const int face = int(v->faces.size());
+      v->faces.push_back(f);
+      HandKind hk{letter[0], face, -1};
+      if (node["flip"]) {
+        if (f.royal) fail(key + ".flip", "a royal piece cannot flip", node["flip"]);
+        Face back = readFace(node["flip"], key + ".flip", letter[0], true);
+        back.flipTo = face;
+        v->faces.push_back(back);
+        v->faces[face].flipTo = face + 1;
+        hk.otherFace = face + 1;
+      }
+      if (!f.royal) v->handKinds.push_back(hk);
+    }
+    if (int(v->faces.size()) > kMaxFaces) fail("pieces", "more than " + std::to_string(kMaxFaces) + " faces");
+    for (Face& f : v->faces)
+      f.handKind = v->handKindOf(f.letter);
+
+    const YAML::Node promo = root["promotion"];
+    if (promo) {
+      onlyKeys(promo, "promotion", {"kind", "zone_ranks", "mandatory", "forced_on_dead_square"});
+      const std::string kind = choice(promo, "promotion", "kind", {"none", "zone", "on_capture", "every_move"}, "none");
+      v->promotion = kind == "zone" ? PromotionKind::kZone
+                     : kind == "on_capture" ? PromotionKind::kOnCapture
+                     : kind == "every_move" ? PromotionKind::kEveryMove
+                                            : PromotionKind::kNone;
+      if (v->promotion == PromotionKind::kZone)
+        v->zoneRanks = integer(promo, "promotion", "zone_ranks", 1, v->ranks, 0, true);
+      else if (promo["zone_ranks"])
+        fail("promotion.zone_ranks", "only applies to kind: zone", promo["zone_ranks"]);
+      v->promotionMandatory = boolean(promo, "promotion", "mandatory", false);
+      v->forcedOnDeadSquare = boolean(promo, "promotion", "forced_on_dead_square", false);
+    }
+
+    v->maxPerFile.assign(v->faces.size(), 0);
+    const YAML::Node drops = root["drops"];
+    if (drops) {
+      onlyKeys(drops, "drops", {"enabled", "either_face", "drop_on_dead_square", "dead_square_pieces", "max_per_file", "no_drop_mate"});
+      v->dropsEnabled = boolean(drops, "drops", "enabled", true);
+      v->dropEitherFace = boolean(drops, "drops", "either_face", false);
+      v->dropOnDeadSquareForbidden = choice(drops, "drops", "drop_on_dead_square", {"allow", "forbid"}, "allow") == "forbid";
+      v->deadSquareDropFaces = drops["dead_square_pieces"] ? faceSet(*v, drops["dead_square_pieces"], "drops.dead_square_pieces") : ~uint64_t(0);
+      if (drops["no_drop_mate"]) v->noDropMateFaces = faceSet(*v, drops["no_drop_mate"], "drops.no_drop_mate");
+      if (const YAML::Node mpf = drops["max_per_file"]) {
+        if (!mpf.IsMap()) fail("drops.max_per_file", "must map piece letters to counts, like {P: 1}", mpf);
+        for (const auto& kv : mpf) {
+          const std::string key = "drops.max_per_file." + kv.first.as<std::string>();
+          const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
+          const int n = get<int>(kv.second, key, "a whole number");
+          if (n < 1 || n > v->ranks) fail(key, std::to_string(n) + " is out of range 1.." + std::to_string(v->ranks), kv.second);
+          v->maxPerFile[face] = n;
+        }
+      }
+    }
+
+    if (const YAML::Node rep = root["repetition"]) {
+      onlyKeys(rep, "repetition", {"count", "result", "perpetual_check"});
+      v->repetitionCount = integer(rep, "repetition", "count", 2, 100, 4);
+      v->repetitionResult = choice(rep, "repetition", "result", {"draw", "loss_for_repeater"}, "draw") == "draw"
+                                ? RepetitionResult::kDraw
+                                : RepetitionResult::kLossForRepeater;
+      v->perpetualCheckLoses = choice(rep, "repetition", "perpetual_check", {"loses", "allowed"}, "loses") == "loses";
+    }
+
+    v->impassePoints.assign(v->faces.size(), 0);
+    if (const YAML::Node cap = root["ply_cap"]) {
+      onlyKeys(cap, "ply_cap", {"adjudication", "points", "default_points", "threshold"});
+      v->plyCapRule = choice(cap, "ply_cap", "adjudication", {"draw", "impasse_points"}, "draw") == "draw"
+                          ? PlyCapRule::kDraw
+                          : PlyCapRule::kImpassePoints;
+      const int dflt = integer(cap, "ply_cap", "default_points", 0, 100, 1);
+      for (size_t f = 0; f < v->faces.size(); ++f) v->impassePoints[f] = v->faces[f].royal ? 0 : dflt;
+      if (const YAML::Node pts = cap["points"]) {
+        if (!pts.IsMap()) fail("ply_cap.points", "must map piece letters to points, like {R: 5}", pts);
+        for (const auto& kv : pts) {
+          const std::string key = "ply_cap.points." + kv.first.as<std::string>();
+          const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
+          const int n = get<int>(kv.second, key, "a whole number");
+          v->impassePoints[face] = n;
+          // A piece counts the same on either face (shogi: a dragon is a rook).
+          if (v->faces[face].flipTo >= 0 && !v->faces[face].promoted) v->impassePoints[v->faces[face].flipTo] = n;
+        }
+      }
+      v->impasseThreshold = integer(cap, "ply_cap", "threshold", 0, 1000, 24);
+    }
+
+    v->compile();
+    if (!root["start"]) fail("start", "is required (the start position in SFEN)");
+    v->startSfen = get<std::string>(root["start"], "start", "an SFEN string");
+    try {
+      Position::fromSfen(v, v->startSfen);
+    } catch (const SfenError& e) {
+      fail("start", e.what(), root["start"]);
+    }
+    return v;
+  }
+
+ private:
+  std::string path_;
+};
+
+bool looksLikePath(const std::string& s) {
+  auto endsWith = [&](const char* suf) {
+    const std::string x(suf);
+    return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+  };
+  return s.find('/') != std::string::npos || endsWith(".yaml") || endsWith(".yml");
+}
+
+}  // namespace
+
+VariantPtr loadVariantFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw VariantError(path + ": no such variant file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw VariantError(path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw VariantError(path + ": cannot be read: " + e.what());
+  }
+  if (!root.IsMap()) throw VariantError(path + ": must be a YAML mapping (name, board, pieces, ...)");
+  try {
+    return Reader(path).read(root);
+  } catch (const YAML::Exception& e) {  // anything the checks above did not anticipate
+    throw VariantError(path + ": " + e.what());
+  }
+}
+
+std::vector<std::string> variantSearchDirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("POPPY_VARIANTS_DIR")) dirs.push_back(env);
+  dirs.push_back("configs/variants");
+  dirs.push_back(std::string(POPPY_SOURCE_DIR) + "/configs/variants");
+  return dirs;
+}
+
+std::vector<std::string> knownVariants() {
+  std::set<std::string> names;
+  for (const auto& dir : variantSearchDirs()) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".yaml") names.insert(entry.path().stem().string());
+  }
+  return {names.begin(), names.end()};
+}
+
+VariantPtr loadVariant(const std::string& nameOrPath) {
+  if (looksLikePath(nameOrPath)) return loadVariantFile(nameOrPath);
+  for (const auto& dir : variantSearchDirs()) {
+    const std::string path = dir + "/" + nameOrPath + ".yaml";
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) return loadVariantFile(path);
+  }
+  std::string list;
+  for (const auto& n : knownVariants()) list += (list.empty() ? "" : ", ") + n;
+  throw VariantError("unknown variant '" + nameOrPath + "' (known: " + (list.empty() ? "none found" : list) +
+                     "; or give a path to a .yaml file)");
+}
+
+}  // namespace poppy::game
