@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Sets Poppy up on a Debian machine: installs the Debian packages it needs (only those missing,
+# so a second run is quick) and builds build/poppy and the tests in Release mode.
+#   POPPY_JOBS   parallel compile jobs (default 2: LibTorch code needs ~2 GiB per job)
+#   POPPY_BUILD  build directory (default build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libyaml-cpp-dev   # variant and run configs
+  libcli11-dev      # the poppy command line
+  libgtest-dev      # unit tests (GoogleTest through CTest)
+  fairy-stockfish   # independent engine the perft tests compare against
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+BUILD="${POPPY_BUILD:-build}"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$BUILD" -j "${POPPY_JOBS:-2}"
+echo "setup: built $BUILD/poppy"
