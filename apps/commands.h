@@ -8,5 +8,6 @@ namespace poppy::apps {
 void addPerftCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
+void addTrainCommands(CLI::App& app);   // train, selfplay, gate, match
 
 }  // namespace poppy::apps

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   poppy::apps::addPerftCommand(app);
   poppy::apps::addBenchCommand(app);
   poppy::apps::addVariantsCommand(app);
+  poppy::apps::addTrainCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

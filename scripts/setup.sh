@@ -12,6 +12,12 @@ PACKAGES=(
   libcli11-dev      # the poppy command line
   libgtest-dev      # unit tests (GoogleTest through CTest)
   fairy-stockfish   # independent engine the perft tests compare against
+  libtorch-dev      # the network and trainer (CPU build 1.13)
+  libopenblas-dev   # fast matrix products for LibTorch on the CPU
+  libzstd-dev       # replay chunk compression
+  libxxhash-dev     # replay chunk checksums
+  zlib1g-dev        # CRC-32 of model files and checkpoints
+  nlohmann-json3-dev  # game records, run state, metrics
 )
 
 missing=()

@@ -1,0 +1,165 @@
+// `poppy train`, `poppy selfplay`, `poppy gate`, `poppy match`: the training loop and its parts.
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "apps/commands.h"
+#include "apps/model_players.h"
+#include "game/variant_loader.h"
+#include "nn/model_file.h"
+#include "selfplay/chunk_info.h"
+#include "selfplay/replay_window.h"
+#include "selfplay/selfplay_runner.h"
+#include "training/train_loop.h"
+
+namespace poppy::apps {
+namespace {
+
+struct TrainArgs {
+  std::string config = "configs/train/micro.yaml";
+  std::string runDir = "runs/micro";
+  int iterations = -1;
+  double hours = -1;
+};
+
+struct SelfplayArgs {
+  std::string model, out = "selfplay-out", device = "cpu";
+  int games = 10, playouts = 128, parallel = 32, threads = 2;
+  uint64_t seed = 1;
+};
+
+struct MatchArgs {
+  std::string a, b, variant = "micro", device = "cpu", records;
+  int games = 100, parallel = 32, playouts = 128, plyCap = 200, openingPlies = 2, threads = 2;
+  double threshold = 0.55;
+  uint64_t seed = 1;
+};
+
+void printMatch(const selfplay::MatchResult& r, const std::string& a, const std::string& b) {
+  std::printf("%s vs %s: %d games, +%d =%d -%d, score %.3f, Elo %+.0f +- %.0f (95%%)\n", a.c_str(), b.c_str(),
+              r.games(), r.winsA, r.draws, r.lossesA, r.score(), r.elo(), r.eloMargin95());
+}
+
+selfplay::MatchResult runMatch(const MatchArgs& o) {
+  torch::set_num_threads(o.threads);
+  const auto variant = game::loadVariant(o.variant);
+  const nn::Encoder encoder(variant);
+  LoadedPlayer a = loadPlayer(o.a, variant->name, o.device, o.playouts);
+  LoadedPlayer b = loadPlayer(o.b, variant->name, o.device, o.playouts);
+  selfplay::MatchSettings ms;
+  ms.games = o.games;
+  ms.parallelGames = o.parallel;
+  ms.plyCap = o.plyCap;
+  ms.openingTemperaturePlies = o.openingPlies;
+  ms.seed = o.seed;
+  auto r = selfplay::playMatch(variant, encoder, a.spec, b.spec, ms, [&](const selfplay::MatchResult& s, int wanted) {
+    std::fprintf(stderr, "\r%d/%d games: +%d =%d -%d   ", s.games(), wanted, s.winsA, s.draws, s.lossesA);
+  });
+  std::fprintf(stderr, "\n");
+  if (!o.records.empty()) selfplay::appendGameRecords(o.records, r.records);
+  return r;
+}
+
+void addMatchOptions(CLI::App* cmd, MatchArgs& o) {
+  cmd->add_option("--variant", o.variant, "Variant")->capture_default_str();
+  cmd->add_option("--games", o.games, "Games (colours alternate)")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--parallel", o.parallel, "Games played at once")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--playouts", o.playouts, "Playouts per move of model players without their own")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--ply-cap", o.plyCap, "Plies after which a game is drawn")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--opening-plies", o.openingPlies, "First plies model players sample by visit count (variety)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--device", o.device, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--threads", o.threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Random seed")->capture_default_str();
+  cmd->add_option("--records", o.records, "Append every game to this JSONL file");
+}
+
+}  // namespace
+
+void addTrainCommands(CLI::App& app) {
+  auto t = std::make_shared<TrainArgs>();
+  CLI::App* train = app.add_subcommand("train", "Run the AlphaZero loop: self-play, training, gating (resumable)");
+  train->add_option("--config", t->config, "Run configuration (YAML)")->capture_default_str();
+  train->add_option("--run-dir", t->runDir, "Run directory; an existing one is resumed")->capture_default_str();
+  train->add_option("--iterations", t->iterations, "Stop after this many iterations (overrides run.iterations)");
+  train->add_option("--hours", t->hours, "Stop after this many hours in total (overrides run.hours)");
+  train->callback([t] {
+    auto config = training::loadTrainConfig(t->config);
+    if (t->iterations >= 0) config.iterations = t->iterations;
+    if (t->hours >= 0) config.hours = t->hours;
+    training::runTraining(config, training::TrainOptions{t->runDir, false});
+  });
+
+  auto s = std::make_shared<SelfplayArgs>();
+  CLI::App* sp = app.add_subcommand("selfplay", "Play self-play games with a model; write replay chunks and records");
+  sp->add_option("--model", s->model, "Model file")->required();
+  sp->add_option("--games", s->games, "Games to play")->check(CLI::Range(1, 10000000))->capture_default_str();
+  sp->add_option("--out", s->out, "Output directory (replay/ and games.jsonl)")->capture_default_str();
+  sp->add_option("--playouts", s->playouts, "Playouts per move")->check(CLI::Range(1, 1000000))->capture_default_str();
+  sp->add_option("--parallel", s->parallel, "Games played at once")->check(CLI::Range(1, 4096))->capture_default_str();
+  sp->add_option("--device", s->device, "cpu or cuda")->capture_default_str();
+  sp->add_option("--threads", s->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  sp->add_option("--seed", s->seed, "Random seed")->capture_default_str();
+  sp->callback([s] {
+    torch::set_num_threads(s->threads);
+    nn::ModelInfo info;
+    auto net = nn::loadModel(s->model, &info, "", nn::Encoder::kVersion);
+    const auto variant = game::loadVariant(info.variant);
+    const nn::Encoder encoder(variant);
+    nn::TorchEvaluator evaluator(net, nn::parseDevice(s->device));
+    selfplay::SelfPlaySettings settings;
+    settings.search.playouts = s->playouts;
+    settings.parallelGames = s->parallel;
+    settings.modelId = info.id;
+    settings.seed = s->seed;
+    std::filesystem::create_directories(s->out + "/replay");
+    const auto chunkInfo = selfplay::chunkInfoFor(encoder);
+    uint64_t next = selfplay::nextChunkSequence(s->out + "/replay");
+    selfplay::SelfPlayRunner runner(variant, encoder, evaluator, settings);
+    runner.play(
+        s->games,
+        [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
+          selfplay::writeReplayChunk(s->out + "/replay/" + selfplay::chunkFileName(next++), chunkInfo, samples);
+          selfplay::appendGameRecords(s->out + "/games.jsonl", {record});
+        },
+        [&](const selfplay::SelfPlayProgress& p) {
+          std::fprintf(stderr, "\r%d/%d games, %.0f games/h   ", p.gamesFinished, p.gamesWanted,
+                       p.seconds > 0 ? p.gamesFinished * 3600 / p.seconds : 0.0);
+        });
+    std::fprintf(stderr, "\n");
+    std::printf("wrote %d games to %s\n", s->games, s->out.c_str());
+  });
+
+  auto g = std::make_shared<MatchArgs>();
+  g->games = 40;
+  g->playouts = 64;
+  CLI::App* gate = app.add_subcommand("gate", "Play a candidate model against the best; promote if it scores enough");
+  gate->add_option("--candidate", g->a, "Candidate model file")->required();
+  gate->add_option("--best", g->b, "Best model file")->required();
+  gate->add_option("--threshold", g->threshold, "Score needed to promote")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  addMatchOptions(gate, *g);
+  gate->callback([g] {
+    MatchArgs o = *g;
+    o.variant = nn::readModelInfo(o.b).variant;
+    o.a = "model:" + g->a;
+    o.b = "model:" + g->b;
+    const auto r = runMatch(o);
+    printMatch(r, g->a, g->b);
+    std::printf("%s\n", r.score() >= g->threshold ? "promote: the candidate passes the gate"
+                                                  : "keep: the candidate does not pass the gate");
+  });
+
+  auto m = std::make_shared<MatchArgs>();
+  CLI::App* match = app.add_subcommand("match", "Play two players against each other; score with Elo");
+  match->add_option("--a", m->a, "Player A: model:PATH[:PLAYOUTS], rollout[:SIMULATIONS] or random")->required();
+  match->add_option("--b", m->b, "Player B, same forms")->required();
+  addMatchOptions(match, *m);
+  match->callback([m] { printMatch(runMatch(*m), m->a, m->b); });
+}
+
+}  // namespace poppy::apps

@@ -1,0 +1,57 @@
+#include "apps/model_players.h"
+
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+
+namespace poppy::apps {
+
+LoadedPlayer loadPlayer(const std::string& description, const std::string& variant, const std::string& device,
+                        int defaultPlayouts) {
+  LoadedPlayer p;
+  p.spec.name = description;
+  auto bad = [&](const std::string& why) {
+    return std::runtime_error("player '" + description + "': " + why +
+                              " (use model:PATH[:PLAYOUTS], rollout[:SIMULATIONS] or random)");
+  };
+  if (description == "random") {
+    p.spec.kind = selfplay::PlayerSpec::Kind::kRandom;
+    return p;
+  }
+  auto number = [&](const std::string& text) {
+    size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(text, &used);
+    } catch (const std::exception&) {
+      throw bad("'" + text + "' is not a number");
+    }
+    if (used != text.size() || n < 1 || n > 10000000) throw bad("'" + text + "' is not a positive number");
+    return n;
+  };
+  if (description.rfind("rollout", 0) == 0) {
+    p.spec.kind = selfplay::PlayerSpec::Kind::kRollout;
+    if (description == "rollout") return p;
+    if (description[7] != ':') throw bad("unknown player");
+    p.spec.simulations = number(description.substr(8));
+    return p;
+  }
+  if (description.rfind("model:", 0) == 0) {
+    std::string path = description.substr(6);
+    int playouts = defaultPlayouts;
+    const size_t colon = path.rfind(':');
+    if (colon != std::string::npos && colon + 1 < path.size() &&
+        path.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      playouts = number(path.substr(colon + 1));
+      path = path.substr(0, colon);
+    }
+    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
+    p.spec.search.playouts = playouts;
+    p.evaluator = std::make_unique<nn::TorchEvaluator>(nn::loadModel(path, nullptr, variant, nn::Encoder::kVersion),
+                                                       nn::parseDevice(device));
+    p.spec.evaluator = p.evaluator.get();
+    return p;
+  }
+  throw bad("unknown player");
+}
+
+}  // namespace poppy::apps

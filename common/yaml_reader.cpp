@@ -1,0 +1,84 @@
+#include "common/yaml_reader.h"
+
+#include <filesystem>
+
+namespace poppy::common {
+
+YAML::Node YamlReader::loadFile() const {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_, ec)) throw ConfigError(path_ + ": no such file");
+  try {
+    return YAML::LoadFile(path_);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path_ + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path_ + ": cannot be read: " + e.what());
+  }
+}
+
+void YamlReader::fail(const std::string& key, const std::string& what, const YAML::Node& node) const {
+  std::string at;
+  if (node.Mark().line >= 0) at = " (line " + std::to_string(node.Mark().line + 1) + ")";
+  throw ConfigError(path_ + ": key '" + key + "': " + what + at);
+}
+
+void YamlReader::onlyKeys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const {
+  if (!map.IsMap()) fail(key.empty() ? "(top level)" : key, "must be a mapping", map);
+  for (const auto& kv : map) {
+    const std::string k = kv.first.as<std::string>();
+    if (allowed.count(k)) continue;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(join(key, k), "unknown key (known here: " + list + ")", kv.first);
+  }
+}
+
+int YamlReader::integer(const YAML::Node& map, const std::string& parent, const char* name, long lo, long hi, int dflt,
+                        bool required) const {
+  const std::string key = join(parent, name);
+  if (!map[name]) {
+    if (required) fail(key, "is required");
+    return dflt;
+  }
+  const long value = as<long>(map[name], key, "a whole number");
+  if (value < lo || value > hi)
+    fail(key, std::to_string(value) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi), map[name]);
+  return int(value);
+}
+
+double YamlReader::real(const YAML::Node& map, const std::string& parent, const char* name, double lo, double hi,
+                        double dflt) const {
+  const std::string key = join(parent, name);
+  if (!map[name]) return dflt;
+  const double value = as<double>(map[name], key, "a number");
+  if (!(value >= lo && value <= hi))
+    fail(key, std::to_string(value) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi), map[name]);
+  return value;
+}
+
+bool YamlReader::boolean(const YAML::Node& map, const std::string& parent, const char* name, bool dflt) const {
+  if (!map[name]) return dflt;
+  return as<bool>(map[name], join(parent, name), "true or false");
+}
+
+std::string YamlReader::text(const YAML::Node& map, const std::string& parent, const char* name,
+                             const std::string& dflt, bool required) const {
+  const std::string key = join(parent, name);
+  if (!map[name]) {
+    if (required) fail(key, "is required");
+    return dflt;
+  }
+  return as<std::string>(map[name], key, "a string");
+}
+
+std::string YamlReader::choice(const YAML::Node& map, const std::string& parent, const char* name,
+                               const std::vector<std::string>& options, const std::string& dflt) const {
+  const std::string value = text(map, parent, name, dflt);
+  for (const auto& o : options)
+    if (o == value) return value;
+  std::string list;
+  for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
+  fail(join(parent, name), "'" + value + "' is not one of " + list, map[name]);
+}
+
+}  // namespace poppy::common

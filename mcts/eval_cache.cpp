@@ -1,0 +1,49 @@
+#include "mcts/eval_cache.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace poppy::mcts {
+
+EvalCache::EvalCache(int log2Entries, int maxMoves) : maxMoves_(maxMoves) {
+  if (log2Entries < 0 || log2Entries > 30 || maxMoves < 1)
+    throw std::invalid_argument("EvalCache: log2Entries must be in 0..30 and maxMoves positive");
+  const size_t n = size_t(1) << log2Entries;
+  entries_.resize(n);
+  priors_.resize(n * size_t(maxMoves));
+  mask_ = n - 1;
+}
+
+bool EvalCache::lookup(uint64_t key, int numMoves, float* priors, float* wdl) {
+  const size_t slot = key & mask_;
+  const Entry& e = entries_[slot];
+  if (e.numMoves == 0 || e.key != key || int(e.numMoves) != numMoves) {
+    ++misses_;
+    return false;
+  }
+  ++hits_;
+  const float* src = priors_.data() + slot * size_t(maxMoves_);
+  std::copy(src, src + numMoves, priors);
+  std::copy(e.wdl, e.wdl + 3, wdl);
+  return true;
+}
+
+void EvalCache::store(uint64_t key, int numMoves, const float* priors, const float* wdl) {
+  if (numMoves < 1 || numMoves > maxMoves_) {
+    ++skipped_;
+    return;
+  }
+  const size_t slot = key & mask_;
+  Entry& e = entries_[slot];
+  e.key = key;
+  e.numMoves = uint32_t(numMoves);
+  std::copy(wdl, wdl + 3, e.wdl);
+  std::copy(priors, priors + numMoves, priors_.data() + slot * size_t(maxMoves_));
+}
+
+void EvalCache::clear() {
+  std::fill(entries_.begin(), entries_.end(), Entry{});
+  hits_ = misses_ = skipped_ = 0;
+}
+
+}  // namespace poppy::mcts

@@ -1,0 +1,48 @@
+// A fixed-size cache of network answers keyed by position, so that a position met again (a
+// transposition, the same opening in many games, a reused tree) skips the network. It stores
+// what expansion needs and nothing else: the WDL and the priors of the legal moves in
+// generateLegal order (the moves themselves are regenerated anyway when a node is expanded).
+// Memory is bounded: a power-of-two table, one entry per slot, a new entry replaces the old.
+// Not thread-safe: one search driver owns it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace poppy::mcts {
+
+class EvalCache {
+ public:
+  // 2^log2Entries slots, each with room for the priors of up to maxMoves legal moves;
+  // positions with more legal moves are not cached (counted as skipped).
+  explicit EvalCache(int log2Entries = 16, int maxMoves = 128);
+
+  // The key for a position: the search mixes the repetition count into the Zobrist hash,
+  // because the network sees it (nn::Encoder's repetition plane).
+  // On a hit copies numMoves priors and 3 WDL floats out. A hit needs the same key and the same
+  // number of legal moves (a cheap guard against the rare 64-bit key collision).
+  bool lookup(uint64_t key, int numMoves, float* priors, float* wdl);
+  void store(uint64_t key, int numMoves, const float* priors, const float* wdl);
+  void clear();
+
+  int64_t hits() const { return hits_; }
+  int64_t misses() const { return misses_; }
+  int64_t skipped() const { return skipped_; }
+  size_t slots() const { return entries_.size(); }
+  int maxMoves() const { return maxMoves_; }
+  size_t memoryBytes() const { return entries_.size() * sizeof(Entry) + priors_.size() * sizeof(float); }
+
+ private:
+  struct Entry {
+    uint64_t key = 0;
+    uint32_t numMoves = 0;  // 0 marks an empty slot: a cached position always has a legal move
+    float wdl[3] = {0, 0, 0};
+  };
+  std::vector<Entry> entries_;
+  std::vector<float> priors_;  // slot i owns [i * maxMoves, (i + 1) * maxMoves)
+  uint64_t mask_;
+  int maxMoves_;
+  int64_t hits_ = 0, misses_ = 0, skipped_ = 0;
+};
+
+}  // namespace poppy::mcts

@@ -1,0 +1,128 @@
+#include "mcts/rollout_player.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace poppy::mcts {
+
+namespace {
+
+// 1 win, 0.5 draw, 0 loss for colour `side`.
+float resultFor(const game::Outcome& o, game::Color side) {
+  return o.winner < 0 ? 0.5f : (o.winner == side ? 1.0f : 0.0f);
+}
+
+}  // namespace
+
+RolloutPlayer::RolloutPlayer(int simulations, uint64_t seed, int plyCap, float c)
+    : simulations_(std::max(1, simulations)), plyCap_(plyCap), c_(c), rng_(seed) {}
+
+game::Move RolloutPlayer::choose(const game::Position& input) {
+  if (input.variant().numPlayers != 2)
+    throw std::invalid_argument("RolloutPlayer: only two-player variants are supported");
+  if (input.outcome(plyCap_).over()) return game::Move::none();
+  game::Position pos = input;  // one copy per move; the simulations make and unmake on it
+  nodes_.clear();
+  nodes_.emplace_back();
+  for (int s = 0; s < simulations_; ++s) simulate(pos);
+  const Node& root = nodes_[0];
+  int best = root.firstChild;
+  for (int i = 1; i < root.numChildren; ++i)
+    if (nodes_[size_t(root.firstChild + i)].visits > nodes_[size_t(best)].visits) best = root.firstChild + i;
+  return nodes_[size_t(best)].move;
+}
+
+int RolloutPlayer::selectChild(const Node& parent) const {
+  const float logN = std::log(float(parent.visits));
+  int best = parent.firstChild;
+  float bestScore = -1.0f;
+  for (int i = 0; i < parent.numChildren; ++i) {
+    const Node& ch = nodes_[size_t(parent.firstChild + i)];
+    const float score = ch.score / float(ch.visits) + c_ * std::sqrt(logN / float(ch.visits));
+    if (score > bestScore) {
+      bestScore = score;
+      best = parent.firstChild + i;
+    }
+  }
+  return best;
+}
+
+void RolloutPlayer::simulate(game::Position& pos) {
+  int cur = 0, depth = 0;
+  float result;  // for the side to move at node `cur`
+  for (;;) {
+    if (nodes_[size_t(cur)].terminal < 0) {
+      const game::Outcome o = pos.outcome(plyCap_);
+      nodes_[size_t(cur)].terminal = o.over() ? 1 : 0;
+      if (o.over()) nodes_[size_t(cur)].terminalResult = resultFor(o, pos.sideToMove());
+    }
+    Node& node = nodes_[size_t(cur)];
+    if (node.terminal == 1) {
+      result = node.terminalResult;
+      break;
+    }
+    if (node.firstChild < 0) {
+      // First time through: all children at once, shuffled, so "the next untried child" is a
+      // uniformly random untried move.
+      pos.generateLegal(moves_);
+      const int first = int(nodes_.size()), count = moves_.size();
+      nodes_.resize(nodes_.size() + size_t(count));  // invalidates `node`
+      for (int i = 0; i < count; ++i) {
+        nodes_[size_t(first + i)].move = moves_[i];
+        nodes_[size_t(first + i)].parent = cur;
+      }
+      std::shuffle(nodes_.begin() + first, nodes_.end(), rng_);
+      nodes_[size_t(cur)].firstChild = first;
+      nodes_[size_t(cur)].numChildren = count;
+    }
+    const Node& parent = nodes_[size_t(cur)];
+    // Children are tried in block order, so the first unvisited one follows the visited ones.
+    int next = -1;
+    for (int i = 0; i < parent.numChildren; ++i)
+      if (nodes_[size_t(parent.firstChild + i)].visits == 0) {
+        next = parent.firstChild + i;
+        break;
+      }
+    const bool expanding = next >= 0;
+    if (!expanding) next = selectChild(parent);
+    pos.makeMove(nodes_[size_t(next)].move);
+    ++depth;
+    cur = next;
+    if (expanding) {
+      const game::Outcome o = pos.outcome(plyCap_);
+      Node& leaf = nodes_[size_t(cur)];
+      leaf.terminal = o.over() ? 1 : 0;
+      if (o.over()) leaf.terminalResult = resultFor(o, pos.sideToMove());
+      result = o.over() ? leaf.terminalResult : rollout(pos);
+      break;
+    }
+  }
+  // Each node scores for the player who moved into it: the opponent of its side to move.
+  for (int n = cur; n >= 0; n = nodes_[size_t(n)].parent) {
+    nodes_[size_t(n)].visits += 1;
+    nodes_[size_t(n)].score += 1.0f - result;
+    result = 1.0f - result;
+  }
+  for (; depth > 0; --depth) pos.unmakeMove();
+}
+
+float RolloutPlayer::rollout(game::Position& pos) {
+  const game::Color side = pos.sideToMove();
+  int plies = 0;
+  float result;
+  for (;;) {
+    const game::Outcome o = pos.outcome(plyCap_);
+    if (o.over()) {
+      result = resultFor(o, side);
+      break;
+    }
+    pos.generateLegal(moves_);
+    pos.makeMove(moves_[int(rng_() % uint64_t(moves_.size()))]);
+    ++plies;
+  }
+  for (; plies > 0; --plies) pos.unmakeMove();
+  return result;
+}
+
+}  // namespace poppy::mcts

@@ -1,0 +1,127 @@
+#include "mcts/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace poppy::mcts {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+SearchDriver::SearchDriver(Evaluator& evaluator, const nn::Encoder& encoder, int maxBatch, EvalCache* cache)
+    : evaluator_(evaluator), encoder_(encoder), maxBatch_(maxBatch), cache_(cache) {
+  if (maxBatch < 1) throw std::invalid_argument("SearchDriver: maxBatch must be positive");
+  planes_.resize(size_t(maxBatch) * size_t(encoder.inputSize()));
+  logits_.resize(size_t(maxBatch) * size_t(encoder.policySize()));
+  wdl_.resize(size_t(maxBatch) * 3);
+  priors_.resize(game::kMaxMoves);
+  leaves_.reserve(size_t(maxBatch));
+}
+
+uint64_t SearchDriver::cacheKey(const game::Position& pos) const {
+  // The network sees the repetition count (capped at 3 by the encoder), so it is part of the key.
+  return pos.hash() ^ (uint64_t(std::min(pos.repetitionsSoFar(), 3)) * 0x9E3779B97F4A7C15ull);
+}
+
+void SearchDriver::search(const std::vector<Tree*>& trees, int playouts) {
+  const Clock::time_point start = Clock::now();
+  const size_t n = trees.size();
+  for (;;) {
+    leaves_.clear();
+    indices_.clear();
+    collided_.clear();
+    bool anyLeft = false;
+    for (size_t k = 0; k < n; ++k) {
+      const size_t t = (nextTree_ + k) % n;
+      Tree& tree = *trees[t];
+      if (tree.rootIsTerminal() || tree.rootVisits() >= playouts) continue;
+      anyLeft = true;
+      if (!gather(tree, playouts)) {
+        nextTree_ = (t + 1) % n;  // the batch is full: the next round starts after this tree
+        break;
+      }
+    }
+    if (!anyLeft) break;
+    if (!leaves_.empty()) evaluateBatch();
+    for (const auto& [tree, node] : collided_) tree->releaseVirtualLoss(node);
+  }
+  stats_.totalSeconds += secondsSince(start);
+}
+
+bool SearchDriver::gather(Tree& tree, int playouts) {
+  int pendingHere = 0;  // this tree's leaves already in the batch count toward its playouts
+  const int attempts = std::max(1, tree.params().leavesPerTree);
+  for (int a = 0; a < attempts && tree.rootVisits() + pendingHere < playouts; ++a) {
+    if (int(leaves_.size()) >= maxBatch_) return false;
+    int node = -1;
+    switch (tree.descend(node)) {
+      case Tree::Descent::kResolved:
+        ++stats_.terminals;
+        break;
+      case Tree::Descent::kCollision:
+        // Keep its virtual loss until the round ends so the next descent looks elsewhere.
+        collided_.emplace_back(&tree, node);
+        ++stats_.collisions;
+        break;
+      case Tree::Descent::kLeaf: {
+        const game::Position& pos = tree.pos_;
+        const Node& leaf = tree.nodes_[size_t(node)];
+        uint64_t key = 0;
+        if (cache_) {
+          key = cacheKey(pos);
+          float wdl[3];
+          if (cache_->lookup(key, leaf.numChildren, priors_.data(), wdl)) {
+            tree.expand(node, priors_.data(), wdl[0] - wdl[2], wdl[1]);
+            ++stats_.cacheHits;
+            break;
+          }
+        }
+        const size_t slot = leaves_.size();
+        encoder_.encode(pos, planes_.data() + slot * size_t(encoder_.inputSize()));
+        const int first = int(indices_.size());
+        const Node* child = tree.nodes_.data() + leaf.firstChild;
+        for (int i = 0; i < leaf.numChildren; ++i) indices_.push_back(encoder_.moveIndex(pos, child[i].move));
+        leaves_.push_back({&tree, node, first, key});
+        ++pendingHere;
+        break;
+      }
+    }
+    tree.rewind();
+  }
+  return int(leaves_.size()) < maxBatch_;
+}
+
+void SearchDriver::evaluateBatch() {
+  const int batch = int(leaves_.size());
+  const Clock::time_point start = Clock::now();
+  evaluator_.evaluate(planes_.data(), batch, logits_.data(), wdl_.data());
+  stats_.evalSeconds += secondsSince(start);
+  stats_.evaluations += batch;
+  ++stats_.batches;
+  const size_t policySize = size_t(encoder_.policySize());
+  for (int i = 0; i < batch; ++i)
+    finishLeaf(leaves_[size_t(i)], logits_.data() + size_t(i) * policySize, wdl_.data() + 3 * size_t(i));
+}
+
+// Priors are the softmax of the logits over the legal moves only.
+void SearchDriver::finishLeaf(const Leaf& leaf, const float* logits, const float* wdl) {
+  const int count = leaf.tree->nodes_[size_t(leaf.node)].numChildren;
+  const int* index = indices_.data() + leaf.firstIndex;
+  float top = -INFINITY;
+  for (int i = 0; i < count; ++i) top = std::max(top, logits[index[i]]);
+  float sum = 0.0f;
+  for (int i = 0; i < count; ++i) sum += (priors_[size_t(i)] = std::exp(logits[index[i]] - top));
+  if (!(sum > 0.0f) || !std::isfinite(sum)) {  // a broken network answer: fall back to uniform
+    std::fill(priors_.begin(), priors_.begin() + count, 1.0f);
+    sum = float(count);
+  }
+  for (int i = 0; i < count; ++i) priors_[size_t(i)] /= sum;
+  if (cache_) cache_->store(leaf.key, count, priors_.data(), wdl);
+  leaf.tree->expand(leaf.node, priors_.data(), wdl[0] - wdl[2], wdl[1]);
+}
+
+}  // namespace poppy::mcts

@@ -1,0 +1,68 @@
+// The batched PUCT search: many games' trees, one network call per round. Each round gathers
+// up to leavesPerTree leaves from every tree (virtual loss keeps one tree's leaves apart),
+// sends them to the Evaluator together, then expands and backs them up. That batch, not
+// threads, is what makes inference efficient (DESIGN.md). Game ends are scored exactly and
+// never sent to the network; positions seen before come from the EvalCache when one is given.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "mcts/eval_cache.h"
+#include "mcts/evaluator.h"
+#include "mcts/search_params.h"
+#include "mcts/tree.h"
+#include "nn/encoder.h"
+
+namespace poppy::mcts {
+
+class SearchDriver {
+ public:
+  struct Stats {
+    int64_t evaluations = 0;  // positions sent to the evaluator
+    int64_t batches = 0;      // evaluator calls
+    int64_t cacheHits = 0;    // leaves answered by the cache
+    int64_t terminals = 0;    // descents that ended at a game end (no network)
+    int64_t collisions = 0;   // descents that met a leaf already in the batch
+    double evalSeconds = 0;   // inside Evaluator::evaluate
+    double totalSeconds = 0;  // inside search()
+  };
+
+  // maxBatch bounds one evaluator call; the cache (optional) must outlive the driver.
+  SearchDriver(Evaluator& evaluator, const nn::Encoder& encoder, int maxBatch, EvalCache* cache = nullptr);
+
+  // Runs until every tree's root has at least `playouts` visits (terminal roots are skipped).
+  // The trees must play the encoder's variant; each uses its own SearchParams.
+  void search(const std::vector<Tree*>& trees, int playouts);
+
+  const Stats& stats() const { return stats_; }
+  void resetStats() { stats_ = Stats{}; }
+
+ private:
+  struct Leaf {
+    Tree* tree;
+    int node;
+    int firstIndex;  // into indices_: the policy index of each of the node's moves
+    uint64_t key;    // cache key
+  };
+
+  // Gathers up to the tree's share of leaves into the batch; returns false when the batch is full.
+  bool gather(Tree& tree, int playouts);
+  void evaluateBatch();
+  void finishLeaf(const Leaf& leaf, const float* logits, const float* wdl);
+  uint64_t cacheKey(const game::Position& pos) const;
+
+  Evaluator& evaluator_;
+  const nn::Encoder& encoder_;
+  int maxBatch_;
+  EvalCache* cache_;
+  Stats stats_;
+  size_t nextTree_ = 0;  // round-robin start, so a full batch does not starve later trees
+
+  // Per-round buffers, allocated once.
+  std::vector<float> planes_, logits_, wdl_, priors_;
+  std::vector<int> indices_;
+  std::vector<Leaf> leaves_;
+  std::vector<std::pair<Tree*, int>> collided_;
+};
+
+}  // namespace poppy::mcts

@@ -1,0 +1,300 @@
+#include "mcts/tree.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace poppy::mcts {
+
+namespace {
+
+// Value of a finished game from the view of the side to move there.
+void terminalValue(const game::Position& pos, const game::Outcome& o, float& value, float& draw) {
+  draw = o.draw() ? 1.0f : 0.0f;
+  value = o.winner < 0 ? 0.0f : (o.winner == pos.sideToMove() ? 1.0f : -1.0f);
+}
+
+}  // namespace
+
+Tree::Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t seed)
+    : params_(params), pos_(gameSoFar), rng_(seed) {
+  // Values are negated per ply; four-player variants need a value per player (later).
+  if (pos_.variant().numPlayers != 2)
+    throw std::invalid_argument("mcts::Tree: only two-player variants are supported so far");
+  nodes_.reserve(1024);
+  resetRoot();
+}
+
+void Tree::resetRoot() {
+  nodes_.clear();
+  nodes_.emplace_back();
+  rootTerminal_ = pos_.outcome(params_.plyCap).over();
+}
+
+// PUCT: Q + cpuct * P * sqrt(N) / (1 + n). Virtual loss counts each descent in flight as a
+// loss, so the leaves gathered for one batch spread over the tree instead of piling up.
+int Tree::selectChild(const Node& parent) const {
+  const Node* c = nodes_.data() + parent.firstChild;
+  const int count = parent.numChildren;
+  const float explore = params_.cpuct * std::sqrt(float(std::max(1, parent.visits + parent.inFlight)));
+  float best = -std::numeric_limits<float>::infinity();
+  int bestIndex = 0;
+  float visitedPolicy = 0.0f;
+  int unvisited = -1;  // the unvisited child with the highest prior: all of them share one Q
+  for (int i = 0; i < count; ++i) {
+    const int n = c[i].visits + c[i].inFlight;
+    if (n == 0) {
+      if (unvisited < 0 || c[i].prior > c[unvisited].prior) unvisited = i;
+      continue;
+    }
+    visitedPolicy += c[i].prior;
+    // The child stores values from its own side's view; the parent's view is the negation.
+    const float q = (-c[i].valueSum - float(c[i].inFlight)) / float(n);
+    const float score = q + explore * c[i].prior / float(1 + n);
+    if (score > best) {
+      best = score;
+      bestIndex = i;
+    }
+  }
+  if (unvisited >= 0) {
+    const float parentQ = parent.visits > 0 ? parent.valueSum / float(parent.visits) : 0.0f;
+    float reduction = params_.fpuReduction;
+    if (params_.fpuScaledByVisitedPolicy) reduction *= std::sqrt(visitedPolicy);
+    const float score = parentQ - reduction + explore * c[unvisited].prior;
+    if (score > best) bestIndex = unvisited;
+  }
+  return parent.firstChild + bestIndex;
+}
+
+Tree::Descent Tree::descend(int& leaf) {
+  int cur = 0;
+  depth_ = 0;
+  for (;;) {
+    Node& node = nodes_[cur];
+    ++node.inFlight;
+    switch (node.state) {
+      case Node::kExpanded: {
+        cur = selectChild(node);
+        pos_.makeMove(nodes_[cur].move);
+        ++depth_;
+        continue;
+      }
+      case Node::kPending:
+        leaf = cur;
+        return Descent::kCollision;
+      case Node::kTerminal: {
+        // Every backup of a terminal adds the same exact value, so the mean is that value.
+        const float v = node.valueSum / float(node.visits), d = node.drawSum / float(node.visits);
+        backup(cur, v, d);
+        return Descent::kResolved;
+      }
+      case Node::kNew:
+        break;
+    }
+    const game::Outcome o = pos_.outcome(params_.plyCap);
+    if (o.over()) {
+      float v, d;
+      terminalValue(pos_, o, v, d);
+      node.state = Node::kTerminal;
+      backup(cur, v, d);
+      return Descent::kResolved;
+    }
+    // The only generateLegal for this node: its moves become its children right away, and the
+    // network's priors fill them in later (Tree::expand).
+    pos_.generateLegal(moves_);
+    const int first = int(nodes_.size());
+    const int count = moves_.size();
+    nodes_.resize(nodes_.size() + size_t(count));  // invalidates `node`
+    for (int i = 0; i < count; ++i) {
+      Node& child = nodes_[size_t(first + i)];
+      child.move = moves_[i];
+      child.parent = cur;
+    }
+    Node& self = nodes_[cur];
+    self.firstChild = first;
+    self.numChildren = uint16_t(count);
+    self.state = Node::kPending;
+    leaf = cur;
+    return Descent::kLeaf;
+  }
+}
+
+void Tree::rewind() {
+  for (; depth_ > 0; --depth_) pos_.unmakeMove();
+}
+
+void Tree::expand(int node, const float* priors, float value, float draw) {
+  Node& n = nodes_[node];
+  Node* c = nodes_.data() + n.firstChild;
+  for (int i = 0; i < n.numChildren; ++i) c[i].prior = priors[i];
+  n.state = Node::kExpanded;
+  if (node == 0 && params_.rootNoise) applyRootNoise();
+  backup(node, value, draw);
+}
+
+void Tree::backup(int node, float value, float draw) {
+  for (int n = node; n >= 0;) {
+    Node& x = nodes_[n];
+    ++x.visits;
+    --x.inFlight;
+    x.valueSum += value;
+    x.drawSum += draw;
+    value = -value;
+    n = x.parent;
+  }
+}
+
+void Tree::releaseVirtualLoss(int node) {
+  for (int n = node; n >= 0; n = nodes_[n].parent) --nodes_[n].inFlight;
+}
+
+// Dirichlet noise on the root priors (AlphaZero): self-play then tries moves the network
+// dismisses. Sampled as normalised Gamma(alpha, 1) draws.
+void Tree::applyRootNoise() {
+  Node& root = nodes_[0];
+  const int count = root.numChildren;
+  if (count < 2) return;
+  std::gamma_distribution<float> gamma(params_.dirichletAlpha, 1.0f);
+  std::vector<float> noise(static_cast<size_t>(count));
+  float sum = 0.0f;
+  for (float& x : noise) sum += (x = gamma(rng_));
+  if (!(sum > 0.0f)) return;
+  const float f = params_.noiseFraction;
+  Node* c = nodes_.data() + root.firstChild;
+  for (int i = 0; i < count; ++i) c[i].prior = (1.0f - f) * c[i].prior + f * noise[size_t(i)] / sum;
+}
+
+void Tree::advance(game::Move m) {
+  const Node& root = nodes_[0];
+  int keep = -1;
+  if (root.firstChild >= 0)
+    for (int i = 0; i < root.numChildren; ++i)
+      if (nodes_[size_t(root.firstChild + i)].move == m) {
+        keep = root.firstChild + i;
+        break;
+      }
+  if (keep < 0 && !pos_.isLegal(m))
+    throw std::invalid_argument("Tree::advance: illegal move in " + pos_.sfen());
+  pos_.makeMove(m);
+
+  const Node::State kept = keep >= 0 ? nodes_[size_t(keep)].state : Node::kNew;
+  if (kept != Node::kExpanded && kept != Node::kTerminal) {
+    resetRoot();
+    return;
+  }
+  // Copy the kept subtree into spare_ breadth first: each copied node still names its old
+  // child block, which is appended and re-pointed when the loop reaches it.
+  spare_.clear();
+  spare_.push_back(nodes_[size_t(keep)]);
+  spare_[0].parent = -1;
+  for (size_t i = 0; i < spare_.size(); ++i) {
+    const int oldFirst = spare_[i].firstChild;
+    if (oldFirst < 0) continue;
+    const int count = spare_[i].numChildren;
+    const int newFirst = int(spare_.size());
+    spare_.insert(spare_.end(), nodes_.begin() + oldFirst, nodes_.begin() + oldFirst + count);
+    spare_[i].firstChild = newFirst;
+    for (int k = 0; k < count; ++k) spare_[size_t(newFirst + k)].parent = int(i);
+  }
+  nodes_.swap(spare_);
+  rootTerminal_ = pos_.outcome(params_.plyCap).over();
+  if (params_.rootNoise && nodes_[0].state == Node::kExpanded) applyRootNoise();
+}
+
+std::vector<Tree::ChildStat> Tree::rootChildren() const {
+  std::vector<ChildStat> out;
+  const Node& root = nodes_[0];
+  if (root.state != Node::kExpanded) return out;
+  out.reserve(root.numChildren);
+  for (int i = 0; i < root.numChildren; ++i) {
+    const Node& c = nodes_[size_t(root.firstChild + i)];
+    out.push_back({c.move, c.visits, c.prior, c.visits > 0 ? -c.valueSum / float(c.visits) : 0.0f});
+  }
+  return out;
+}
+
+float Tree::rootValue() const {
+  const Node& root = nodes_[0];
+  if (root.visits > 0) return root.valueSum / float(root.visits);
+  if (rootTerminal_) {
+    float v, d;
+    terminalValue(pos_, pos_.outcome(params_.plyCap), v, d);
+    return v;
+  }
+  return 0.0f;
+}
+
+std::array<float, 3> Tree::rootWdl() const {
+  const Node& root = nodes_[0];
+  float v = 0.0f, d = 1.0f;
+  if (root.visits > 0) {
+    v = root.valueSum / float(root.visits);
+    d = root.drawSum / float(root.visits);
+  } else if (rootTerminal_) {
+    terminalValue(pos_, pos_.outcome(params_.plyCap), v, d);
+  }
+  // v = W - L and W + D + L = 1.
+  const float w = std::max(0.0f, 0.5f * (1.0f - d + v));
+  const float l = std::max(0.0f, 0.5f * (1.0f - d - v));
+  return {w, d, l};
+}
+
+game::Move Tree::pickMove(float temperature, std::mt19937& rng) const {
+  const Node& root = nodes_[0];
+  if (root.state != Node::kExpanded || root.numChildren == 0) return game::Move::none();
+  const Node* c = nodes_.data() + root.firstChild;
+  const int count = root.numChildren;
+  int best = 0;
+  for (int i = 1; i < count; ++i)
+    if (c[i].visits > c[best].visits || (c[i].visits == c[best].visits && c[i].prior > c[best].prior))
+      best = i;
+  if (temperature <= 0.0f || c[best].visits == 0) return c[best].move;
+
+  // visits^(1/T), relative to the most visited child so the powers stay finite for small T.
+  std::vector<double> weight(static_cast<size_t>(count));
+  double total = 0.0;
+  const double inv = 1.0 / double(temperature), top = double(c[best].visits);
+  for (int i = 0; i < count; ++i)
+    total += (weight[size_t(i)] = c[i].visits > 0 ? std::pow(double(c[i].visits) / top, inv) : 0.0);
+  // A portable uniform draw in [0, total): std::uniform_real_distribution differs by library.
+  double u = double(rng()) / 4294967296.0 * total;
+  for (int i = 0; i < count; ++i) {
+    if (u < weight[size_t(i)]) return c[i].move;
+    u -= weight[size_t(i)];
+  }
+  return c[best].move;  // rounding at the end of the range
+}
+
+void Tree::visitPolicy(const nn::Encoder& encoder, float* out) const {
+  std::fill(out, out + encoder.policySize(), 0.0f);
+  if (rootTerminal_) return;
+  const Node& root = nodes_[0];
+  if (root.state != Node::kExpanded) {
+    game::MoveList moves;
+    pos_.generateLegal(moves);
+    for (const game::Move& m : moves) out[encoder.moveIndex(pos_, m)] = 1.0f / float(moves.size());
+    return;
+  }
+  const Node* c = nodes_.data() + root.firstChild;
+  double visits = 0.0, priors = 0.0;
+  for (int i = 0; i < root.numChildren; ++i) {
+    visits += c[i].visits;
+    priors += c[i].prior;
+  }
+  for (int i = 0; i < root.numChildren; ++i) {
+    const double share = visits > 0   ? c[i].visits / visits
+                         : priors > 0 ? c[i].prior / priors
+                                      : 1.0 / root.numChildren;
+    out[encoder.moveIndex(pos_, c[i].move)] = float(share);
+  }
+}
+
+std::vector<float> Tree::visitPolicy(const nn::Encoder& encoder) const {
+  std::vector<float> out(size_t(encoder.policySize()));
+  visitPolicy(encoder, out.data());
+  return out;
+}
+
+}  // namespace poppy::mcts

@@ -1,0 +1,89 @@
+// One game's search tree. The tree keeps its own copy of the game (history included, so
+// repetitions count) and walks it with make/unmake; it never copies a position per playout.
+// Selection (PUCT with first-play urgency and virtual loss), expansion and backup live here;
+// SearchDriver (search.h) decides which leaves go to the network together.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "game/position.h"
+#include "mcts/node.h"
+#include "mcts/search_params.h"
+#include "nn/encoder.h"
+
+namespace poppy::mcts {
+
+class SearchDriver;
+
+class Tree {
+ public:
+  struct ChildStat {
+    game::Move move;
+    int visits;
+    float prior;
+    float q;  // mean value from the root side's view, in [-1,1] (0 when unvisited)
+  };
+
+  // gameSoFar carries the game's history; the tree plays on its own copy of it.
+  Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t seed);
+
+  const game::Position& rootPosition() const { return pos_; }
+  const SearchParams& params() const { return params_; }
+  int rootVisits() const { return nodes_[0].visits; }
+  // The root's legal moves in generateLegal order (empty until the root is expanded).
+  std::vector<ChildStat> rootChildren() const;
+  float rootValue() const;  // root side's view, 0 before any visit
+  std::array<float, 3> rootWdl() const;  // (win, draw, loss) for the root side
+  // Temperature 0: the most visited move (ties by prior, then generation order); otherwise
+  // sampled in proportion to visits^(1/T). Move::none() when there is nothing to pick.
+  game::Move pickMove(float temperature, std::mt19937& rng) const;
+  // Plays m at the root. Keeps m's subtree when m was searched (tree reuse), else starts a
+  // fresh tree. Throws std::invalid_argument for an illegal move.
+  void advance(game::Move m);
+  // The game is over at the root (Position::outcome with the ply cap): nothing to search.
+  bool rootIsTerminal() const { return rootTerminal_; }
+
+  // Root visit counts as a distribution over encoder policy indices (the training target):
+  // out has encoder.policySize() floats, non-zero only at legal moves, summing to 1. Before any
+  // child visit it falls back to the priors (uniform before expansion). All zero at a terminal root.
+  void visitPolicy(const nn::Encoder& encoder, float* out) const;
+  std::vector<float> visitPolicy(const nn::Encoder& encoder) const;
+
+  size_t nodeCount() const { return nodes_.size(); }
+
+ private:
+  friend class SearchDriver;
+
+  enum class Descent {
+    kLeaf,       // stands at a new node (index in leaf) whose children are allocated: evaluate it
+    kResolved,   // reached a game end; its exact value is already backed up
+    kCollision,  // reached a node already waiting for the network; virtual loss stays on the path
+  };
+
+  // Walks from the root by PUCT, adding virtual loss and making moves on pos_. The caller must
+  // call rewind() afterwards (pos_ is left at the end of the path for encoding).
+  Descent descend(int& leaf);
+  void rewind();
+  // Sets a pending node's child priors (root noise if it is the root) and backs up its value.
+  void expand(int node, const float* priors, float value, float draw);
+  // Backs a value (side to move at `node`'s view) up to the root, removing virtual loss.
+  void backup(int node, float value, float draw);
+  // Removes the virtual loss of a collided descent that ended at `node`.
+  void releaseVirtualLoss(int node);
+  int selectChild(const Node& parent) const;
+  void applyRootNoise();
+  void resetRoot();
+
+  SearchParams params_;
+  game::Position pos_;
+  int depth_ = 0;  // moves made on pos_ beyond the root during a descent
+  bool rootTerminal_ = false;
+  std::vector<Node> nodes_;  // nodes_[0] is the root
+  std::vector<Node> spare_;  // reused by advance() to compact the kept subtree
+  game::MoveList moves_;     // scratch for generateLegal
+  std::mt19937_64 rng_;      // root noise
+};
+
+}  // namespace poppy::mcts

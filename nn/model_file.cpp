@@ -1,0 +1,131 @@
+#include "nn/model_file.h"
+
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/atomic_file.h"
+
+namespace poppy::nn {
+namespace {
+
+constexpr const char* kMagic = "POPPYNET";
+constexpr int kFormatVersion = 1;
+
+uint32_t crc32Of(const std::string& bytes) {
+  return uint32_t(::crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), uInt(bytes.size())));
+}
+
+struct Parsed {
+  ModelInfo info;
+  std::string payload;
+};
+
+Parsed parse(const std::string& path, bool withPayload) {
+  std::string all;
+  try {
+    all = common::readWholeFile(path);
+  } catch (const common::FileError& e) {
+    throw ModelError(std::string("model ") + e.what());
+  }
+  auto fail = [&](const std::string& what) { throw ModelError("model " + path + ": " + what); };
+  const size_t line1 = all.find('\n');
+  if (line1 == std::string::npos || all.compare(0, 8, kMagic) != 0) fail("not a Poppy model file");
+  if (all.substr(0, line1) != std::string(kMagic) + " " + std::to_string(kFormatVersion))
+    fail("unsupported model format '" + all.substr(0, line1) + "' (this build reads version " +
+         std::to_string(kFormatVersion) + ")");
+  const size_t line2 = all.find('\n', line1 + 1);
+  if (line2 == std::string::npos) fail("truncated header");
+  Parsed out;
+  size_t payloadBytes = 0;
+  uint32_t crc = 0;
+  try {
+    const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
+    ModelInfo& i = out.info;
+    i.variant = h.at("variant").get<std::string>();
+    i.encoderVersion = h.at("encoder_version").get<int>();
+    i.shape.planes = h.at("planes").get<int>();
+    i.shape.height = h.at("height").get<int>();
+    i.shape.width = h.at("width").get<int>();
+    i.shape.policySize = h.at("policy_size").get<int>();
+    i.shape.blocks = h.at("blocks").get<int>();
+    i.shape.channels = h.at("channels").get<int>();
+    i.shape.valueHidden = h.at("value_hidden").get<int>();
+    i.step = h.at("step").get<int64_t>();
+    i.id = h.at("id").get<std::string>();
+    payloadBytes = h.at("payload_bytes").get<size_t>();
+    crc = h.at("crc32").get<uint32_t>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("bad header: ") + e.what());
+  }
+  const ModelInfo& i = out.info;
+  if (i.shape.planes < 1 || i.shape.height < 1 || i.shape.width < 1 || i.shape.policySize < 1 || i.shape.blocks < 0 ||
+      i.shape.blocks > 256 || i.shape.channels < 1 || i.shape.channels > 4096 || i.shape.valueHidden < 1)
+    fail("implausible architecture in the header");
+  if (!withPayload) return out;
+  if (all.size() - (line2 + 1) != payloadBytes)
+    fail("truncated or padded: header promises " + std::to_string(payloadBytes) + " bytes of weights, file has " +
+         std::to_string(all.size() - (line2 + 1)));
+  out.payload = all.substr(line2 + 1);
+  if (crc32Of(out.payload) != crc) fail("checksum mismatch: the weights are corrupt");
+  return out;
+}
+
+}  // namespace
+
+std::string moduleToBytes(torch::nn::Module& module) {
+  torch::serialize::OutputArchive archive;
+  module.save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void moduleFromBytes(torch::nn::Module& module, const std::string& bytes) {
+  std::istringstream in(bytes);
+  torch::serialize::InputArchive archive;
+  archive.load_from(in, torch::kCPU);
+  module.load(archive);
+}
+
+void saveModel(const std::string& path, PolicyValueNet& net, const ModelInfo& info) {
+  const std::string payload = moduleToBytes(*net);
+  nlohmann::json h = {{"variant", info.variant},
+                      {"encoder_version", info.encoderVersion},
+                      {"planes", info.shape.planes},
+                      {"height", info.shape.height},
+                      {"width", info.shape.width},
+                      {"policy_size", info.shape.policySize},
+                      {"blocks", info.shape.blocks},
+                      {"channels", info.shape.channels},
+                      {"value_hidden", info.shape.valueHidden},
+                      {"step", info.step},
+                      {"id", info.id},
+                      {"payload_bytes", payload.size()},
+                      {"crc32", crc32Of(payload)}};
+  common::writeFileAtomically(path, std::string(kMagic) + " " + std::to_string(kFormatVersion) + "\n" + h.dump() +
+                                        "\n" + payload);
+}
+
+ModelInfo readModelInfo(const std::string& path) { return parse(path, false).info; }
+
+PolicyValueNet loadModel(const std::string& path, ModelInfo* info, const std::string& expectedVariant,
+                         int expectedEncoder) {
+  Parsed p = parse(path, true);
+  if (!expectedVariant.empty() && p.info.variant != expectedVariant)
+    throw ModelError("model " + path + " was trained for " + p.info.variant + ", not " + expectedVariant);
+  if (expectedEncoder && p.info.encoderVersion != expectedEncoder)
+    throw ModelError("model " + path + " uses encoder version " + std::to_string(p.info.encoderVersion) +
+                     "; this build has version " + std::to_string(expectedEncoder));
+  PolicyValueNet net(p.info.shape);
+  try {
+    moduleFromBytes(*net, p.payload);
+  } catch (const c10::Error& e) {
+    throw ModelError("model " + path + ": weights do not load: " + std::string(e.what_without_backtrace()));
+  }
+  if (info) *info = p.info;
+  return net;
+}
+
+}  // namespace poppy::nn

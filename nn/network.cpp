@@ -1,0 +1,59 @@
+#include "nn/network.h"
+
+namespace poppy::nn {
+namespace {
+torch::nn::Conv2d conv(int in, int out, int kernel) {
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel).padding(kernel / 2).bias(false));
+}
+}  // namespace
+
+ResidualBlockImpl::ResidualBlockImpl(int channels) {
+  conv1_ = register_module("conv1", conv(channels, channels, 3));
+  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(channels));
+  conv2_ = register_module("conv2", conv(channels, channels, 3));
+  bn2_ = register_module("bn2", torch::nn::BatchNorm2d(channels));
+}
+
+torch::Tensor ResidualBlockImpl::forward(torch::Tensor x) {
+  auto y = torch::relu(bn1_(conv1_(x)));
+  y = bn2_(conv2_(y));
+  return torch::relu(x + y);
+}
+
+PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
+  const int area = s.height * s.width;
+  inputConv_ = register_module("input_conv", conv(s.planes, s.channels, 3));
+  inputBn_ = register_module("input_bn", torch::nn::BatchNorm2d(s.channels));
+  tower_ = register_module("tower", torch::nn::Sequential());
+  for (int i = 0; i < s.blocks; ++i) tower_->push_back(ResidualBlock(s.channels));
+  // Policy: two 1x1 planes, then a full connection to every policy index (AlphaZero's Go head).
+  policyConv_ = register_module("policy_conv", conv(s.channels, 2, 1));
+  policyBn_ = register_module("policy_bn", torch::nn::BatchNorm2d(2));
+  policyFc_ = register_module("policy_fc", torch::nn::Linear(2 * area, s.policySize));
+  valueConv_ = register_module("value_conv", conv(s.channels, 1, 1));
+  valueBn_ = register_module("value_bn", torch::nn::BatchNorm2d(1));
+  valueFc1_ = register_module("value_fc1", torch::nn::Linear(area, s.valueHidden));
+  valueFc2_ = register_module("value_fc2", torch::nn::Linear(s.valueHidden, 3));
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor x) {
+  x = torch::relu(inputBn_(inputConv_(x)));
+  x = tower_->forward(x);
+  auto p = torch::relu(policyBn_(policyConv_(x))).flatten(1);
+  auto v = torch::relu(valueBn_(valueConv_(x))).flatten(1);
+  v = valueFc2_(torch::relu(valueFc1_(v)));
+  return {policyFc_(p), v};
+}
+
+double PolicyValueNetImpl::flopsPerPosition() const {
+  const double area = shape_.height * shape_.width;
+  const double c = shape_.channels;
+  double macs = area * shape_.planes * c * 9;         // input convolution
+  macs += shape_.blocks * 2 * area * c * c * 9;        // tower
+  macs += area * c * 3;                                // 1x1 head convolutions
+  macs += 2 * area * shape_.policySize;                // policy connection
+  macs += area * shape_.valueHidden + shape_.valueHidden * 3;
+  return 2 * macs;  // one multiply-add is two floating-point operations
+}
+
+}  // namespace poppy::nn

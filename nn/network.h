@@ -1,0 +1,50 @@
+// The policy/value network: a residual tower with a policy head (logits over the encoder's
+// policy indices) and a win/draw/loss value head.
+#pragma once
+#include <torch/torch.h>
+
+namespace poppy::nn {
+
+struct NetworkShape {
+  int planes = 0, height = 0, width = 0, policySize = 0;  // from the Encoder
+  int blocks = 4;                                          // residual blocks
+  int channels = 32;                                       // channels in the tower
+  int valueHidden = 32;                                    // width of the value head's hidden layer
+};
+
+class ResidualBlockImpl : public torch::nn::Module {
+ public:
+  explicit ResidualBlockImpl(int channels);
+  torch::Tensor forward(torch::Tensor x);
+
+ private:
+  torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
+  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
+};
+TORCH_MODULE(ResidualBlock);
+
+class PolicyValueNetImpl : public torch::nn::Module {
+ public:
+  explicit PolicyValueNetImpl(const NetworkShape& shape);
+  // x: [batch, planes, height, width]. Returns policy logits [batch, policySize] and value
+  // logits [batch, 3] (win, draw, loss for the side to move).
+  std::pair<torch::Tensor, torch::Tensor> forward(torch::Tensor x);
+  const NetworkShape& shape() const { return shape_; }
+  // Multiply-adds of one forward pass for one position (for GFLOP/s figures).
+  double flopsPerPosition() const;
+
+ private:
+  NetworkShape shape_;
+  torch::nn::Conv2d inputConv_{nullptr};
+  torch::nn::BatchNorm2d inputBn_{nullptr};
+  torch::nn::Sequential tower_{nullptr};
+  torch::nn::Conv2d policyConv_{nullptr};
+  torch::nn::BatchNorm2d policyBn_{nullptr};
+  torch::nn::Linear policyFc_{nullptr};
+  torch::nn::Conv2d valueConv_{nullptr};
+  torch::nn::BatchNorm2d valueBn_{nullptr};
+  torch::nn::Linear valueFc1_{nullptr}, valueFc2_{nullptr};
+};
+TORCH_MODULE(PolicyValueNet);
+
+}  // namespace poppy::nn

@@ -1,0 +1,61 @@
+// Game records: one JSON object per line (JSONL), appended as self-play games finish:
+//   {"id":"...", "variant":"micro", "start":"<SFEN>", "moves":["2e2d", ...],
+//    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap",
+//    "plies":N, "model":"..."}
+// Appends write whole lines in one write() under an exclusive flock() and fsync, so several
+// processes may append to one file. A crash mid-append can leave an unterminated last line: readers
+// ignore it (when it does not parse), and the next append first cuts it off.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace poppy::selfplay {
+
+struct GameRecord {
+  std::string id;       // read also from a JSON integer
+  std::string variant;  // game::Variant::name
+  std::string start;    // SFEN of the start position
+  std::vector<std::string> moves;  // USI
+  std::string result;   // "sente", "gote" or "draw"
+  std::string reason;   // "checkmate", "repetition", "perpetual_check" or "ply_cap"
+  int plies = 0;        // moves played
+  std::string model;    // the model that played (name or path)
+
+  bool operator==(const GameRecord& o) const {
+    return id == o.id && variant == o.variant && start == o.start && moves == o.moves &&
+           result == o.result && reason == o.reason && plies == o.plies && model == o.model;
+  }
+};
+
+// I/O failures, and records that appendGameRecords refuses (unknown result or reason, negative
+// plies). The message names the file.
+class GameRecordError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One line of JSON, without the newline.
+std::string gameRecordToJson(const GameRecord& record);
+// Parses one line; throws GameRecordError describing what is wrong (no file or line in it).
+GameRecord gameRecordFromJson(const std::string& line);
+
+// Appends every record as one line, creating the file if needed, then fsyncs it (and its
+// directory when the file was created). Validates all records before writing any.
+void appendGameRecords(const std::string& path, const std::vector<GameRecord>& records);
+
+struct GameRecordFile {
+  std::vector<GameRecord> records;  // every good line, in file order
+  // "PATH:LINE: what is wrong", one per malformed complete line (skipped).
+  std::vector<std::string> errors;
+  // The last line had no newline and did not parse: an interrupted append, ignored.
+  bool truncatedTail = false;
+};
+
+// Reads a whole file. Throws GameRecordError only when the file cannot be opened or read.
+GameRecordFile readGameRecordFile(const std::string& path);
+// The records alone; each malformed line is reported on stderr as "PATH:LINE: ...".
+std::vector<GameRecord> readGameRecords(const std::string& path);
+
+}  // namespace poppy::selfplay

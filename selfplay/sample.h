@@ -1,0 +1,55 @@
+// One training sample from self-play, in the compact form that replay files store, and the
+// helpers that turn it into the dense float buffers the trainer consumes. No LibTorch here.
+//
+// Planes are stored as uint8 = round(value * 24): every encoder plane value is a multiple of 1/24
+// (0/1 piece planes, hand count / 8, repetitions / 3, side, ones), so the round trip is exact:
+// k / 24.0f is the same float the encoder wrote.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace poppy::selfplay {
+
+// Stored plane byte = plane value * kPlaneScale.
+inline constexpr int kPlaneScale = 24;
+
+struct Sample {
+  std::vector<uint8_t> planes;  // planes x height x width, value * 24 (see quantizePlanes)
+  // Sparse visit distribution over policy indices: each index at most once, probabilities >= 0,
+  // summing to 1.
+  std::vector<std::pair<uint16_t, float>> policy;
+  int8_t result = 0;       // game result from the side to move's view: +1 win, 0 draw, -1 loss
+  float rootValue = 0.0f;  // search value at the root, side to move's view
+
+  bool operator==(const Sample& o) const {
+    return planes == o.planes && policy == o.policy && result == o.result &&
+           rootValue == o.rootValue;
+  }
+  bool operator!=(const Sample& o) const { return !(*this == o); }
+};
+
+// Quantizes `count` encoder floats. Throws std::invalid_argument (naming the offending element)
+// for a value that is not k/24 with k in 0..255 (NaN, negative, too large, or off the grid by
+// more than 1e-3/24): such a value would be silently changed by storing it.
+std::vector<uint8_t> quantizePlanes(const float* planes, size_t count);
+// The inverse: out[i] = q[i] / 24.0f, bit-identical to what the encoder produced.
+void dequantizePlanes(const uint8_t* q, size_t count, float* out);
+
+// A normalized sparse policy from raw visit counts (or any non-negative weights) at `n` policy
+// indices: zero weights are dropped, the rest divided by their sum. Throws std::invalid_argument
+// for an index outside [0, policySize) or > 65535, a repeated index, a negative or non-finite
+// weight, or all weights zero.
+std::vector<std::pair<uint16_t, float>> sparsePolicy(const int* indices, const float* weights,
+                                                     size_t n, int policySize);
+
+// Dense training targets, written into caller-owned buffers.
+//   planes: sample.planes.size() floats.
+void writeDensePlanes(const Sample& s, float* out);
+//   policy: policySize floats, zero except the sample's indices (indices >= policySize ignored).
+void writeDensePolicy(const Sample& s, int policySize, float* out);
+//   wdl: 3 floats, one-hot of the result: index 0 win, 1 draw, 2 loss.
+void writeWdlTarget(int8_t result, float* out);
+
+}  // namespace poppy::selfplay

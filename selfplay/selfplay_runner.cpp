@@ -1,0 +1,137 @@
+#include "selfplay/selfplay_runner.h"
+
+#include <chrono>
+#include <memory>
+#include <random>
+
+namespace poppy::selfplay {
+
+std::string reasonName(game::EndReason reason) {
+  switch (reason) {
+    case game::EndReason::kNoLegalMove: return "checkmate";
+    case game::EndReason::kRepetition: return "repetition";
+    case game::EndReason::kPerpetualCheck: return "perpetual_check";
+    case game::EndReason::kPlyCap: return "ply_cap";
+    case game::EndReason::kNone: break;
+  }
+  return "none";
+}
+
+namespace {
+
+struct PendingSample {
+  Sample sample;
+  game::Color mover;
+};
+
+struct Slot {
+  std::unique_ptr<mcts::Tree> tree;
+  std::vector<PendingSample> samples;
+  GameRecord record;
+  bool active = false;
+};
+
+}  // namespace
+
+SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& encoder, mcts::Evaluator& evaluator,
+                               SelfPlaySettings settings, mcts::EvalCache* cache)
+    : variant_(std::move(variant)),
+      encoder_(encoder),
+      settings_(std::move(settings)),
+      driver_(evaluator, encoder, settings_.parallelGames * settings_.search.leavesPerTree, cache) {
+  settings_.search.rootNoise = true;
+}
+
+void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressCallback& progress,
+                          const std::function<bool()>& stop) {
+  const auto start = std::chrono::steady_clock::now();
+  std::mt19937 rng(uint32_t(settings_.seed * 7919 + gamesStarted_));
+  std::vector<Slot> slots(std::min(settings_.parallelGames, games));
+  int started = 0, finished = 0;
+  int64_t positions = 0;
+  const game::Position startPos(variant_);
+
+  auto startGame = [&](Slot& s) {
+    const uint64_t id = gamesStarted_++;
+    s.tree = std::make_unique<mcts::Tree>(startPos, settings_.search, settings_.seed * 1000003 + id);
+    s.samples.clear();
+    s.record = GameRecord{};
+    s.record.id = std::to_string(settings_.seed) + "-" + std::to_string(id);
+    s.record.variant = variant_->name;
+    s.record.start = startPos.sfen();
+    s.record.model = settings_.modelId;
+    s.active = true;
+    ++started;
+  };
+  for (Slot& s : slots) startGame(s);
+
+  std::vector<float> planes(size_t(encoder_.inputSize()));
+  std::vector<float> policy(size_t(encoder_.policySize()));
+  std::vector<int> indices;
+  std::vector<float> weights;
+  std::vector<mcts::Tree*> trees;
+  while (finished < games) {
+    if (stop && stop()) return;
+    trees.clear();
+    for (Slot& s : slots)
+      if (s.active) trees.push_back(s.tree.get());
+    if (trees.empty()) break;
+    driver_.search(trees, settings_.search.playouts);
+
+    for (Slot& s : slots) {
+      if (!s.active) continue;
+      mcts::Tree& tree = *s.tree;
+      const game::Position& pos = tree.rootPosition();
+      // The training sample: this position and the search's visit distribution.
+      PendingSample ps;
+      ps.mover = pos.sideToMove();
+      encoder_.encode(pos, planes.data());
+      ps.sample.planes = quantizePlanes(planes.data(), planes.size());
+      tree.visitPolicy(encoder_, policy.data());
+      indices.clear();
+      weights.clear();
+      for (int i = 0; i < encoder_.policySize(); ++i)
+        if (policy[size_t(i)] > 0) {
+          indices.push_back(i);
+          weights.push_back(policy[size_t(i)]);
+        }
+      ps.sample.policy = sparsePolicy(indices.data(), weights.data(), indices.size(), encoder_.policySize());
+      ps.sample.rootValue = tree.rootValue();
+      s.samples.push_back(std::move(ps));
+
+      const int ply = pos.gamePly();
+      const game::Move move = tree.pickMove(ply < settings_.temperatureMoves ? 1.0f : 0.0f, rng);
+      s.record.moves.push_back(pos.moveToUsi(move));
+      tree.advance(move);
+      ++positions;
+
+      const game::Outcome outcome = tree.rootPosition().outcome(settings_.search.plyCap);
+      if (!outcome.over()) continue;
+      // Game over: every sample learns the result from its mover's view.
+      std::vector<Sample> done;
+      done.reserve(s.samples.size());
+      for (PendingSample& p : s.samples) {
+        p.sample.result = int8_t(outcome.winner < 0 ? 0 : (outcome.winner == p.mover ? 1 : -1));
+        done.push_back(std::move(p.sample));
+      }
+      s.record.result = outcome.winner < 0 ? "draw" : (outcome.winner == 0 ? "sente" : "gote");
+      s.record.reason = reasonName(outcome.reason);
+      s.record.plies = int(s.record.moves.size());
+      ++finished;
+      onGame(std::move(done), std::move(s.record));
+      if (started < games) startGame(s);
+      else s.active = false;
+    }
+    if (progress) {
+      SelfPlayProgress p;
+      p.gamesFinished = finished;
+      p.gamesWanted = games;
+      p.positions = positions;
+      p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      p.search = &driver_.stats();
+      progress(p);
+    }
+  }
+}
+
+}  // namespace poppy::selfplay

@@ -1,0 +1,61 @@
+// Plays many self-play games at once: their search trees share one network batch per round
+// (mcts::SearchDriver). Each finished game yields its training samples (encoded position, visit
+// distribution, result, root value) and its record, handed to a callback so the caller can
+// save them at once: a finished game is never lost.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mcts/search.h"
+#include "nn/encoder.h"
+#include "selfplay/game_record.h"
+#include "selfplay/sample.h"
+
+namespace poppy::selfplay {
+
+struct SelfPlaySettings {
+  mcts::SearchParams search;   // rootNoise is forced on
+  int parallelGames = 32;
+  int temperatureMoves = 8;    // the first plies are sampled by visit count, later ones greedy
+  std::string modelId;         // written into the game records
+  uint64_t seed = 1;
+};
+
+struct SelfPlayProgress {
+  int gamesFinished = 0;
+  int gamesWanted = 0;
+  int64_t positions = 0;       // moves played (= samples)
+  double seconds = 0;
+  const mcts::SearchDriver::Stats* search = nullptr;
+};
+
+using GameCallback = std::function<void(std::vector<Sample>&& samples, GameRecord&& record)>;
+using ProgressCallback = std::function<void(const SelfPlayProgress&)>;
+
+class SelfPlayRunner {
+ public:
+  SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& encoder, mcts::Evaluator& evaluator,
+                 SelfPlaySettings settings, mcts::EvalCache* cache = nullptr);
+
+  // Plays `games` games to the end. onGame is called once per finished game; progress after
+  // every move round (callers throttle printing). stop() returning true ends early, dropping
+  // unfinished games.
+  void play(int games, const GameCallback& onGame, const ProgressCallback& progress = nullptr,
+            const std::function<bool()>& stop = nullptr);
+
+  const mcts::SearchDriver::Stats& searchStats() const { return driver_.stats(); }
+
+ private:
+  game::VariantPtr variant_;
+  const nn::Encoder& encoder_;
+  SelfPlaySettings settings_;
+  mcts::SearchDriver driver_;
+  uint64_t gamesStarted_ = 0;
+};
+
+// "checkmate", "repetition", "perpetual_check" or "ply_cap" for a finished game.
+std::string reasonName(game::EndReason reason);
+
+}  // namespace poppy::selfplay

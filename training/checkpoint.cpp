@@ -1,0 +1,103 @@
+#include "training/checkpoint.h"
+
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/atomic_file.h"
+
+namespace poppy::training {
+namespace {
+constexpr const char* kMagic = "POPPYCKP 1";
+
+uint32_t crc32Of(const std::string& a, const std::string& b) {
+  uLong crc = ::crc32(0L, reinterpret_cast<const Bytef*>(a.data()), uInt(a.size()));
+  return uint32_t(::crc32(crc, reinterpret_cast<const Bytef*>(b.data()), uInt(b.size())));
+}
+}  // namespace
+
+void saveCheckpoint(const std::string& path, Trainer& trainer, const nn::ModelInfo& info) {
+  // Weights are stored from the CPU so a checkpoint loads on any device.
+  trainer.net()->to(torch::kCPU);
+  const std::string model = nn::moduleToBytes(*trainer.net());
+  trainer.net()->to(trainer.device());
+  torch::serialize::OutputArchive archive;
+  trainer.optimizer().save(archive);
+  std::ostringstream opt;
+  archive.save_to(opt);
+  const std::string optimizer = opt.str();
+  const nn::NetworkShape& s = info.shape;
+  nlohmann::json h = {{"variant", info.variant},   {"encoder_version", info.encoderVersion},
+                      {"planes", s.planes},        {"height", s.height},
+                      {"width", s.width},          {"policy_size", s.policySize},
+                      {"blocks", s.blocks},        {"channels", s.channels},
+                      {"value_hidden", s.valueHidden},
+                      {"step", trainer.steps()},   {"id", info.id},
+                      {"model_bytes", model.size()}, {"optimizer_bytes", optimizer.size()},
+                      {"crc32", crc32Of(model, optimizer)}};
+  common::writeFileAtomically(path, std::string(kMagic) + "\n" + h.dump() + "\n" + model + optimizer);
+}
+
+nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const std::string& expectedVariant,
+                             int expectedEncoder) {
+  auto fail = [&](const std::string& what) -> nn::ModelInfo { throw CheckpointError("checkpoint " + path + ": " + what); };
+  std::string all;
+  try {
+    all = common::readWholeFile(path);
+  } catch (const common::FileError& e) {
+    throw CheckpointError(std::string("checkpoint ") + e.what());
+  }
+  const size_t line1 = all.find('\n');
+  if (line1 == std::string::npos || all.substr(0, line1) != kMagic) return fail("not a Poppy checkpoint (version 1)");
+  const size_t line2 = all.find('\n', line1 + 1);
+  if (line2 == std::string::npos) return fail("truncated header");
+  nn::ModelInfo info;
+  size_t modelBytes = 0, optimizerBytes = 0;
+  uint32_t crc = 0;
+  try {
+    const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
+    info.variant = h.at("variant").get<std::string>();
+    info.encoderVersion = h.at("encoder_version").get<int>();
+    info.shape.planes = h.at("planes").get<int>();
+    info.shape.height = h.at("height").get<int>();
+    info.shape.width = h.at("width").get<int>();
+    info.shape.policySize = h.at("policy_size").get<int>();
+    info.shape.blocks = h.at("blocks").get<int>();
+    info.shape.channels = h.at("channels").get<int>();
+    info.shape.valueHidden = h.at("value_hidden").get<int>();
+    info.step = h.at("step").get<int64_t>();
+    info.id = h.at("id").get<std::string>();
+    modelBytes = h.at("model_bytes").get<size_t>();
+    optimizerBytes = h.at("optimizer_bytes").get<size_t>();
+    crc = h.at("crc32").get<uint32_t>();
+  } catch (const nlohmann::json::exception& e) {
+    return fail(std::string("bad header: ") + e.what());
+  }
+  if (all.size() - (line2 + 1) != modelBytes + optimizerBytes) return fail("truncated (size does not match header)");
+  const std::string model = all.substr(line2 + 1, modelBytes);
+  const std::string optimizer = all.substr(line2 + 1 + modelBytes);
+  if (crc32Of(model, optimizer) != crc) return fail("checksum mismatch: the file is corrupt");
+  if (!expectedVariant.empty() && info.variant != expectedVariant) return fail("made for " + info.variant + ", not " + expectedVariant);
+  if (expectedEncoder && info.encoderVersion != expectedEncoder) return fail("encoder version differs from this build");
+  const nn::NetworkShape& s = trainer.net()->shape();
+  if (s.blocks != info.shape.blocks || s.channels != info.shape.channels || s.valueHidden != info.shape.valueHidden ||
+      s.planes != info.shape.planes || s.policySize != info.shape.policySize)
+    return fail("network shape differs from the configured one (" + std::to_string(info.shape.blocks) + " blocks x " +
+                std::to_string(info.shape.channels) + " channels in the file)");
+  try {
+    trainer.net()->to(torch::kCPU);
+    nn::moduleFromBytes(*trainer.net(), model);
+    trainer.net()->to(trainer.device());
+    std::istringstream in(optimizer);
+    torch::serialize::InputArchive archive;
+    archive.load_from(in, trainer.device());
+    trainer.optimizer().load(archive);
+  } catch (const c10::Error& e) {
+    return fail(std::string("does not load: ") + e.what_without_backtrace());
+  }
+  trainer.setSteps(info.step);
+  return info;
+}
+
+}  // namespace poppy::training

@@ -1,0 +1,87 @@
+#include "training/train_config.h"
+
+#include "common/yaml_reader.h"
+
+namespace poppy::training {
+namespace {
+
+SearchSettings readSearch(const common::YamlReader& r, const YAML::Node& node, const std::string& key,
+                          SearchSettings s) {
+  s.playouts = r.integer(node, key, "playouts", 1, 100000, s.playouts);
+  s.cpuct = r.real(node, key, "cpuct", 0.01, 100, s.cpuct);
+  s.fpuReduction = r.real(node, key, "fpu_reduction", 0, 2, s.fpuReduction);
+  s.leavesPerTree = r.integer(node, key, "leaves_per_tree", 1, 64, s.leavesPerTree);
+  return s;
+}
+
+}  // namespace
+
+TrainRunConfig loadTrainConfig(const std::string& path) {
+  common::YamlReader r(path);
+  const YAML::Node root = r.loadFile();
+  TrainRunConfig c;
+  c.sourcePath = path;
+  r.onlyKeys(root, "", {"variant", "device", "threads", "seed", "network", "selfplay", "training", "gate", "run"});
+  c.variant = r.text(root, "", "variant", c.variant);
+  c.device = r.text(root, "", "device", c.device);
+  c.threads = r.integer(root, "", "threads", 1, 256, c.threads);
+  c.seed = uint64_t(r.integer(root, "", "seed", 0, 2147483647, int(c.seed)));
+
+  if (const YAML::Node n = root["network"]) {
+    r.onlyKeys(n, "network", {"blocks", "channels", "value_hidden"});
+    c.blocks = r.integer(n, "network", "blocks", 0, 64, c.blocks);
+    c.channels = r.integer(n, "network", "channels", 1, 1024, c.channels);
+    c.valueHidden = r.integer(n, "network", "value_hidden", 1, 4096, c.valueHidden);
+  }
+  if (const YAML::Node n = root["selfplay"]) {
+    r.onlyKeys(n, "selfplay", {"games_per_iteration", "parallel_games", "playouts", "cpuct", "fpu_reduction",
+                               "leaves_per_tree", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap"});
+    c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
+    c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
+    c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
+    c.dirichletAlpha = r.real(n, "selfplay", "dirichlet_alpha", 0.001, 100, c.dirichletAlpha);
+    c.noiseFraction = r.real(n, "selfplay", "noise_fraction", 0, 1, c.noiseFraction);
+    c.temperatureMoves = r.integer(n, "selfplay", "temperature_moves", 0, 10000, c.temperatureMoves);
+    c.plyCap = r.integer(n, "selfplay", "ply_cap", 1, 100000, c.plyCap);
+  }
+  if (const YAML::Node n = root["training"]) {
+    r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
+                               "weight_decay", "window", "min_samples"});
+    c.batchSize = r.integer(n, "training", "batch_size", 1, 65536, c.batchSize);
+    c.stepsPerIteration = r.integer(n, "training", "steps_per_iteration", 0, 1000000, c.stepsPerIteration);
+    c.learningRate = r.real(n, "training", "learning_rate", 1e-7, 10, c.learningRate);
+    c.momentum = r.real(n, "training", "momentum", 0, 0.999, c.momentum);
+    c.weightDecay = r.real(n, "training", "weight_decay", 0, 1, c.weightDecay);
+    c.window = r.integer(n, "training", "window", 1, 100000000, c.window);
+    c.minSamples = r.integer(n, "training", "min_samples", 1, 100000000, c.minSamples);
+    if (const YAML::Node s = n["lr_schedule"]) {
+      if (!s.IsSequence()) r.fail("training.lr_schedule", "must be a list of [step, rate] pairs", s);
+      int64_t last = -1;
+      for (size_t i = 0; i < s.size(); ++i) {
+        const std::string key = "training.lr_schedule[" + std::to_string(i) + "]";
+        if (!s[i].IsSequence() || s[i].size() != 2) r.fail(key, "must be a [step, rate] pair", s[i]);
+        const long step = r.as<long>(s[i][0], key, "a whole step number");
+        const double rate = r.as<double>(s[i][1], key, "a learning rate");
+        if (step <= last) r.fail(key, "steps must increase", s[i]);
+        if (!(rate > 0 && rate <= 10)) r.fail(key, "rate must be in (0, 10]", s[i]);
+        last = step;
+        c.lrSchedule.emplace_back(step, rate);
+      }
+    }
+  }
+  if (const YAML::Node n = root["gate"]) {
+    r.onlyKeys(n, "gate", {"games", "playouts", "cpuct", "fpu_reduction", "leaves_per_tree", "threshold", "parallel_games"});
+    c.gateGames = r.integer(n, "gate", "games", 0, 100000, c.gateGames);
+    c.gateSearch = readSearch(r, n, "gate", c.gateSearch);
+    c.gateThreshold = r.real(n, "gate", "threshold", 0, 1, c.gateThreshold);
+    c.gateParallelGames = r.integer(n, "gate", "parallel_games", 1, 4096, c.gateParallelGames);
+  }
+  if (const YAML::Node n = root["run"]) {
+    r.onlyKeys(n, "run", {"iterations", "hours"});
+    c.iterations = r.integer(n, "run", "iterations", 0, 100000000, c.iterations);
+    c.hours = r.real(n, "run", "hours", 0, 100000, c.hours);
+  }
+  return c;
+}
+
+}  // namespace poppy::training

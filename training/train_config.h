@@ -1,0 +1,63 @@
+// The settings of a training run (configs/train/NAME.yaml). Every key is optional but known:
+// an unknown key or a value out of range is refused with the file and key named.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace poppy::training {
+
+struct SearchSettings {
+  int playouts = 128;
+  double cpuct = 1.5;
+  double fpuReduction = 0.25;
+  int leavesPerTree = 4;
+};
+
+struct TrainRunConfig {
+  std::string sourcePath;
+  std::string variant = "micro";
+  std::string device = "cpu";
+  int threads = 2;          // LibTorch intra-op threads
+  uint64_t seed = 1;
+
+  // network
+  int blocks = 4;
+  int channels = 32;
+  int valueHidden = 32;
+
+  // selfplay
+  int gamesPerIteration = 96;
+  int parallelGames = 48;
+  SearchSettings selfplaySearch;
+  double dirichletAlpha = 0.5;
+  double noiseFraction = 0.25;
+  int temperatureMoves = 8;   // plies played in proportion to visits; after that, most visits
+  int plyCap = 200;
+
+  // training
+  int batchSize = 256;
+  int stepsPerIteration = 150;
+  double learningRate = 0.02;
+  std::vector<std::pair<int64_t, double>> lrSchedule;
+  double momentum = 0.9;
+  double weightDecay = 1e-4;
+  int window = 60000;        // newest samples the trainer draws from
+  int minSamples = 2000;     // no training before the window holds this many
+
+  // gate
+  int gateGames = 40;
+  SearchSettings gateSearch{64, 1.5, 0.25, 4};
+  double gateThreshold = 0.55;
+  int gateParallelGames = 40;
+
+  // run
+  int iterations = 0;        // 0: until stopped
+  double hours = 0;          // 0: no time limit
+};
+
+// Throws common::ConfigError.
+TrainRunConfig loadTrainConfig(const std::string& path);
+
+}  // namespace poppy::training

@@ -1,0 +1,406 @@
+#include "training/train_loop.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "common/atomic_file.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "nn/torch_evaluator.h"
+#include "selfplay/chunk_info.h"
+#include "selfplay/match.h"
+#include "selfplay/replay_window.h"
+#include "selfplay/selfplay_runner.h"
+#include "training/checkpoint.h"
+#include "training/trainer.h"
+
+namespace poppy::training {
+namespace fs = std::filesystem;
+namespace {
+
+std::atomic<bool> gStop{false};
+void onSignal(int) { gStop = true; }
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string generationName(int gen) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "gen-%04d", gen);
+  return buf;
+}
+
+// Where the run stands; saved as state.json.
+struct RunState {
+  int iteration = 0;
+  std::string phase = "selfplay";  // selfplay, train, gate
+  int gamesInIteration = 0;
+  int64_t totalGames = 0;
+  int64_t totalSamples = 0;
+  int generation = 0;              // of the best model
+  double bestElo = 0;
+  double secondsTrained = 0;       // wall time spent in this run, over all restarts
+  bool trainedThisIteration = false;
+
+  nlohmann::json toJson() const {
+    return {{"format", 1},           {"iteration", iteration},       {"phase", phase},
+            {"games_in_iteration", gamesInIteration}, {"total_games", totalGames},
+            {"total_samples", totalSamples}, {"generation", generation}, {"best_elo", bestElo},
+            {"seconds", secondsTrained}, {"trained_this_iteration", trainedThisIteration}};
+  }
+  static RunState fromJson(const nlohmann::json& j) {
+    RunState s;
+    s.iteration = j.at("iteration").get<int>();
+    s.phase = j.at("phase").get<std::string>();
+    s.gamesInIteration = j.at("games_in_iteration").get<int>();
+    s.totalGames = j.at("total_games").get<int64_t>();
+    s.totalSamples = j.at("total_samples").get<int64_t>();
+    s.generation = j.at("generation").get<int>();
+    s.bestElo = j.at("best_elo").get<double>();
+    s.secondsTrained = j.at("seconds").get<double>();
+    s.trainedThisIteration = j.at("trained_this_iteration").get<bool>();
+    return s;
+  }
+};
+
+class Run {
+ public:
+  Run(const TrainRunConfig& config, const TrainOptions& options)
+      : config_(config),
+        options_(options),
+        dir_(options.runDir),
+        variant_(game::loadVariant(config.variant)),
+        encoder_(variant_),
+        device_(nn::parseDevice(config.device)) {}
+
+  void execute() {
+    torch::set_num_threads(config_.threads);
+    fs::create_directories(dir_ / "models");
+    fs::create_directories(dir_ / "replay");
+    common::writeFileAtomically((dir_ / "config.yaml").string(), common::readWholeFile(config_.sourcePath));
+    openOrCreate();
+    const double startedAt = nowSeconds();
+    const double secondsBefore = state_.secondsTrained;
+    auto timeUp = [&] {
+      state_.secondsTrained = secondsBefore + nowSeconds() - startedAt;
+      return config_.hours > 0 && state_.secondsTrained >= config_.hours * 3600;
+    };
+    while (!gStop && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
+      if (state_.phase == "selfplay") selfplayPhase();
+      if (gStop) break;
+      if (state_.phase == "train") trainPhase();
+      if (gStop) break;
+      if (state_.phase == "gate") gatePhase();
+    }
+    timeUp();
+    saveState();
+    say("stopped at iteration " + std::to_string(state_.iteration) + " (" + state_.phase + "), " +
+        std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " training steps, best " +
+        generationName(state_.generation) + "; run again with the same --run-dir to continue");
+  }
+
+ private:
+  nn::NetworkShape shape() const {
+    nn::NetworkShape s;
+    s.planes = encoder_.planes();
+    s.height = encoder_.height();
+    s.width = encoder_.width();
+    s.policySize = encoder_.policySize();
+    s.blocks = config_.blocks;
+    s.channels = config_.channels;
+    s.valueHidden = config_.valueHidden;
+    return s;
+  }
+  nn::ModelInfo infoFor(const std::string& id) const {
+    nn::ModelInfo info;
+    info.variant = variant_->name;
+    info.encoderVersion = nn::Encoder::kVersion;
+    info.shape = shape();
+    info.step = trainer_ ? trainer_->steps() : 0;
+    info.id = id;
+    return info;
+  }
+  OptimizerConfig optimizerConfig() const {
+    OptimizerConfig o;
+    o.learningRate = config_.learningRate;
+    o.schedule = config_.lrSchedule;
+    o.momentum = config_.momentum;
+    o.weightDecay = config_.weightDecay;
+    return o;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string bestModelPath() const { return path("models/" + generationName(state_.generation) + ".model"); }
+
+  void openOrCreate() {
+    torch::manual_seed(config_.seed);
+    trainer_ = std::make_unique<Trainer>(nn::PolicyValueNet(shape()), optimizerConfig(), device_);
+    if (fs::exists(path("state.json"))) {
+      try {
+        state_ = RunState::fromJson(nlohmann::json::parse(common::readWholeFile(path("state.json"))));
+      } catch (const std::exception& e) {
+        throw std::runtime_error(path("state.json") + ": unreadable run state (" + e.what() +
+                                 "); the run directory is damaged");
+      }
+      loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_->name, nn::Encoder::kVersion);
+      nn::readModelInfo(bestModelPath());  // fails loudly if the best model is missing or corrupt
+      say("resuming " + dir_.string() + " at iteration " + std::to_string(state_.iteration) + " (" + state_.phase +
+          "), " + std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " steps");
+    } else {
+      nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(0)));
+      common::writeFileAtomically(path("best"), generationName(0) + "\n");
+      saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+      saveState();
+      say("new run in " + dir_.string() + ": " + variant_->name + ", " + std::to_string(config_.blocks) + " blocks x " +
+          std::to_string(config_.channels) + " channels, device " + config_.device);
+    }
+    selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
+    nextChunk_ = selfplay::nextChunkSequence(path("replay"));
+    window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), info, size_t(config_.window));
+  }
+
+  void saveState() { common::writeFileAtomically(path("state.json"), state_.toJson().dump(2) + "\n"); }
+
+  void metric(nlohmann::json j) {
+    j["time"] = nowSeconds();
+    j["iteration"] = state_.iteration;
+    j["total_games"] = state_.totalGames;
+    j["step"] = trainer_->steps();
+    std::ofstream out(path("metrics.jsonl"), std::ios::app);
+    out << j.dump() << "\n";
+  }
+
+  void say(const std::string& line) {
+    if (options_.quiet) return;
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  void status(const std::string& line, bool force = false) {
+    if (options_.quiet) return;
+    const double now = nowSeconds();
+    if (!force && now - lastStatus_ < 2.0) return;
+    lastStatus_ = now;
+    if (isatty(2)) std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    else std::fprintf(stderr, "%s\n", line.c_str());
+    if (force && isatty(2)) std::fprintf(stderr, "\n");
+  }
+
+  std::unique_ptr<nn::TorchEvaluator> loadEvaluator(const std::string& modelPath) {
+    return std::make_unique<nn::TorchEvaluator>(
+        nn::loadModel(modelPath, nullptr, variant_->name, nn::Encoder::kVersion), device_);
+  }
+  // The candidate as a separate network, so evaluation never disturbs the trainer's module.
+  std::unique_ptr<nn::TorchEvaluator> candidateEvaluator() {
+    nn::PolicyValueNet copy(shape());
+    trainer_->net()->to(torch::kCPU);
+    nn::moduleFromBytes(*copy, nn::moduleToBytes(*trainer_->net()));
+    trainer_->net()->to(device_);
+    return std::make_unique<nn::TorchEvaluator>(copy, device_);
+  }
+
+  void selfplayPhase() {
+    const int wanted = config_.gamesPerIteration - state_.gamesInIteration;
+    if (wanted > 0) {
+      auto evaluator = loadEvaluator(bestModelPath());
+      selfplay::SelfPlaySettings s;
+      s.search.playouts = config_.selfplaySearch.playouts;
+      s.search.cpuct = float(config_.selfplaySearch.cpuct);
+      s.search.fpuReduction = float(config_.selfplaySearch.fpuReduction);
+      s.search.leavesPerTree = config_.selfplaySearch.leavesPerTree;
+      s.search.dirichletAlpha = float(config_.dirichletAlpha);
+      s.search.noiseFraction = float(config_.noiseFraction);
+      s.search.plyCap = config_.plyCap;
+      s.parallelGames = config_.parallelGames;
+      s.temperatureMoves = config_.temperatureMoves;
+      s.modelId = generationName(state_.generation);
+      s.seed = config_.seed * 1000 + uint64_t(state_.totalGames);
+      selfplay::SelfPlayRunner runner(variant_, encoder_, *evaluator, s);
+      const selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
+      int64_t plies = 0, decisive = 0;
+      int played = 0;
+      const double start = nowSeconds();
+      runner.play(
+          wanted,
+          [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
+            // Saved at once, in this order: a kill between the steps loses nothing finished.
+            selfplay::writeReplayChunk(path("replay/" + selfplay::chunkFileName(nextChunk_++)), info, samples);
+            selfplay::appendGameRecords(path("games.jsonl"), {record});
+            ++state_.gamesInIteration;
+            ++state_.totalGames;
+            state_.totalSamples += int64_t(samples.size());
+            plies += record.plies;
+            ++played;
+            decisive += record.result != "draw";
+            saveState();
+          },
+          [&](const selfplay::SelfPlayProgress& p) {
+            const double rate = p.seconds > 0 ? p.gamesFinished * 3600.0 / p.seconds : 0;
+            const double evals = p.search && p.seconds > 0 ? p.search->evaluations / p.seconds : 0;
+            const double eta = p.gamesFinished ? p.seconds * (p.gamesWanted - p.gamesFinished) / p.gamesFinished : 0;
+            char line[256];
+            std::snprintf(line, sizeof line, "iter %d selfplay %d/%d games  %.0f games/h  %.0f evals/s  eta %.0fs",
+                          state_.iteration, p.gamesFinished, p.gamesWanted, rate, evals, eta);
+            status(line);
+          },
+          [] { return gStop.load(); });
+      const double seconds = nowSeconds() - start;
+      if (played > 0) {
+        char line[256];
+        std::snprintf(line, sizeof line, "iter %d selfplay done: %d games in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive",
+                      state_.iteration, played, seconds, played * 3600.0 / seconds, double(plies) / played,
+                      100.0 * decisive / played);
+        status(line, true);
+        metric({{"event", "selfplay"}, {"games", played}, {"seconds", seconds},
+                {"games_per_hour", played * 3600.0 / seconds}, {"avg_plies", double(plies) / played},
+                {"decisive", double(decisive) / played},
+                {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)}});
+      }
+      if (gStop) return;
+    }
+    state_.phase = "train";
+    state_.trainedThisIteration = false;
+    saveState();
+  }
+
+  void trainPhase() {
+    window_->refresh();
+    if (window_->size() < size_t(config_.minSamples)) {
+      say("iter " + std::to_string(state_.iteration) + " train: " + std::to_string(window_->size()) + " samples, waiting for " +
+          std::to_string(config_.minSamples));
+      state_.phase = "gate";
+      saveState();
+      return;
+    }
+    const int batch = config_.batchSize;
+    std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
+        wdl(size_t(batch) * 3);
+    std::mt19937 rng(uint32_t(config_.seed * 7 + uint64_t(trainer_->steps())));
+    Losses sum;
+    const double start = nowSeconds();
+    int done = 0;
+    for (; done < config_.stepsPerIteration && !gStop; ++done) {
+      window_->sampleBatch(batch, rng, planes.data(), policy.data(), wdl.data());
+      const Losses l = trainer_->step(planes.data(), policy.data(), wdl.data(), batch);
+      sum.policy += l.policy;
+      sum.value += l.value;
+      sum.total += l.total;
+      char line[256];
+      std::snprintf(line, sizeof line, "iter %d train step %d/%d  policy loss %.3f  value loss %.3f  lr %.4g",
+                    state_.iteration, done + 1, config_.stepsPerIteration, l.policy, l.value,
+                    trainer_->learningRateAt(trainer_->steps()));
+      status(line);
+    }
+    if (gStop) return;  // the checkpoint of the previous phase stays; this phase is redone
+    const double seconds = nowSeconds() - start;
+    saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+    char line[256];
+    std::snprintf(line, sizeof line, "iter %d train done: %d steps in %.0fs, policy loss %.3f, value loss %.3f, window %zu",
+                  state_.iteration, done, seconds, sum.policy / done, sum.value / done, window_->size());
+    status(line, true);
+    metric({{"event", "train"}, {"steps", done}, {"seconds", seconds}, {"policy_loss", sum.policy / done},
+            {"value_loss", sum.value / done}, {"window", window_->size()},
+            {"samples_per_second", done * double(batch) / std::max(seconds, 1e-9)},
+            {"learning_rate", trainer_->learningRateAt(trainer_->steps())}});
+    state_.trainedThisIteration = true;
+    state_.phase = "gate";
+    saveState();
+  }
+
+  void gatePhase() {
+    if (state_.trainedThisIteration) {
+      bool promote = true;
+      selfplay::MatchResult r;
+      if (config_.gateGames > 0) {
+        auto candidate = candidateEvaluator();
+        auto best = loadEvaluator(bestModelPath());
+        selfplay::PlayerSpec a, b;
+        a.kind = b.kind = selfplay::PlayerSpec::Kind::kNetwork;
+        a.name = "candidate";
+        b.name = generationName(state_.generation);
+        a.evaluator = candidate.get();
+        b.evaluator = best.get();
+        for (selfplay::PlayerSpec* p : {&a, &b}) {
+          p->search.playouts = config_.gateSearch.playouts;
+          p->search.cpuct = float(config_.gateSearch.cpuct);
+          p->search.fpuReduction = float(config_.gateSearch.fpuReduction);
+          p->search.leavesPerTree = config_.gateSearch.leavesPerTree;
+        }
+        selfplay::MatchSettings ms;
+        ms.games = config_.gateGames;
+        ms.parallelGames = config_.gateParallelGames;
+        ms.plyCap = config_.plyCap;
+        ms.seed = config_.seed * 13 + uint64_t(state_.iteration);
+        const double start = nowSeconds();
+        r = selfplay::playMatch(variant_, encoder_, a, b, ms, [&](const selfplay::MatchResult& s, int wanted) {
+          char line[160];
+          std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate +%d =%d -%d", state_.iteration, s.games(), wanted,
+                        s.winsA, s.draws, s.lossesA);
+          status(line);
+        });
+        promote = r.score() >= config_.gateThreshold;
+        char line[256];
+        std::snprintf(line, sizeof line, "iter %d gate: candidate +%d =%d -%d vs %s, score %.3f, Elo %+.0f +- %.0f: %s (%.0fs)",
+                      state_.iteration, r.winsA, r.draws, r.lossesA, generationName(state_.generation).c_str(), r.score(),
+                      r.elo(), r.eloMargin95(), promote ? "promoted" : "kept", nowSeconds() - start);
+        status(line, true);
+      }
+      nlohmann::json m = {{"event", "gate"},           {"games", r.games()},     {"wins", r.winsA},
+                          {"draws", r.draws},          {"losses", r.lossesA},    {"score", r.score()},
+                          {"elo_diff", r.elo()},       {"elo_margin", r.eloMargin95()},
+                          {"promoted", promote},       {"opponent", generationName(state_.generation)}};
+      if (promote) {
+        state_.bestElo += config_.gateGames > 0 ? r.elo() : 0;
+        ++state_.generation;
+        nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(state_.generation)));
+        common::writeFileAtomically(path("best"), generationName(state_.generation) + "\n");
+        m["new_best"] = generationName(state_.generation);
+        m["best_elo"] = state_.bestElo;
+      }
+      metric(m);
+    }
+    ++state_.iteration;
+    state_.phase = "selfplay";
+    state_.gamesInIteration = 0;
+    state_.trainedThisIteration = false;
+    saveState();
+  }
+
+  TrainRunConfig config_;
+  TrainOptions options_;
+  fs::path dir_;
+  game::VariantPtr variant_;
+  nn::Encoder encoder_;
+  torch::Device device_;
+  std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<selfplay::ReplayWindow> window_;
+  RunState state_;
+  uint64_t nextChunk_ = 0;
+  double lastStatus_ = 0;
+};
+
+}  // namespace
+
+void runTraining(const TrainRunConfig& config, const TrainOptions& options) {
+  gStop = false;
+  auto oldInt = std::signal(SIGINT, onSignal);
+  auto oldTerm = std::signal(SIGTERM, onSignal);
+  try {
+    Run(config, options).execute();
+  } catch (...) {
+    std::signal(SIGINT, oldInt);
+    std::signal(SIGTERM, oldTerm);
+    throw;
+  }
+  std::signal(SIGINT, oldInt);
+  std::signal(SIGTERM, oldTerm);
+}
+
+}  // namespace poppy::training

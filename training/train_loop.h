@@ -1,0 +1,28 @@
+// `poppy train`: the AlphaZero loop. Each iteration plays self-play games with the best model,
+// trains the candidate on the newest samples, and gates the candidate against the best,
+// promoting it when it scores enough. Everything lives in the run directory:
+//   config.yaml        the configuration used (copied at every start)
+//   state.json         where the run stands (written atomically after every game and phase)
+//   candidate.ckpt     the trained network with its optimizer state
+//   models/gen-NNNN.model, best   promoted models and the name of the current best
+//   replay/chunk-*.rpl one chunk per finished self-play game
+//   games.jsonl        one record per self-play game; metrics.jsonl one line per event
+// Killed at any moment and started again with the same directory, it resumes: no finished game
+// and no checkpoint is lost (at most the unfinished games and the current training phase).
+#pragma once
+#include <string>
+
+#include "training/train_config.h"
+
+namespace poppy::training {
+
+struct TrainOptions {
+  std::string runDir;
+  bool quiet = false;  // no progress lines (tests)
+};
+
+// Returns when the configured iterations or hours are done, or after SIGINT/SIGTERM (having
+// saved its state). Throws on bad configuration or unreadable run files.
+void runTraining(const TrainRunConfig& config, const TrainOptions& options);
+
+}  // namespace poppy::training

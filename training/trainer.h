@@ -1,0 +1,50 @@
+// One optimisation step at a time on the policy/value network: cross-entropy of the policy
+// against the search's visit distribution, cross-entropy of the win/draw/loss head against the
+// game result, SGD with momentum and weight decay, a step-wise learning-rate schedule.
+#pragma once
+#include <torch/torch.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "nn/network.h"
+
+namespace poppy::training {
+
+struct OptimizerConfig {
+  double learningRate = 0.02;
+  // (step, rate) pairs: from that step on, that rate. Sorted by step.
+  std::vector<std::pair<int64_t, double>> schedule;
+  double momentum = 0.9;
+  double weightDecay = 1e-4;
+  double valueLossWeight = 1.0;
+};
+
+struct Losses {
+  double policy = 0, value = 0, total = 0;
+};
+
+class Trainer {
+ public:
+  Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device);
+
+  // planes: batch x inputSize; policy: batch x policySize (rows sum to 1); wdl: batch x 3.
+  Losses step(const float* planes, const float* policy, const float* wdl, int batch);
+
+  double learningRateAt(int64_t step) const;
+  int64_t steps() const { return steps_; }
+  void setSteps(int64_t s) { steps_ = s; }
+  nn::PolicyValueNet& net() { return net_; }
+  torch::optim::SGD& optimizer() { return *optimizer_; }
+  const torch::Device& device() const { return device_; }
+
+ private:
+  nn::PolicyValueNet net_;
+  OptimizerConfig config_;
+  torch::Device device_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  int64_t steps_ = 0;
+};
+
+}  // namespace poppy::training
