@@ -51,7 +51,8 @@ void addPerftCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("perft", "Count the leaf nodes of the legal move tree to a depth");
   cmd->add_option("--variant", o->variant, "Variant name (configs/variants/NAME.yaml) or path to a .yaml file")
       ->capture_default_str();
-  cmd->add_option("--sfen", o->sfen, "Start from this SFEN instead of the variant's start position");
+  cmd->add_option("--sfen", o->sfen, "Start from this SFEN instead of the variant's start position")
+      ->check([](const std::string& s) { return s.empty() ? std::string("an empty SFEN") : std::string(); });
   cmd->add_option("--moves", o->moves, "USI moves to play first, separated by spaces (\"7g7f 3c3d\")");
   cmd->add_option("--depth", o->depth, "Depth in plies")->required()->check(CLI::Range(0, 20));
   cmd->add_flag("--divide", o->divide, "Print one 'move: count' line per legal move first");

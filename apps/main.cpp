@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Poppy: a self-play trainer for the shogi family (micro shogi first)."};
-  app.require_subcommand(1);
+  // Not require_subcommand(): then an unknown word is reported by name ("not expected").
   app.set_help_all_flag("--help-all", "Show the help of every subcommand");
   poppy::apps::addPerftCommand(app);
   poppy::apps::addBenchCommand(app);
@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   poppy::apps::addTrainCommands(app);
   try {
     app.parse(argc, argv);
+    if (app.get_subcommands().empty()) {
+      std::fprintf(stderr, "%s\npoppy: error: name a subcommand (see above)\n", app.help().c_str());
+      return 2;
+    }
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {

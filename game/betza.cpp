@@ -120,7 +120,9 @@ std::vector<MoveVector> parseBetza(const std::string& text) {
     if (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
       size_t j = i;
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-      limit = std::stoi(text.substr(i, j - i));
+      // Capped while reading: a huge number must give a BetzaError, not overflow.
+      limit = 0;
+      for (size_t k = i; k < j; ++k) limit = std::min(limit * 10 + (text[k] - '0'), 1000);
       if (limit < 1 || limit > 64)
         throw BetzaError("range " + text.substr(i, j - i) + " in \"" + text + "\" is out of 1..64");
       i = j;

@@ -103,9 +103,20 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   if (!numberText.empty()) {
     size_t i = 0;
     const long number = readNumber(numberText, i);
-    if (i != numberText.size() || number < 1 || number > 10000000)
+    if (i != numberText.size() || number < 1 || number > kMaxMoveNumber)
       fail(sfen, "move number \"" + numberText + "\" is not a positive whole number");
     pos.moveNumber_ = int(number);
+  }
+
+  // Every physical piece can end up in one hand: cap the total so hand counts stay in range.
+  for (size_t k = 0; k < v.handKinds.size(); ++k) {
+    long total = 0;
+    for (Color c = 0; c < v.numPlayers; ++c) total += pos.hand_[c][k];
+    for (Square s = 0; s < v.numSquares(); ++s)
+      if (pos.board_[s] && v.faces[faceOf(pos.board_[s])].handKind == int(k)) ++total;
+    if (total > kMaxHandCount)
+      fail(sfen, "more than " + std::to_string(kMaxHandCount) + " " + std::string(1, v.handKinds[k].letter) +
+                     " pieces on the board and in hand together");
   }
 
   // Kings: exactly one per side for variants with a royal piece.
@@ -163,7 +174,8 @@ std::string Position::sfen() const {
       hand += c == 0 ? letter : char(std::tolower(static_cast<unsigned char>(letter)));
     }
   out += hand.empty() ? "-" : hand;
-  out += ' ' + std::to_string(moveNumber());
+  // Saturates, so that the text always reads back.
+  out += ' ' + std::to_string(std::min(moveNumber(), kMaxMoveNumber));
   return out;
 }
 

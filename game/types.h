@@ -11,6 +11,7 @@ constexpr int kMaxPlayers = 4;   // yonin shogi; two-player variants use colours
 constexpr int kMaxFaces = 63;    // piece faces (a promoted side counts as its own face)
 constexpr int kMaxHandKinds = 32;
 constexpr int kMaxHandCount = 63;
+constexpr int kMaxMoveNumber = 100000000;  // SFEN move numbers above this are refused
 constexpr int kMaxMoves = 2048;  // more than any legal move count of the supported variants
 
 // Squares are numbered in SFEN reading order: rank a (gote's back rank) first, and in each rank

@@ -1,0 +1,331 @@
+// The `poppy` executable end to end: perft output, --divide, --moves, --sfen, and clean errors
+// (a message on stderr naming the bad input, a non-zero exit, no crash) for bad input.
+// Every command runs under `timeout 30`, so a hang fails the test instead of blocking it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CmdResult {
+  int code = -1;  // exit status; 128 + N for signal N; 124 when `timeout` stopped it
+  std::string out, err;
+  std::string command;
+
+  std::vector<std::string> outLines() const {
+    std::vector<std::string> lines;
+    std::istringstream in(out);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return lines;
+  }
+  std::string lastOutLine() const {
+    auto lines = outLines();
+    while (!lines.empty() && lines.back().empty()) lines.pop_back();
+    return lines.empty() ? "" : lines.back();
+  }
+  std::string describe() const {
+    return "command: " + command + "\nexit: " + std::to_string(code) + "\nstdout:\n" + out + "\nstderr:\n" + err;
+  }
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs POPPY_BINARY with the given (already separate) arguments.
+CmdResult poppy(const std::vector<std::string>& args) {
+  static int serial = 0;
+  const fs::path dir = fs::temp_directory_path() / ("poppy_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path out = dir / ("out" + std::to_string(serial));
+  const fs::path err = dir / ("err" + std::to_string(serial++));
+  CmdResult r;
+  r.command = "poppy";
+  std::string cmd = "timeout -k 5 30 " + quote(POPPY_BINARY);
+  for (const auto& a : args) {
+    cmd += " " + quote(a);
+    r.command += " " + quote(a);
+  }
+  cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int status = std::system(cmd.c_str());
+  if (status == -1)
+    r.code = -1;
+  else if (WIFEXITED(status))
+    r.code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.code = 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::error_code ec;
+  fs::remove(out, ec);
+  fs::remove(err, ec);
+  fs::remove(dir, ec);  // only when empty
+  return r;
+}
+
+// The command ran to completion without a crash or hang and succeeded.
+void expectSuccess(const CmdResult& r) {
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_THAT(r.err, Not(HasSubstr("error"))) << r.describe();
+}
+
+// The command failed cleanly: non-zero exit that is not a signal or a timeout, a message on
+// stderr naming `needle`, nothing that looks like a crash, and no perft result.
+void expectCleanError(const CmdResult& r, const std::string& needle) {
+  EXPECT_NE(r.code, 0) << r.describe();
+  EXPECT_NE(r.code, 124) << "timed out\n" << r.describe();
+  EXPECT_LT(r.code, 124) << "killed by a signal?\n" << r.describe();
+  EXPECT_THAT(r.err, HasSubstr(needle)) << r.describe();
+  for (const char* crash : {"terminate", "Segmentation", "Aborted", "core dumped", "what():", "Assertion",
+                            "std::", "St12out_of_range", "basic_string"})
+    EXPECT_THAT(r.err, Not(HasSubstr(crash))) << r.describe();
+  EXPECT_THAT(r.out, Not(HasSubstr("Nodes searched"))) << r.describe();
+}
+
+const char* kMicroStart = "kbgs/p3/4/3P/SGBK b - 1";
+
+TEST(CliPerft, MicroDepth3MatchesReference) {
+  const CmdResult r = poppy({"perft", "--variant", "micro", "--depth", "3"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 767") << r.describe();  // RULES.md
+}
+
+TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
+  // RULES.md, "Reference perft counts from the start position", column d2.
+  const std::map<std::string, std::string> d2 = {{"micro", "80"},    {"minishogi", "181"}, {"kyoto", "137"},
+                                                 {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
+                                                 {"shogi", "900"}};
+  for (const auto& [variant, count] : d2) {
+    const CmdResult r = poppy({"perft", "--variant", variant, "--depth", "2"});
+    expectSuccess(r);
+    EXPECT_EQ(r.lastOutLine(), "Nodes searched: " + count) << r.describe();
+  }
+}
+
+TEST(CliPerft, DefaultVariantIsMicroAndDepth0IsOneNode) {
+  CmdResult r = poppy({"perft", "--depth", "1"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 9") << r.describe();
+  r = poppy({"perft", "--variant", "micro", "--depth", "0"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 1") << r.describe();
+}
+
+// `move: count` lines of a --divide run.
+std::map<std::string, long> divideLines(const CmdResult& r) {
+  std::map<std::string, long> out;
+  const std::regex line(R"(^(\S+): (\d+)$)");
+  for (const auto& l : r.outLines()) {
+    std::smatch m;
+    if (std::regex_match(l, m, line)) {
+      EXPECT_EQ(out.count(m[1]), 0u) << "move listed twice: " << l;
+      out[m[1]] = std::stol(m[2]);
+    }
+  }
+  return out;
+}
+
+TEST(CliPerft, DivideListsEveryStartMoveAndSumsToTheTotal) {
+  const CmdResult r = poppy({"perft", "--variant", "micro", "--depth", "2", "--divide"});
+  expectSuccess(r);
+  const auto moves = divideLines(r);
+  EXPECT_EQ(moves.size(), 9u) << r.describe();  // RULES.md d1
+  long sum = 0;
+  for (const auto& [move, count] : moves) {
+    EXPECT_GT(count, 0) << move;
+    sum += count;
+  }
+  EXPECT_EQ(sum, 80) << r.describe();  // RULES.md d2
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 80") << r.describe();
+  EXPECT_EQ(moves.count("1d1c"), 1u) << "the pawn push 1d1c is a legal first move\n" << r.describe();
+}
+
+TEST(CliPerft, MovesOptionAgreesWithDivide) {
+  const CmdResult divide = poppy({"perft", "--variant", "micro", "--depth", "3", "--divide"});
+  expectSuccess(divide);
+  const auto moves = divideLines(divide);
+  ASSERT_EQ(moves.count("1d1c"), 1u) << divide.describe();
+  EXPECT_EQ(divide.lastOutLine(), "Nodes searched: 767");
+
+  const CmdResult after = poppy({"perft", "--variant", "micro", "--moves", "1d1c", "--depth", "2"});
+  expectSuccess(after);
+  EXPECT_EQ(after.lastOutLine(), "Nodes searched: " + std::to_string(moves.at("1d1c"))) << after.describe();
+}
+
+TEST(CliPerft, MovesOptionTakesSeveralMovesAndExtraSpaces) {
+  // 1d1c then a gote reply listed by --divide after 1d1c.
+  const CmdResult replies = poppy({"perft", "--variant", "micro", "--moves", "1d1c", "--depth", "1", "--divide"});
+  expectSuccess(replies);
+  const auto moves = divideLines(replies);
+  ASSERT_FALSE(moves.empty()) << replies.describe();
+  const std::string reply = moves.begin()->first;
+  const CmdResult one = poppy({"perft", "--variant", "micro", "--moves", "  1d1c   " + reply + " ", "--depth", "1"});
+  expectSuccess(one);
+  EXPECT_THAT(one.lastOutLine(), HasSubstr("Nodes searched: ")) << one.describe();
+}
+
+TEST(CliPerft, SfenOption) {
+  // The start position given explicitly.
+  CmdResult r = poppy({"perft", "--variant", "micro", "--sfen", kMicroStart, "--depth", "3"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 767") << r.describe();
+
+  // The position after 1d1c, given as SFEN, equals --moves 1d1c.
+  const CmdResult viaMoves = poppy({"perft", "--variant", "micro", "--moves", "1d1c", "--depth", "3"});
+  r = poppy({"perft", "--variant", "micro", "--sfen", "kbgs/p3/3P/4/SGBK w - 2", "--depth", "3"});
+  expectSuccess(viaMoves);
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), viaMoves.lastOutLine()) << r.describe() << viaMoves.describe();
+
+  // --sfen and --moves together.
+  r = poppy({"perft", "--variant", "micro", "--sfen", kMicroStart, "--moves", "1d1c", "--depth", "3"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), viaMoves.lastOutLine()) << r.describe();
+
+  // A position where sente is checkmated: no legal move, 0 leaves at depth 1.
+  r = poppy({"perft", "--variant", "micro", "--sfen", "3k/4/4/1gg1/1gKg b - 1", "--depth", "1"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 0") << r.describe();
+}
+
+TEST(CliPerft, VariantGivenAsPath) {
+  const CmdResult r =
+      poppy({"perft", "--variant", std::string(POPPY_SOURCE_DIR) + "/configs/variants/micro.yaml", "--depth", "3"});
+  expectSuccess(r);
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 767") << r.describe();
+}
+
+TEST(CliErrors, UnknownVariant) {
+  const CmdResult r = poppy({"perft", "--variant", "nosuchvariant", "--depth", "1"});
+  expectCleanError(r, "nosuchvariant");
+  EXPECT_THAT(r.err, HasSubstr("micro")) << "should list the known variants\n" << r.describe();
+}
+
+TEST(CliErrors, EmptyVariantName) { expectCleanError(poppy({"perft", "--variant", "", "--depth", "1"}), "variant"); }
+
+TEST(CliErrors, MissingVariantFile) {
+  const CmdResult r = poppy({"perft", "--variant", "/no/such/dir/x.yaml", "--depth", "1"});
+  expectCleanError(r, "/no/such/dir/x.yaml");
+}
+
+TEST(CliErrors, BrokenVariantFile) {
+  const fs::path path = fs::temp_directory_path() / ("poppy_cli_broken_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << "name: broken\nboard: {files: 0, ranks: 5}\n";
+  const CmdResult r = poppy({"perft", "--variant", path.string(), "--depth", "1"});
+  fs::remove(path);
+  expectCleanError(r, path.string());
+  EXPECT_THAT(r.err, HasSubstr("board.files")) << r.describe();
+}
+
+TEST(CliErrors, MalformedSfen) {
+  for (const std::string sfen :
+       {"kbgs/p3/4/3P/SGBX b - 1", "kbgs/p3/4/3P b - 1", "kbgs/p3/4/3P/SGBK x - 1", "kbgs/p3/4/3P/SGBK b Q 1",
+        "kbgs/p3/4/3P/SGBK b - 0", "kbgs/p3/4/3P/SGBK", "99999999999999999999/p3/4/3P/SGBK b - 1", "garbage",
+        "kbgs/p3/4/3P/SGBK b - 1 extra", "kbgs/p3/4/3P/SGBK b 99999999999P 1"}) {
+    SCOPED_TRACE(sfen);
+    expectCleanError(poppy({"perft", "--variant", "micro", "--sfen", sfen, "--depth", "1"}), sfen);
+  }
+}
+
+TEST(CliErrors, IllegalMove) {
+  // Start: gote k b g s on 4a..1a, p on 4b; sente P on 1d, S G B K on 4e..1e. The pawn cannot
+  // jump to 1b nor flip without capturing, nothing is in hand, 2a is gote's gold, and the king
+  // cannot step onto its own pawn.
+  for (const std::string move : {"1d1b", "1d1c+", "1d1c-", "G*3c", "2a2b", "1e1d"}) {
+    SCOPED_TRACE(move);
+    const CmdResult r = poppy({"perft", "--variant", "micro", "--moves", move, "--depth", "1"});
+    expectCleanError(r, move);
+  }
+  // The second move is illegal (the same side cannot move twice).
+  const CmdResult r = poppy({"perft", "--variant", "micro", "--moves", "1d1c 1c1b", "--depth", "1"});
+  expectCleanError(r, "1c1b");
+}
+
+TEST(CliErrors, UnparsableMove) {
+  for (const std::string move :
+       {"zz9", "1d", "1d1", "9z9z", "0a0b", "5a1a", "1d1cx", "P*", "*1c", "P*9z", "Q*1c", "\xc3\xa9\xc3\xa9"}) {
+    SCOPED_TRACE(move);
+    const CmdResult r = poppy({"perft", "--variant", "micro", "--moves", move, "--depth", "1"});
+    expectCleanError(r, move);
+  }
+}
+
+TEST(CliErrors, DepthOutOfRange) {
+  for (const std::string depth : {"21", "-1", "1000000", "99999999999999999999"}) {
+    SCOPED_TRACE(depth);
+    const CmdResult r = poppy({"perft", "--variant", "micro", "--depth", depth});
+    expectCleanError(r, "--depth");
+    EXPECT_THAT(r.err, HasSubstr(depth)) << r.describe();
+  }
+  for (const std::string depth : {"three", "2.5", ""}) {
+    SCOPED_TRACE(depth);
+    expectCleanError(poppy({"perft", "--variant", "micro", "--depth", depth}), "--depth");
+  }
+}
+
+TEST(CliErrors, MissingDepth) {
+  expectCleanError(poppy({"perft", "--variant", "micro"}), "--depth");
+  expectCleanError(poppy({"perft", "--variant", "micro", "--depth"}), "--depth");
+}
+
+TEST(CliErrors, UnknownOption) {
+  expectCleanError(poppy({"perft", "--variant", "micro", "--depth", "1", "--bogus"}), "--bogus");
+  expectCleanError(poppy({"perft", "--variant", "micro", "--depth", "1", "extra"}), "extra");
+}
+
+TEST(CliErrors, UnknownSubcommandIsNamed) { expectCleanError(poppy({"frobnicate"}), "frobnicate"); }
+
+TEST(CliErrors, NoSubcommand) {
+  const CmdResult none = poppy({});
+  EXPECT_NE(none.code, 0) << none.describe();
+  EXPECT_LT(none.code, 124) << none.describe();
+  EXPECT_FALSE(none.err.empty()) << none.describe();
+}
+
+TEST(CliHelp, TopLevelHelpMentionsEverySubcommandAndOption) {
+  const CmdResult r = poppy({"--help"});
+  EXPECT_EQ(r.code, 0) << r.describe();
+  const std::string text = r.out + r.err;
+  for (const char* word : {"perft", "bench", "variants", "--help", "--help-all"})
+    EXPECT_THAT(text, HasSubstr(word)) << r.describe();
+}
+
+TEST(CliHelp, PerftHelpMentionsEveryOption) {
+  const CmdResult r = poppy({"perft", "--help"});
+  EXPECT_EQ(r.code, 0) << r.describe();
+  const std::string text = r.out + r.err;
+  for (const char* option : {"--variant", "--sfen", "--moves", "--depth", "--divide", "--help"})
+    EXPECT_THAT(text, HasSubstr(option)) << r.describe();
+}
+
+TEST(CliHelp, HelpAllMentionsPerftOptions) {
+  const CmdResult r = poppy({"--help-all"});
+  EXPECT_EQ(r.code, 0) << r.describe();
+  for (const char* option : {"--variant", "--sfen", "--moves", "--depth", "--divide"})
+    EXPECT_THAT(r.out + r.err, HasSubstr(option)) << r.describe();
+}
+
+}  // namespace
