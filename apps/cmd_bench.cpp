@@ -135,6 +135,7 @@ void addBenchCommand(CLI::App& app) {
   perftCmd->add_option("--fairy", o->fairy, "Fairy-Stockfish binary to compare with ('' to skip)")
       ->capture_default_str();
   perftCmd->callback([o] { runBenchPerft(*o); });
+  addNetworkBenches(bench);
 }
 
 }  // namespace poppy::apps

@@ -12,7 +12,7 @@ struct SearchParams {
   // Scale the reduction by sqrt(sum of the priors of visited children), as Lc0 and KataGo do.
   // Without it, a flat policy (an untrained network, the uniform evaluator) makes the search
   // dig into the first child or two and never look at their siblings: with 40 children of
-  // prior 1/40, an unvisited child only beats a visited one once the parent has ~200 visits.
+  // prior 1/40, an unvisited child only beats a visited one once the parent has ~180 visits.
   bool fpuScaledByVisitedPolicy = true;
   bool rootNoise = false;
   float dirichletAlpha = 0.5f;
