@@ -42,7 +42,7 @@ struct Setup {
 Setup setup(const NetBenchArgs& a) {
   Setup s;
   s.config = training::loadTrainConfig(a.config);
-  torch::set_num_threads(s.config.threads);
+  torch::set_num_threads(s.config.selfplayThreads);
   torch::manual_seed(s.config.seed);
   s.variant = game::loadVariant(s.config.variant);
   s.encoder = std::make_unique<nn::Encoder>(s.variant);
@@ -55,7 +55,7 @@ Setup setup(const NetBenchArgs& a) {
   s.shape.valueHidden = s.config.valueHidden;
   std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %d threads\n",
               s.variant->name.c_str(), s.shape.blocks, s.shape.channels, s.shape.planes, s.shape.policySize,
-              s.config.device.c_str(), s.config.threads);
+              s.config.device.c_str(), torch::get_num_threads());
   return s;
 }
 
@@ -157,6 +157,8 @@ void benchSelfplay(const NetBenchArgs& a) {
 
 void benchTrain(const NetBenchArgs& a) {
   Setup s = setup(a);
+  torch::set_num_threads(s.config.trainThreads);
+  std::printf("training with %d threads\n", s.config.trainThreads);
   const int batch = a.batch > 0 ? a.batch : s.config.batchSize;
   const torch::Device device = nn::parseDevice(s.config.device);
   // Random but valid targets: one-hot policies and results.

@@ -26,13 +26,13 @@ struct TrainArgs {
 
 struct SelfplayArgs {
   std::string model, out = "selfplay-out", device = "cpu";
-  int games = 10, playouts = 128, parallel = 32, threads = 2;
+  int games = 10, playouts = 128, parallel = 32, threads = 1;
   uint64_t seed = 1;
 };
 
 struct MatchArgs {
   std::string a, b, variant = "micro", device = "cpu", records;
-  int games = 100, parallel = 32, playouts = 128, plyCap = 200, openingPlies = 2, threads = 2;
+  int games = 100, parallel = 32, playouts = 128, plyCap = 200, openingPlies = 2, threads = 1;
   double threshold = 0.55;
   uint64_t seed = 1;
 };

@@ -21,10 +21,9 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   const YAML::Node root = r.loadFile();
   TrainRunConfig c;
   c.sourcePath = path;
-  r.onlyKeys(root, "", {"variant", "device", "threads", "seed", "network", "selfplay", "training", "gate", "run"});
+  r.onlyKeys(root, "", {"variant", "device", "seed", "network", "selfplay", "training", "gate", "run"});
   c.variant = r.text(root, "", "variant", c.variant);
   c.device = r.text(root, "", "device", c.device);
-  c.threads = r.integer(root, "", "threads", 1, 256, c.threads);
   c.seed = uint64_t(r.integer(root, "", "seed", 0, 2147483647, int(c.seed)));
 
   if (const YAML::Node n = root["network"]) {
@@ -35,7 +34,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   }
   if (const YAML::Node n = root["selfplay"]) {
     r.onlyKeys(n, "selfplay", {"games_per_iteration", "parallel_games", "playouts", "cpuct", "fpu_reduction",
-                               "leaves_per_tree", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap"});
+                               "leaves_per_tree", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
+                               "threads"});
     c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
     c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
     c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
@@ -43,10 +43,11 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.noiseFraction = r.real(n, "selfplay", "noise_fraction", 0, 1, c.noiseFraction);
     c.temperatureMoves = r.integer(n, "selfplay", "temperature_moves", 0, 10000, c.temperatureMoves);
     c.plyCap = r.integer(n, "selfplay", "ply_cap", 1, 100000, c.plyCap);
+    c.selfplayThreads = r.integer(n, "selfplay", "threads", 1, 256, c.selfplayThreads);
   }
   if (const YAML::Node n = root["training"]) {
     r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
-                               "weight_decay", "window", "min_samples"});
+                               "weight_decay", "window", "min_samples", "threads"});
     c.batchSize = r.integer(n, "training", "batch_size", 1, 65536, c.batchSize);
     c.stepsPerIteration = r.integer(n, "training", "steps_per_iteration", 0, 1000000, c.stepsPerIteration);
     c.learningRate = r.real(n, "training", "learning_rate", 1e-7, 10, c.learningRate);
@@ -54,6 +55,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.weightDecay = r.real(n, "training", "weight_decay", 0, 1, c.weightDecay);
     c.window = r.integer(n, "training", "window", 1, 100000000, c.window);
     c.minSamples = r.integer(n, "training", "min_samples", 1, 100000000, c.minSamples);
+    c.trainThreads = r.integer(n, "training", "threads", 1, 256, c.trainThreads);
     if (const YAML::Node s = n["lr_schedule"]) {
       if (!s.IsSequence()) r.fail("training.lr_schedule", "must be a list of [step, rate] pairs", s);
       int64_t last = -1;

@@ -19,7 +19,6 @@ struct TrainRunConfig {
   std::string sourcePath;
   std::string variant = "micro";
   std::string device = "cpu";
-  int threads = 2;          // LibTorch intra-op threads
   uint64_t seed = 1;
 
   // network
@@ -35,6 +34,9 @@ struct TrainRunConfig {
   double noiseFraction = 0.25;
   int temperatureMoves = 8;   // plies played in proportion to visits; after that, most visits
   int plyCap = 200;
+  // LibTorch threads while searching: small batches lose more to thread synchronisation than
+  // they gain on 2 cores, so one thread serves self-play and matches best there.
+  int selfplayThreads = 1;
 
   // training
   int batchSize = 256;
@@ -45,6 +47,7 @@ struct TrainRunConfig {
   double weightDecay = 1e-4;
   int window = 60000;        // newest samples the trainer draws from
   int minSamples = 2000;     // no training before the window holds this many
+  int trainThreads = 2;      // LibTorch threads while training (large batches)
 
   // gate
   int gateGames = 40;

@@ -84,7 +84,6 @@ class Run {
         device_(nn::parseDevice(config.device)) {}
 
   void execute() {
-    torch::set_num_threads(config_.threads);
     fs::create_directories(dir_ / "models");
     fs::create_directories(dir_ / "replay");
     common::writeFileAtomically((dir_ / "config.yaml").string(), common::readWholeFile(config_.sourcePath));
@@ -209,6 +208,7 @@ class Run {
   void selfplayPhase() {
     const int wanted = config_.gamesPerIteration - state_.gamesInIteration;
     if (wanted > 0) {
+      torch::set_num_threads(config_.selfplayThreads);
       auto evaluator = loadEvaluator(bestModelPath());
       selfplay::SelfPlaySettings s;
       s.search.playouts = config_.selfplaySearch.playouts;
@@ -279,6 +279,7 @@ class Run {
       saveState();
       return;
     }
+    torch::set_num_threads(config_.trainThreads);
     const int batch = config_.batchSize;
     std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
         wdl(size_t(batch) * 3);
@@ -319,6 +320,7 @@ class Run {
       bool promote = true;
       selfplay::MatchResult r;
       if (config_.gateGames > 0) {
+        torch::set_num_threads(config_.selfplayThreads);
         auto candidate = candidateEvaluator();
         auto best = loadEvaluator(bestModelPath());
         selfplay::PlayerSpec a, b;

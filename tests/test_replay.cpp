@@ -1,0 +1,691 @@
+// Self-play data files: samples, replay chunks (round trip, atomic write, every kind of
+// corruption refused with a ReplayError naming the file), the replay window (skips corrupt chunks,
+// keeps the newest up to capacity, dense batches), and JSONL game records.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "selfplay/game_record.h"
+#include "selfplay/replay_file.h"
+#include "selfplay/replay_window.h"
+#include "selfplay/sample.h"
+
+using namespace poppy::selfplay;
+namespace fs = std::filesystem;
+
+namespace {
+
+ChunkInfo microInfo() {
+  ChunkInfo info;
+  info.variant = "micro";
+  info.encoderVersion = 1;
+  info.planes = 33;
+  info.height = 5;
+  info.width = 4;
+  info.policySize = 2 * 20 * 20 + 14 * 20;
+  return info;
+}
+
+// Samples shaped like the encoder's: 0/1 piece planes, hand planes count/8, a repetition plane,
+// side and ones planes. Every sample's rootValue is unique (base + i) so tests can tell them apart.
+std::vector<Sample> makeSamples(const ChunkInfo& info, int n, uint32_t seed, float base = 0.0f) {
+  std::mt19937 rng(seed);
+  const int squares = info.height * info.width;
+  std::vector<Sample> out;
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> planes(size_t(info.inputSize()), 0.0f);
+    for (int p = 0; p < info.planes; ++p) {
+      const int kind = p % 6;
+      for (int s = 0; s < squares; ++s) {
+        float v = 0.0f;
+        if (kind < 3) v = (rng() % 7 == 0) ? 1.0f : 0.0f;
+        if (kind == 3) v = float(rng() % 19) / 8.0f;
+        if (kind == 4) v = float(std::min<int>(rng() % 5, 3)) / 3.0f;
+        if (kind == 5) v = 1.0f;
+        planes[size_t(p * squares + s)] = v;
+      }
+    }
+    Sample sample;
+    sample.planes = quantizePlanes(planes.data(), planes.size());
+    const int moves = 1 + int(rng() % 30);
+    std::vector<int> all(size_t(info.policySize));
+    for (int k = 0; k < info.policySize; ++k) all[size_t(k)] = k;
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<float> visits;
+    for (int k = 0; k < moves; ++k) visits.push_back(float(1 + rng() % 100));
+    sample.policy = sparsePolicy(all.data(), visits.data(), size_t(moves), info.policySize);
+    sample.result = int8_t(int(rng() % 3) - 1);
+    sample.rootValue = base + float(i) + 0.25f;
+    out.push_back(std::move(sample));
+  }
+  return out;
+}
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void writeBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// Reading `path` must throw a ReplayError whose message names the file.
+::testing::AssertionResult refused(const std::string& path, const ChunkInfo& info,
+                                   ReplayError::Kind* kind = nullptr) {
+  try {
+    readReplayChunk(path, info);
+  } catch (const ReplayError& e) {
+    if (kind) *kind = e.kind();
+    if (std::string(e.what()).find(path) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message does not name the file: " << e.what();
+    }
+    if (e.path() != path) return ::testing::AssertionFailure() << "path() is " << e.path();
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "not a ReplayError: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "accepted";
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = (fs::temp_directory_path() /
+            ("poppy_test_replay_" + std::to_string(::getpid()) + "_" + test->test_suite_name() +
+             "_" + test->name()))
+               .string();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  // A new file holding `bytes`. (Rewriting one file over and over is slow on ext4, which flushes
+  // a file truncated and rewritten on close.)
+  std::string freshFile(const std::string& bytes) {
+    const std::string p = path("case-" + std::to_string(++cases_) + ".rpl");
+    writeBytes(p, bytes);
+    return p;
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  std::string dir_;
+  int cases_ = 0;
+};
+
+}  // namespace
+
+// --- samples ---------------------------------------------------------------------------------
+
+TEST(Sample, QuantizeIsExactForEncoderValues) {
+  std::vector<float> values;
+  for (int count = 0; count <= 40; ++count) values.push_back(count / 8.0f);  // hands
+  for (int reps = 0; reps <= 3; ++reps) values.push_back(reps / 3.0f);      // repetitions
+  values.push_back(0.0f);
+  values.push_back(1.0f);
+  values.push_back(8.0f);
+  const std::vector<uint8_t> q = quantizePlanes(values.data(), values.size());
+  std::vector<float> back(values.size());
+  dequantizePlanes(q.data(), q.size(), back.data());
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&back[i], &values[i], sizeof(float)), 0) << values[i];
+  }
+  EXPECT_EQ(q[values.size() - 1], 192);
+}
+
+TEST(Sample, QuantizeRefusesValuesOffTheGrid) {
+  for (float bad : {0.5f / 24.0f, -1.0f / 24.0f, 11.0f, std::nanf(""), 0.3f}) {
+    EXPECT_THROW(quantizePlanes(&bad, 1), std::invalid_argument) << bad;
+  }
+}
+
+TEST(Sample, SparsePolicyNormalizesAndChecks) {
+  const int idx[] = {5, 9, 2};
+  const float visits[] = {3, 0, 1};
+  const auto p = sparsePolicy(idx, visits, 3, 10);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].first, 5);
+  EXPECT_FLOAT_EQ(p[0].second, 0.75f);
+  EXPECT_FLOAT_EQ(p[1].second, 0.25f);
+  const int out[] = {10};
+  const float one[] = {1};
+  EXPECT_THROW(sparsePolicy(out, one, 1, 10), std::invalid_argument);
+  const int dup[] = {1, 1};
+  const float two[] = {1, 1};
+  EXPECT_THROW(sparsePolicy(dup, two, 2, 10), std::invalid_argument);
+  const float zero[] = {0};
+  EXPECT_THROW(sparsePolicy(idx, zero, 1, 10), std::invalid_argument);
+}
+
+TEST(Sample, DenseTargets) {
+  Sample s;
+  s.planes = {0, 24, 3, 8};
+  s.policy = {{1, 0.25f}, {3, 0.75f}};
+  float planes[4], policy[5], wdl[3];
+  writeDensePlanes(s, planes);
+  EXPECT_EQ(planes[1], 1.0f);
+  EXPECT_EQ(planes[2], 1.0f / 8.0f);
+  EXPECT_EQ(planes[3], 1.0f / 3.0f);
+  writeDensePolicy(s, 5, policy);
+  EXPECT_EQ(policy[0], 0.0f);
+  EXPECT_EQ(policy[1], 0.25f);
+  EXPECT_EQ(policy[3], 0.75f);
+  writeWdlTarget(1, wdl);
+  EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{1, 0, 0}));
+  writeWdlTarget(0, wdl);
+  EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{0, 1, 0}));
+  writeWdlTarget(-1, wdl);
+  EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{0, 0, 1}));
+}
+
+// --- replay chunks ---------------------------------------------------------------------------
+
+using ReplayFile = TempDir;
+
+TEST_F(ReplayFile, RoundTripIsExact) {
+  const ChunkInfo info = microInfo();
+  const std::vector<Sample> samples = makeSamples(info, 200, 1);
+  const std::string p = path(chunkFileName(0));
+  writeReplayChunk(p, info, samples);
+  EXPECT_EQ(readReplayChunk(p, info), samples);
+  const ChunkHeader h = readReplayChunkHeader(p);
+  EXPECT_EQ(h.info, info);
+  EXPECT_EQ(h.samples, 200u);
+  // Level 3 zstd on encoder-like planes: far smaller than the raw bytes.
+  EXPECT_LT(fs::file_size(p), h.uncompressedSize / 2);
+}
+
+TEST_F(ReplayFile, EmptyChunkRoundTrips) {
+  const ChunkInfo info = microInfo();
+  writeReplayChunk(path("e.rpl"), info, {});
+  EXPECT_TRUE(readReplayChunk(path("e.rpl"), info).empty());
+}
+
+TEST_F(ReplayFile, AtomicWriteLeavesNoTmp) {
+  const ChunkInfo info = microInfo();
+  const std::string name = chunkFileName(7);
+  writeReplayChunk(path(name), info, makeSamples(info, 10, 2));
+  EXPECT_EQ(files(), std::vector<std::string>{name});
+  // Replacing an existing chunk: still one file, holding the new contents.
+  const std::vector<Sample> second = makeSamples(info, 5, 3);
+  writeReplayChunk(path(name), info, second);
+  EXPECT_EQ(files(), std::vector<std::string>{name});
+  EXPECT_EQ(readReplayChunk(path(name), info), second);
+}
+
+TEST_F(ReplayFile, InvalidSamplesAreRefusedBeforeWriting) {
+  const ChunkInfo info = microInfo();
+  std::vector<Sample> bad = makeSamples(info, 3, 4);
+  bad[1].planes.pop_back();
+  EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
+  bad = makeSamples(info, 3, 4);
+  bad[2].policy[0].first = uint16_t(info.policySize);
+  EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
+  bad = makeSamples(info, 3, 4);
+  bad[0].policy[0].second += 0.5f;  // no longer sums to 1
+  EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
+  bad = makeSamples(info, 3, 4);
+  bad[0].result = 2;
+  EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
+  ChunkInfo huge = info;
+  huge.policySize = 70000;
+  EXPECT_THROW(writeReplayChunk(path("a.rpl"), huge, {}), ReplayError);
+  EXPECT_TRUE(files().empty());
+}
+
+TEST_F(ReplayFile, MissingFileIsAnIoError) {
+  ReplayError::Kind kind{};
+  EXPECT_TRUE(refused(path("nothing.rpl"), microInfo(), &kind));
+  EXPECT_EQ(kind, ReplayError::Kind::kIo);
+}
+
+TEST_F(ReplayFile, EveryTruncationIsRefused) {
+  const ChunkInfo info = microInfo();
+  const std::string good = path("good.rpl");
+  writeReplayChunk(good, info, makeSamples(info, 50, 5));
+  const std::string bytes = readBytes(good);
+  const size_t header = readReplayChunkHeader(good).headerSize;
+  std::vector<size_t> lengths = {0, 1, 7, 8, 11, 12, 40, 77, 78, header - 1, header,
+                                 header + 1, header + 10, bytes.size() / 2, bytes.size() - 1};
+  for (size_t length : lengths) {
+    const std::string p = path("cut-" + std::to_string(length) + ".rpl");
+    writeBytes(p, bytes.substr(0, length));
+    ReplayError::Kind kind{};
+    EXPECT_TRUE(refused(p, info, &kind)) << "length " << length;
+    if (length == 0) {
+      EXPECT_EQ(kind, ReplayError::Kind::kNotReplayFile);
+    }
+    if (length >= header) {
+      EXPECT_EQ(kind, ReplayError::Kind::kTruncated) << length;
+    }
+  }
+  // And bytes after the end.
+  writeBytes(path("long.rpl"), bytes + "x");
+  EXPECT_TRUE(refused(path("long.rpl"), info));
+}
+
+TEST_F(ReplayFile, EveryFlippedPayloadByteIsRefused) {
+  const ChunkInfo info = microInfo();
+  const std::string good = path("good.rpl");
+  writeReplayChunk(good, info, makeSamples(info, 20, 6));
+  const std::string bytes = readBytes(good);
+  const size_t header = readReplayChunkHeader(good).headerSize;
+  for (size_t i = header; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = char(bad[i] ^ 0x40);
+    const std::string p = freshFile(bad);
+    ReplayError::Kind kind{};
+    ASSERT_TRUE(refused(p, info, &kind)) << "byte " << i;
+    EXPECT_TRUE(kind == ReplayError::Kind::kChecksum || kind == ReplayError::Kind::kDecompress)
+        << "byte " << i;
+  }
+}
+
+// A corrupt payload whose checksums were recomputed (as a buggy or hostile writer would): zstd
+// and the checksum of the uncompressed payload must still refuse it, without crashing. (A few
+// flips land in padding bits zstd ignores; those decode to the original samples.)
+TEST_F(ReplayFile, CorruptPayloadBehindValidChecksumsIsRefused) {
+  const ChunkInfo info = microInfo();
+  const std::string good = path("good.rpl");
+  const std::vector<Sample> samples = makeSamples(info, 20, 6);
+  writeReplayChunk(good, info, samples);
+  const std::string bytes = readBytes(good);
+  const size_t header = readReplayChunkHeader(good).headerSize;
+  auto put64 = [](std::string& b, size_t at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) b[at + size_t(i)] = char(uint8_t(v >> (8 * i)));
+  };
+  std::mt19937 rng(12);
+  int decompress = 0, checksum = 0, harmless = 0;
+  for (size_t i = header; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = char(bad[i] ^ (1 << (rng() % 8)));
+    put64(bad, 68, XXH64(bad.data() + header, bad.size() - header, 0));  // compressed checksum
+    put64(bad, header - 8, XXH64(bad.data(), header - 8, 0));            // header checksum
+    const std::string p = freshFile(bad);
+    try {
+      EXPECT_EQ(readReplayChunk(p, info), samples) << "byte " << i;
+      ++harmless;
+    } catch (const ReplayError& e) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos);
+      decompress += e.kind() == ReplayError::Kind::kDecompress;
+      checksum += e.kind() == ReplayError::Kind::kChecksum;
+      EXPECT_TRUE(e.kind() == ReplayError::Kind::kDecompress ||
+                  e.kind() == ReplayError::Kind::kChecksum)
+          << "byte " << i << ": " << e.what();
+    }
+  }
+  EXPECT_GT(decompress, 0);
+  EXPECT_GT(checksum, 0);
+  EXPECT_LT(harmless, int(bytes.size() - header) / 10);
+}
+
+TEST_F(ReplayFile, EveryFlippedHeaderByteIsRefused) {
+  const ChunkInfo info = microInfo();
+  const std::string good = path("good.rpl");
+  writeReplayChunk(good, info, makeSamples(info, 20, 7));
+  const std::string bytes = readBytes(good);
+  const size_t header = readReplayChunkHeader(good).headerSize;
+  for (size_t i = 0; i < header; ++i) {
+    for (int bit : {0x01, 0x80}) {
+      std::string bad = bytes;
+      bad[i] = char(bad[i] ^ bit);
+      const std::string p = freshFile(bad);
+      EXPECT_TRUE(refused(p, info)) << "byte " << i << " bit " << bit;
+    }
+  }
+}
+
+TEST_F(ReplayFile, WrongMagicEmptyAndRandomBytesAreNotReplayFiles) {
+  const ChunkInfo info = microInfo();
+  const std::string good = path("good.rpl");
+  writeReplayChunk(good, info, makeSamples(info, 5, 8));
+  std::string bytes = readBytes(good);
+  bytes[7] = 'X';
+  writeBytes(path("magic.rpl"), bytes);
+  writeBytes(path("empty.rpl"), "");
+  std::mt19937 rng(9);
+  std::string noise(5000, '\0');
+  for (char& c : noise) c = char(rng());
+  writeBytes(path("noise.rpl"), noise);
+  for (const char* name : {"magic.rpl", "empty.rpl", "noise.rpl"}) {
+    ReplayError::Kind kind{};
+    EXPECT_TRUE(refused(path(name), info, &kind)) << name;
+    EXPECT_EQ(kind, ReplayError::Kind::kNotReplayFile) << name;
+  }
+  // Random bytes behind a valid magic, and behind a valid magic and version.
+  for (const std::string& prefix : {std::string("POPPYRPL"), std::string("POPPYRPL\x01\0\0\0", 12)}) {
+    for (size_t length : {size_t(10), size_t(80), size_t(5000)}) {
+      writeBytes(path("noise2.rpl"), prefix + noise.substr(0, length));
+      EXPECT_TRUE(refused(path("noise2.rpl"), info)) << length;
+    }
+  }
+}
+
+TEST_F(ReplayFile, FutureVersionIsUnsupported) {
+  const ChunkInfo info = microInfo();
+  writeReplayChunk(path("v.rpl"), info, makeSamples(info, 2, 10));
+  std::string bytes = readBytes(path("v.rpl"));
+  bytes[8] = 2;
+  writeBytes(path("v.rpl"), bytes);
+  ReplayError::Kind kind{};
+  EXPECT_TRUE(refused(path("v.rpl"), info, &kind));
+  EXPECT_EQ(kind, ReplayError::Kind::kVersion);
+  try {
+    readReplayChunk(path("v.rpl"), info);
+  } catch (const ReplayError& e) {
+    EXPECT_NE(std::string(e.what()).find("version 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ReplayFile, OtherVariantEncoderOrShapeIsAMismatch) {
+  const ChunkInfo info = microInfo();
+  std::vector<std::pair<std::string, std::function<void(ChunkInfo&)>>> changes = {
+      {"tori", [](ChunkInfo& i) { i.variant = "tori"; }},
+      {"encoder version 2", [](ChunkInfo& i) { i.encoderVersion = 2; }},
+      {"34x5x4", [](ChunkInfo& i) { i.planes = 34; }},
+      {"33x5x5", [](ChunkInfo& i) { i.width = 5; }},
+      {"policy size 1", [](ChunkInfo& i) { i.policySize = 1000; }},
+  };
+  for (auto& [word, change] : changes) {
+    ChunkInfo other = info;
+    change(other);
+    const std::string p = path("other.rpl");
+    writeReplayChunk(p, other, makeSamples(other, 3, 11));
+    ReplayError::Kind kind{};
+    EXPECT_TRUE(refused(p, info, &kind)) << word;
+    EXPECT_EQ(kind, ReplayError::Kind::kMismatch) << word;
+    try {
+      readReplayChunk(p, info);
+    } catch (const ReplayError& e) {
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
+  }
+}
+
+// --- replay window ---------------------------------------------------------------------------
+
+using Window = TempDir;
+
+TEST(ChunkNames, FormatParseAndNext) {
+  EXPECT_EQ(chunkFileName(123), "chunk-000000123.rpl");
+  EXPECT_EQ(parseChunkFileName("chunk-000000123.rpl"), 123u);
+  EXPECT_EQ(parseChunkFileName("chunk-1234567890.rpl"), 1234567890u);  // past the padding
+  EXPECT_FALSE(parseChunkFileName("chunk-000000123.rpl.tmp"));
+  EXPECT_FALSE(parseChunkFileName("chunk-00000012x.rpl"));
+  EXPECT_FALSE(parseChunkFileName("chunk-1.rpl"));
+  EXPECT_FALSE(parseChunkFileName("games.jsonl"));
+  EXPECT_EQ(nextChunkSequence("/nonexistent/poppy/dir"), 0u);
+}
+
+// Writes chunks 0..count-1 of `each` samples; sample j of chunk c has rootValue 1000c + j + 0.25.
+void writeChunks(const std::string& dir, const ChunkInfo& info, int from, int count, int each) {
+  for (int c = from; c < from + count; ++c) {
+    writeReplayChunk(dir + "/" + chunkFileName(uint64_t(c)), info,
+                     makeSamples(info, each, uint32_t(100 + c), 1000.0f * float(c)));
+  }
+}
+
+TEST_F(Window, SkipsACorruptChunkAndKeepsTheGoodOnes) {
+  const ChunkInfo info = microInfo();
+  writeChunks(dir_, info, 0, 5, 10);
+  EXPECT_EQ(nextChunkSequence(dir_), 5u);
+  const std::string bad = path(chunkFileName(2));
+  std::string bytes = readBytes(bad);
+  bytes[bytes.size() - 5] ^= 0x10;
+  writeBytes(bad, bytes);
+  ChunkInfo other = info;
+  other.variant = "tori";
+  writeReplayChunk(path(chunkFileName(3)) , other, makeSamples(other, 10, 1));
+  writeBytes(path(chunkFileName(9) + ".tmp"), "half-written");  // ignored: not a chunk name
+  writeBytes(path("notes.txt"), "hello");
+
+  ::testing::internal::CaptureStderr();
+  ReplayWindow window(dir_, info, 1000);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find(bad), std::string::npos) << err;
+  EXPECT_NE(err.find(path(chunkFileName(3))), std::string::npos) << err;
+  EXPECT_EQ(window.size(), 30u);
+  EXPECT_EQ(window.chunkSequences(), (std::vector<uint64_t>{0, 1, 4}));
+  EXPECT_EQ(window.skipped().size(), 2u);
+  for (size_t i = 0; i < window.size(); ++i) {
+    const int chunk = int(window.at(i).rootValue / 1000.0f);
+    EXPECT_TRUE(chunk == 0 || chunk == 1 || chunk == 4) << chunk;
+  }
+  // A refresh does not read (or warn about) the bad chunks again.
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(window.refresh(), 0u);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+TEST_F(Window, RespectsCapacityAndTakesTheNewest) {
+  const ChunkInfo info = microInfo();
+  writeChunks(dir_, info, 0, 5, 10);
+  ReplayWindow window(dir_, info, 25);
+  EXPECT_EQ(window.size(), 25u);
+  EXPECT_EQ(window.chunkSequences(), (std::vector<uint64_t>{2, 3, 4}));
+  // Oldest kept: chunk 2's sample 5 (its first five fell out); newest: chunk 4's sample 9.
+  EXPECT_EQ(window.at(0).rootValue, 2000.0f + 5.25f);
+  EXPECT_EQ(window.at(24).rootValue, 4000.0f + 9.25f);
+
+  // New chunks come in, the oldest samples go.
+  writeChunks(dir_, info, 5, 1, 10);
+  EXPECT_EQ(window.refresh(), 10u);
+  EXPECT_EQ(window.size(), 25u);
+  EXPECT_EQ(window.chunkSequences(), (std::vector<uint64_t>{3, 4, 5}));
+  EXPECT_EQ(window.at(0).rootValue, 3000.0f + 5.25f);
+  EXPECT_EQ(window.at(24).rootValue, 5000.0f + 9.25f);
+  EXPECT_EQ(window.refresh(), 0u);
+
+  // A chunk bigger than the whole window: only its newest samples.
+  writeChunks(dir_, info, 6, 1, 40);
+  EXPECT_EQ(window.refresh(), 25u);
+  EXPECT_EQ(window.chunkSequences(), (std::vector<uint64_t>{6}));
+  EXPECT_EQ(window.at(0).rootValue, 6000.0f + 15.25f);
+
+  // A corrupt new chunk is skipped on refresh and the window is unchanged.
+  writeBytes(path(chunkFileName(7)), "garbage");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(window.refresh(), 0u);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find(chunkFileName(7)), std::string::npos);
+  EXPECT_EQ(window.size(), 25u);
+}
+
+TEST_F(Window, GrowsUntilCapacity) {
+  const ChunkInfo info = microInfo();
+  ReplayWindow window(dir_, info, 100);
+  EXPECT_EQ(window.size(), 0u);
+  std::mt19937 rng(1);
+  std::vector<float> planes(size_t(info.inputSize())), policy(size_t(info.policySize)), wdl(3);
+  EXPECT_THROW(window.sampleBatch(1, rng, planes.data(), policy.data(), wdl.data()),
+               std::logic_error);
+  writeChunks(dir_, info, 0, 3, 20);
+  EXPECT_EQ(window.refresh(), 60u);
+  EXPECT_EQ(window.size(), 60u);
+  writeChunks(dir_, info, 3, 3, 20);
+  EXPECT_EQ(window.refresh(), 60u);
+  EXPECT_EQ(window.size(), 100u);
+  EXPECT_EQ(window.chunkSequences(), (std::vector<uint64_t>{1, 2, 3, 4, 5}));
+}
+
+TEST_F(Window, MissingDirectoryIsEmpty) {
+  ReplayWindow window(path("absent"), microInfo(), 10);
+  EXPECT_EQ(window.size(), 0u);
+  EXPECT_EQ(window.refresh(), 0u);
+}
+
+TEST_F(Window, SampleBatchFillsValidDistributions) {
+  const ChunkInfo info = microInfo();
+  writeChunks(dir_, info, 0, 4, 30);
+  ReplayWindow window(dir_, info, 1000);
+  const int batch = 64;
+  const size_t in = size_t(info.inputSize()), ps = size_t(info.policySize);
+  std::vector<float> planes(batch * in, -1.0f), policy(batch * ps, -1.0f), wdl(batch * 3, -1.0f),
+      values(batch, -1.0f);
+  std::mt19937 rng(42);
+  window.sampleBatch(batch, rng, planes.data(), policy.data(), wdl.data(), values.data());
+
+  // Index the window by rootValue to find each drawn sample.
+  std::map<float, const Sample*> byValue;
+  for (size_t i = 0; i < window.size(); ++i) byValue[window.at(i).rootValue] = &window.at(i);
+  std::set<float> distinct;
+  for (int b = 0; b < batch; ++b) {
+    ASSERT_TRUE(byValue.count(values[size_t(b)])) << values[size_t(b)];
+    const Sample& s = *byValue[values[size_t(b)]];
+    distinct.insert(s.rootValue);
+    std::vector<float> expect(in);
+    writeDensePlanes(s, expect.data());
+    EXPECT_TRUE(std::equal(expect.begin(), expect.end(), planes.begin() + long(b * in)));
+    double sum = 0.0;
+    for (size_t k = 0; k < ps; ++k) {
+      const float p = policy[b * ps + k];
+      ASSERT_GE(p, 0.0f);
+      sum += p;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    for (const auto& [index, p] : s.policy) EXPECT_EQ(policy[b * ps + index], p);
+    const float* w = &wdl[size_t(b) * 3];
+    EXPECT_EQ(w[0] + w[1] + w[2], 1.0f);
+    EXPECT_EQ(w[0], s.result == 1 ? 1.0f : 0.0f);
+    EXPECT_EQ(w[1], s.result == 0 ? 1.0f : 0.0f);
+    EXPECT_EQ(w[2], s.result == -1 ? 1.0f : 0.0f);
+  }
+  EXPECT_GT(distinct.size(), 40u);  // uniform over 120 samples, not stuck on a few
+
+  // The same seed draws the same batch.
+  std::vector<float> planes2(batch * in), policy2(batch * ps), wdl2(batch * 3);
+  std::mt19937 rng2(42);
+  window.sampleBatch(batch, rng2, planes2.data(), policy2.data(), wdl2.data());
+  EXPECT_EQ(planes, planes2);
+  EXPECT_EQ(policy, policy2);
+  EXPECT_EQ(wdl, wdl2);
+}
+
+// --- game records ----------------------------------------------------------------------------
+
+using GameRecords = TempDir;
+
+namespace {
+GameRecord record(int i) {
+  GameRecord r;
+  r.id = "g" + std::to_string(i);
+  r.variant = "micro";
+  r.start = "sgbrk/4p/5/P4/KRBGS b - 1";
+  r.moves = {"1d1c", "5b5c", "2d2c+"};
+  r.result = i % 3 == 0 ? "sente" : i % 3 == 1 ? "gote" : "draw";
+  r.reason = i % 2 ? "checkmate" : "ply_cap";
+  r.plies = 3;
+  r.model = "models/micro/best.pt";
+  return r;
+}
+}  // namespace
+
+TEST_F(GameRecords, RoundTrip) {
+  const std::string p = path("games.jsonl");
+  std::vector<GameRecord> all = {record(0), record(1), record(2)};
+  all[1].model = "odd \"name\"\nwith a newline and ünïcode";
+  all[2].moves.clear();
+  all[2].plies = 0;
+  appendGameRecords(p, all);
+  appendGameRecords(p, {record(3), record(4)});
+  all.push_back(record(3));
+  all.push_back(record(4));
+  const GameRecordFile file = readGameRecordFile(p);
+  EXPECT_EQ(file.records, all);
+  EXPECT_TRUE(file.errors.empty());
+  EXPECT_FALSE(file.truncatedTail);
+  const std::string text = readBytes(p);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
+  EXPECT_EQ(text.rfind("{\"id\":\"g0\",\"variant\":\"micro\",\"start\":", 0), 0u) << text;
+  EXPECT_EQ(readGameRecords(p), all);
+}
+
+TEST_F(GameRecords, IntegerIdIsAccepted) {
+  const std::string p = path("games.jsonl");
+  writeBytes(p, R"({"id":17,"variant":"micro","start":"x","moves":[],"result":"draw",)"
+                R"("reason":"repetition","plies":0,"model":"m"})"
+                "\n");
+  const auto records = readGameRecords(p);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].id, "17");
+}
+
+TEST_F(GameRecords, TruncatedLastLineIsToleratedAndRepaired) {
+  const std::string p = path("games.jsonl");
+  appendGameRecords(p, {record(0), record(1), record(2)});
+  const std::string whole = gameRecordToJson(record(3));
+  for (size_t cut : {size_t(1), size_t(20), whole.size() - 1}) {
+    const std::string before = readBytes(p);
+    writeBytes(p, before + whole.substr(0, cut));  // a crash mid-append
+    GameRecordFile file = readGameRecordFile(p);
+    EXPECT_EQ(file.records.size(), 3u);
+    EXPECT_TRUE(file.errors.empty());
+    EXPECT_TRUE(file.truncatedTail);
+    // The next append cuts the partial line off instead of gluing onto it.
+    ::testing::internal::CaptureStderr();
+    appendGameRecords(p, {record(4)});
+    ::testing::internal::GetCapturedStderr();
+    file = readGameRecordFile(p);
+    EXPECT_EQ(file.records, (std::vector<GameRecord>{record(0), record(1), record(2), record(4)}));
+    EXPECT_TRUE(file.errors.empty());
+    EXPECT_FALSE(file.truncatedTail);
+    writeBytes(p, before);
+  }
+  // A last line that lost only its newline is a whole record: kept, and kept by the next append.
+  writeBytes(p, readBytes(p) + whole);
+  EXPECT_EQ(readGameRecordFile(p).records.size(), 4u);
+  appendGameRecords(p, {record(5)});
+  EXPECT_EQ(readGameRecordFile(p).records,
+            (std::vector<GameRecord>{record(0), record(1), record(2), record(3), record(5)}));
+}
+
+TEST_F(GameRecords, MalformedMiddleLinesAreReportedByLine) {
+  const std::string p = path("games.jsonl");
+  GameRecord badResult = record(0);
+  std::string badResultLine = gameRecordToJson(badResult);
+  badResultLine.replace(badResultLine.find("\"sente\""), 7, "\"black\"");
+  writeBytes(p, gameRecordToJson(record(0)) + "\n" + "{not json\n" + gameRecordToJson(record(1)) +
+                    "\n" + badResultLine + "\n" + "\n" + "[1,2]\n" +
+                    R"({"id":"x","variant":"micro"})" + "\n" + gameRecordToJson(record(2)) + "\n");
+  const GameRecordFile file = readGameRecordFile(p);
+  EXPECT_EQ(file.records, (std::vector<GameRecord>{record(0), record(1), record(2)}));
+  ASSERT_EQ(file.errors.size(), 4u);
+  EXPECT_EQ(file.errors[0].rfind(p + ":2: ", 0), 0u) << file.errors[0];
+  EXPECT_EQ(file.errors[1].rfind(p + ":4: ", 0), 0u) << file.errors[1];
+  EXPECT_NE(file.errors[1].find("black"), std::string::npos) << file.errors[1];
+  EXPECT_EQ(file.errors[2].rfind(p + ":6: ", 0), 0u) << file.errors[2];
+  EXPECT_EQ(file.errors[3].rfind(p + ":7: ", 0), 0u) << file.errors[3];
+  EXPECT_NE(file.errors[3].find("start"), std::string::npos) << file.errors[3];
+  EXPECT_FALSE(file.truncatedTail);
+
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(readGameRecords(p).size(), 3u);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find(p + ":2:"), std::string::npos) << err;
+}
+
+TEST_F(GameRecords, BadRecordsAreNotAppendedAndMissingFileIsAnError) {
+  const std::string p = path("games.jsonl");
+  appendGameRecords(p, {record(0)});
+  GameRecord bad = record(1);
+  bad.reason = "resign";
+  EXPECT_THROW(appendGameRecords(p, {record(2), bad}), GameRecordError);
+  EXPECT_EQ(readGameRecords(p).size(), 1u);
+  EXPECT_THROW(readGameRecords(path("absent.jsonl")), GameRecordError);
+}
