@@ -8,74 +8,18 @@
 #include <filesystem>
 #include <set>
 
+#include "common/yaml_reader.h"
 #include "game/position.h"
 
 namespace poppy::game {
 namespace fs = std::filesystem;
 namespace {
 
-// Reads one YAML file into a Variant, checking every key. `where` is the file path.
-class Reader {
+// Reads one YAML file into a Variant, checking every key (common::YamlReader reports the file,
+// key and line; loadVariantFile turns its ConfigError into a VariantError).
+class Reader : public common::YamlReader {
  public:
-  explicit Reader(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const std::string& key, const std::string& what, const YAML::Node& node = YAML::Node()) const {
-    std::string at;
-    if (node.Mark().line >= 0) at = " (line " + std::to_string(node.Mark().line + 1) + ")";
-    throw VariantError(path_ + ": key '" + key + "': " + what + at);
-  }
-
-  void onlyKeys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const {
-    if (!map.IsMap()) fail(key, "must be a mapping", map);
-    for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
-      if (!allowed.count(k)) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(key.empty() ? k : key + "." + k, "unknown key (known here: " + list + ")", kv.first);
-      }
-    }
-  }
-
-  template <typename T>
-  T get(const YAML::Node& node, const std::string& key, const char* typeName) const {
-    try {
-      return node.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(key, std::string("must be ") + typeName, node);
-    }
-  }
-
-  int integer(const YAML::Node& map, const std::string& parent, const char* name, int lo, int hi, int dflt,
-              bool required = false) const {
-    const std::string key = parent.empty() ? name : parent + "." + name;
-    if (!map[name]) {
-      if (required) fail(key, "is required");
-      return dflt;
-    }
-    const int value = get<int>(map[name], key, "a whole number");
-    if (value < lo || value > hi)
-      fail(key, std::to_string(value) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi), map[name]);
-    return value;
-  }
-
-  bool boolean(const YAML::Node& map, const std::string& parent, const char* name, bool dflt) const {
-    if (!map[name]) return dflt;
-    return get<bool>(map[name], parent + "." + name, "true or false");
-  }
-
-  std::string choice(const YAML::Node& map, const std::string& parent, const char* name,
-                     const std::vector<std::string>& options, const std::string& dflt) const {
-    const std::string key = parent.empty() ? name : parent + "." + name;
-    if (!map[name]) return dflt;
-    const std::string value = get<std::string>(map[name], key, "a string");
-    if (std::find(options.begin(), options.end(), value) == options.end()) {
-      std::string list;
-      for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
-      fail(key, "'" + value + "' is not one of " + list, map[name]);
-    }
-    return value;
-  }
+  using common::YamlReader::YamlReader;
 
   // "P" or "+P" to a face index.
   int faceToken(const Variant& v, const std::string& token, const std::string& key, const YAML::Node& node) const {
@@ -90,7 +34,7 @@ class Reader {
     if (!list.IsSequence()) fail(key, "must be a list of piece letters like [P]", list);
     uint64_t mask = 0;
     for (const auto& item : list)
-      mask |= uint64_t(1) << faceToken(v, get<std::string>(item, key, "a piece letter"), key, item);
+      mask |= uint64_t(1) << faceToken(v, as<std::string>(item, key, "a piece letter"), key, item);
     return mask;
   }
 
@@ -100,9 +44,9 @@ class Reader {
     Face f;
     f.letter = letter;
     f.promoted = promoted;
-    f.name = node["name"] ? get<std::string>(node["name"], key + ".name", "a string") : f.token();
+    f.name = node["name"] ? as<std::string>(node["name"], key + ".name", "a string") : f.token();
     if (!node["moves"]) fail(key + ".moves", "is required (Betza notation such as WfF)");
-    f.betza = get<std::string>(node["moves"], key + ".moves", "a string in Betza notation");
+    f.betza = as<std::string>(node["moves"], key + ".moves", "a string in Betza notation");
     try {
       f.moves = parseBetza(f.betza);
     } catch (const BetzaError& e) {
@@ -113,11 +57,11 @@ class Reader {
 
   VariantPtr read(const YAML::Node& root) const {
     auto v = std::make_shared<Variant>();
-    v->sourcePath = path_;
+    v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap"});
     if (!root["name"]) fail("name", "is required");
-    v->name = get<std::string>(root["name"], "name", "a string");
-    if (root["description"]) v->description = get<std::string>(root["description"], "description", "a string");
+    v->name = as<std::string>(root["name"], "name", "a string");
+    if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
 
     if (!root["board"]) fail("board", "is required (files and ranks)");
     onlyKeys(root["board"], "board", {"files", "ranks"});
@@ -132,7 +76,7 @@ class Reader {
       const YAML::Node node = pieces[i];
       if (!node.IsMap()) fail(key, "must be a mapping with letter, name, moves", node);
       if (!node["letter"]) fail(key + ".letter", "is required");
-      const std::string letter = get<std::string>(node["letter"], key + ".letter", "a letter");
+      const std::string letter = as<std::string>(node["letter"], key + ".letter", "a letter");
       if (letter.size() != 1 || !std::isupper(static_cast<unsigned char>(letter[0])))
         fail(key + ".letter", "'" + letter + "' must be one upper-case letter", node["letter"]);
       if (v->faceIndex(letter[0], false) >= 0) fail(key + ".letter", "'" + letter + "' is used twice", node["letter"]);
@@ -185,7 +129,7 @@ class Reader {
         for (const auto& kv : mpf) {
           const std::string key = "drops.max_per_file." + kv.first.as<std::string>();
           const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
-          const int n = get<int>(kv.second, key, "a whole number");
+          const int n = as<int>(kv.second, key, "a whole number");
           if (n < 1 || n > v->ranks) fail(key, std::to_string(n) + " is out of range 1.." + std::to_string(v->ranks), kv.second);
           v->maxPerFile[face] = n;
         }
@@ -214,7 +158,7 @@ class Reader {
         for (const auto& kv : pts) {
           const std::string key = "ply_cap.points." + kv.first.as<std::string>();
           const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
-          const int n = get<int>(kv.second, key, "a whole number");
+          const int n = as<int>(kv.second, key, "a whole number");
           v->impassePoints[face] = n;
           // A piece counts the same on either face (shogi: a dragon is a rook).
           if (v->faces[face].flipTo >= 0 && !v->faces[face].promoted) v->impassePoints[v->faces[face].flipTo] = n;
@@ -225,7 +169,7 @@ class Reader {
 
     v->compile();
     if (!root["start"]) fail("start", "is required (the start position in SFEN)");
-    v->startSfen = get<std::string>(root["start"], "start", "an SFEN string");
+    v->startSfen = as<std::string>(root["start"], "start", "an SFEN string");
     try {
       Position::fromSfen(v, v->startSfen);
     } catch (const SfenError& e) {
@@ -235,7 +179,6 @@ class Reader {
   }
 
  private:
-  std::string path_;
 };
 
 bool looksLikePath(const std::string& s) {
@@ -249,19 +192,13 @@ bool looksLikePath(const std::string& s) {
 }  // namespace
 
 VariantPtr loadVariantFile(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw VariantError(path + ": no such variant file");
-  YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::ParserException& e) {
-    throw VariantError(path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  } catch (const YAML::Exception& e) {
-    throw VariantError(path + ": cannot be read: " + e.what());
-  }
-  if (!root.IsMap()) throw VariantError(path + ": must be a YAML mapping (name, board, pieces, ...)");
-  try {
-    return Reader(path).read(root);
+    const Reader reader(path);
+    const YAML::Node root = reader.loadFile();
+    if (!root.IsMap()) throw VariantError(path + ": must be a YAML mapping (name, board, pieces, ...)");
+    return reader.read(root);
+  } catch (const common::ConfigError& e) {
+    throw VariantError(e.what());
   } catch (const YAML::Exception& e) {  // anything the checks above did not anticipate
     throw VariantError(path + ": " + e.what());
   }

@@ -42,18 +42,7 @@ Parsed parse(const std::string& path, bool withPayload) {
   uint32_t crc = 0;
   try {
     const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
-    ModelInfo& i = out.info;
-    i.variant = h.at("variant").get<std::string>();
-    i.encoderVersion = h.at("encoder_version").get<int>();
-    i.shape.planes = h.at("planes").get<int>();
-    i.shape.height = h.at("height").get<int>();
-    i.shape.width = h.at("width").get<int>();
-    i.shape.policySize = h.at("policy_size").get<int>();
-    i.shape.blocks = h.at("blocks").get<int>();
-    i.shape.channels = h.at("channels").get<int>();
-    i.shape.valueHidden = h.at("value_hidden").get<int>();
-    i.step = h.at("step").get<int64_t>();
-    i.id = h.at("id").get<std::string>();
+    out.info = modelInfoFromJson(h);
     payloadBytes = h.at("payload_bytes").get<size_t>();
     crc = h.at("crc32").get<uint32_t>();
   } catch (const nlohmann::json::exception& e) {
@@ -74,6 +63,36 @@ Parsed parse(const std::string& path, bool withPayload) {
 
 }  // namespace
 
+void modelInfoToJson(const ModelInfo& info, nlohmann::json& h) {
+  h["variant"] = info.variant;
+  h["encoder_version"] = info.encoderVersion;
+  h["planes"] = info.shape.planes;
+  h["height"] = info.shape.height;
+  h["width"] = info.shape.width;
+  h["policy_size"] = info.shape.policySize;
+  h["blocks"] = info.shape.blocks;
+  h["channels"] = info.shape.channels;
+  h["value_hidden"] = info.shape.valueHidden;
+  h["step"] = info.step;
+  h["id"] = info.id;
+}
+
+ModelInfo modelInfoFromJson(const nlohmann::json& h) {
+  ModelInfo i;
+  i.variant = h.at("variant").get<std::string>();
+  i.encoderVersion = h.at("encoder_version").get<int>();
+  i.shape.planes = h.at("planes").get<int>();
+  i.shape.height = h.at("height").get<int>();
+  i.shape.width = h.at("width").get<int>();
+  i.shape.policySize = h.at("policy_size").get<int>();
+  i.shape.blocks = h.at("blocks").get<int>();
+  i.shape.channels = h.at("channels").get<int>();
+  i.shape.valueHidden = h.at("value_hidden").get<int>();
+  i.step = h.at("step").get<int64_t>();
+  i.id = h.at("id").get<std::string>();
+  return i;
+}
+
 std::string moduleToBytes(torch::nn::Module& module) {
   torch::serialize::OutputArchive archive;
   module.save(archive);
@@ -91,19 +110,10 @@ void moduleFromBytes(torch::nn::Module& module, const std::string& bytes) {
 
 void saveModel(const std::string& path, PolicyValueNet& net, const ModelInfo& info) {
   const std::string payload = moduleToBytes(*net);
-  nlohmann::json h = {{"variant", info.variant},
-                      {"encoder_version", info.encoderVersion},
-                      {"planes", info.shape.planes},
-                      {"height", info.shape.height},
-                      {"width", info.shape.width},
-                      {"policy_size", info.shape.policySize},
-                      {"blocks", info.shape.blocks},
-                      {"channels", info.shape.channels},
-                      {"value_hidden", info.shape.valueHidden},
-                      {"step", info.step},
-                      {"id", info.id},
-                      {"payload_bytes", payload.size()},
-                      {"crc32", crc32Of(payload)}};
+  nlohmann::json h;
+  modelInfoToJson(info, h);
+  h["payload_bytes"] = payload.size();
+  h["crc32"] = crc32Of(payload);
   common::writeFileAtomically(path, std::string(kMagic) + " " + std::to_string(kFormatVersion) + "\n" + h.dump() +
                                         "\n" + payload);
 }

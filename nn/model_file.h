@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "nn/network.h"
 
 namespace poppy::nn {
@@ -23,6 +25,11 @@ struct ModelInfo {
   int64_t step = 0;   // training steps behind these weights
   std::string id;     // e.g. "gen-0007"
 };
+
+// The header fields shared by model files and checkpoints. fromJson throws
+// nlohmann::json::exception for a missing or mistyped field.
+void modelInfoToJson(const ModelInfo& info, nlohmann::json& out);
+ModelInfo modelInfoFromJson(const nlohmann::json& in);
 
 // Serialises module parameters and buffers to bytes and back (used by checkpoints too).
 std::string moduleToBytes(torch::nn::Module& module);

@@ -27,15 +27,12 @@ void saveCheckpoint(const std::string& path, Trainer& trainer, const nn::ModelIn
   std::ostringstream opt;
   archive.save_to(opt);
   const std::string optimizer = opt.str();
-  const nn::NetworkShape& s = info.shape;
-  nlohmann::json h = {{"variant", info.variant},   {"encoder_version", info.encoderVersion},
-                      {"planes", s.planes},        {"height", s.height},
-                      {"width", s.width},          {"policy_size", s.policySize},
-                      {"blocks", s.blocks},        {"channels", s.channels},
-                      {"value_hidden", s.valueHidden},
-                      {"step", trainer.steps()},   {"id", info.id},
-                      {"model_bytes", model.size()}, {"optimizer_bytes", optimizer.size()},
-                      {"crc32", crc32Of(model, optimizer)}};
+  nlohmann::json h;
+  nn::modelInfoToJson(info, h);
+  h["step"] = trainer.steps();
+  h["model_bytes"] = model.size();
+  h["optimizer_bytes"] = optimizer.size();
+  h["crc32"] = crc32Of(model, optimizer);
   common::writeFileAtomically(path, std::string(kMagic) + "\n" + h.dump() + "\n" + model + optimizer);
 }
 
@@ -57,17 +54,7 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const st
   uint32_t crc = 0;
   try {
     const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
-    info.variant = h.at("variant").get<std::string>();
-    info.encoderVersion = h.at("encoder_version").get<int>();
-    info.shape.planes = h.at("planes").get<int>();
-    info.shape.height = h.at("height").get<int>();
-    info.shape.width = h.at("width").get<int>();
-    info.shape.policySize = h.at("policy_size").get<int>();
-    info.shape.blocks = h.at("blocks").get<int>();
-    info.shape.channels = h.at("channels").get<int>();
-    info.shape.valueHidden = h.at("value_hidden").get<int>();
-    info.step = h.at("step").get<int64_t>();
-    info.id = h.at("id").get<std::string>();
+    info = nn::modelInfoFromJson(h);
     modelBytes = h.at("model_bytes").get<size_t>();
     optimizerBytes = h.at("optimizer_bytes").get<size_t>();
     crc = h.at("crc32").get<uint32_t>();
