@@ -38,8 +38,9 @@ struct MatchArgs {
 };
 
 void printMatch(const selfplay::MatchResult& r, const std::string& a, const std::string& b) {
-  std::printf("%s vs %s: %d games, +%d =%d -%d, score %.3f, Elo %+.0f +- %.0f (95%%)\n", a.c_str(), b.c_str(),
-              r.games(), r.winsA, r.draws, r.lossesA, r.score(), r.elo(), r.eloMargin95());
+  const auto [lo, hi] = r.eloInterval95();
+  std::printf("%s vs %s: %d games, +%d =%d -%d, score %.3f, Elo %+.0f (95%%: %+.0f to %+.0f)\n", a.c_str(), b.c_str(),
+              r.games(), r.winsA, r.draws, r.lossesA, r.score(), r.elo(), lo, hi);
 }
 
 selfplay::MatchResult runMatch(const MatchArgs& o) {

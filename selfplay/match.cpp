@@ -21,14 +21,18 @@ double MatchResult::score() const { return games() ? (winsA + 0.5 * draws) / gam
 
 double MatchResult::elo() const { return eloFromScore(score()); }
 
+std::pair<double, double> MatchResult::eloInterval95() const {
+  const double n = games();
+  if (n < 1) return {-1200, 1200};
+  const double s = score(), z = 1.96, z2 = z * z;
+  const double center = (s + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z * std::sqrt(s * (1 - s) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+  return {eloFromScore(std::max(center - half, 0.0)), eloFromScore(std::min(center + half, 1.0))};
+}
+
 double MatchResult::eloMargin95() const {
-  const int n = games();
-  if (n < 2) return 0;
-  const double s = score();
-  // Per-game score variance (1, 0.5, 0 outcomes), then the score's standard error.
-  const double var = (winsA * (1 - s) * (1 - s) + draws * (0.5 - s) * (0.5 - s) + lossesA * s * s) / n;
-  const double se = std::sqrt(var / n);
-  return (eloFromScore(std::min(s + 1.96 * se, 1.0)) - eloFromScore(std::max(s - 1.96 * se, 0.0))) / 2;
+  const auto [lo, hi] = eloInterval95();
+  return (hi - lo) / 2;
 }
 
 namespace {

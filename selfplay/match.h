@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mcts/evaluator.h"
@@ -36,7 +37,10 @@ struct MatchResult {
   int games() const { return winsA + draws + lossesA; }
   double score() const;        // A's score, draws counted as half
   double elo() const;          // A's Elo difference implied by the score
-  double eloMargin95() const;  // half-width of the 95% interval of elo()
+  // 95% interval of the Elo difference, from the Wilson interval of the score (which stays
+  // meaningful at 0 or 100%); eloMargin95 is its half-width.
+  std::pair<double, double> eloInterval95() const;
+  double eloMargin95() const;
   std::vector<GameRecord> records;
 };
 
