@@ -128,7 +128,8 @@ void benchSelfplay(const NetBenchArgs& a) {
   settings.parallelGames = std::min(s.config.parallelGames, a.games);
   settings.temperatureMoves = s.config.temperatureMoves;
   settings.seed = s.config.seed;
-  selfplay::SelfPlayRunner runner(s.variant, *s.encoder, ev, settings);
+  mcts::EvalCache cache(18);  // as in `poppy train`
+  selfplay::SelfPlayRunner runner(s.variant, *s.encoder, ev, settings, &cache);
   int64_t plies = 0;
   const auto start = Clock::now();
   runner.play(

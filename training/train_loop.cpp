@@ -222,7 +222,10 @@ class Run {
       s.temperatureMoves = config_.temperatureMoves;
       s.modelId = generationName(state_.generation);
       s.seed = config_.seed * 1000 + uint64_t(state_.totalGames);
-      selfplay::SelfPlayRunner runner(variant_, encoder_, *evaluator, s);
+      // Positions repeat across games (openings) and within searches: a cache of this model's
+      // answers, new each phase so a newly promoted model is never answered with old values.
+      mcts::EvalCache cache(18);
+      selfplay::SelfPlayRunner runner(variant_, encoder_, *evaluator, s, &cache);
       const selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
       int64_t plies = 0, decisive = 0;
       int played = 0;
@@ -261,7 +264,8 @@ class Run {
         metric({{"event", "selfplay"}, {"games", played}, {"seconds", seconds},
                 {"games_per_hour", played * 3600.0 / seconds}, {"avg_plies", double(plies) / played},
                 {"decisive", double(decisive) / played},
-                {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)}});
+                {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)},
+                {"cache_hits", runner.searchStats().cacheHits}});
       }
       if (gStop) return;
     }
