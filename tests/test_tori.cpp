@@ -18,39 +18,12 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "support/position_helpers.h"
 
 using namespace poppy::game;
+using namespace poppy::testing;
 
 namespace {
-
-// "2b" -> square index of the variant.
-Square sq(const Variant& v, const std::string& name) {
-  const int file = std::stoi(name.substr(0, name.size() - 1));
-  const int rank = name.back() - 'a';
-  return v.square(v.files - file, rank);
-}
-
-// The piece on a square as an SFEN token ("+F", "s"), "" when empty.
-std::string tokenAt(const Position& pos, const std::string& name) {
-  const Piece p = pos.at(sq(pos.variant(), name));
-  if (!p) return "";
-  std::string t = pos.variant().faces[faceOf(p)].token();
-  if (colorOf(p) == 1) t.back() = char(std::tolower(static_cast<unsigned char>(t.back())));
-  return t;
-}
-
-std::vector<std::string> legalUsi(const Position& pos) {
-  MoveList list;
-  pos.generateLegal(list);
-  std::vector<std::string> out;
-  for (const Move& m : list) out.push_back(pos.moveToUsi(m));
-  return out;
-}
-
-bool hasLegal(const Position& pos, const std::string& usi) {
-  const auto all = legalUsi(pos);
-  return std::find(all.begin(), all.end(), usi) != all.end();
-}
 
 // The set of legal USI board moves starting on one square ("4d4c", "4c4b+").
 std::set<std::string> movesFrom(const Position& pos, const std::string& from) {
