@@ -28,7 +28,12 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<bool> gStop{false};
-void onSignal(int) { gStop = true; }
+// The first Ctrl-C asks for a clean stop (state saved); a second one ends the process at once,
+// which is safe too since every file that matters is written atomically.
+void onSignal(int sig) {
+  gStop = true;
+  std::signal(sig, SIG_DFL);
+}
 
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
