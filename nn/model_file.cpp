@@ -11,10 +11,18 @@ namespace poppy::nn {
 namespace {
 
 constexpr const char* kMagic = "POPPYNET";
-constexpr int kFormatVersion = 1;
+// Version 2: the CRC covers the header too. Version 1 files (CRC of the weights only) still load.
+constexpr int kFormatVersion = 2;
 
 uint32_t crc32Of(const std::string& bytes) {
   return uint32_t(::crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), uInt(bytes.size())));
+}
+
+// The checksum covers the header (without its crc32 field) and the weights, so an edited
+// architecture field is caught like a flipped weight byte.
+uint32_t crcOf(nlohmann::json header, const std::string& payload) {
+  header.erase("crc32");
+  return crc32Of(header.dump() + payload);
 }
 
 struct Parsed {
@@ -32,16 +40,20 @@ Parsed parse(const std::string& path, bool withPayload) {
   auto fail = [&](const std::string& what) { throw ModelError("model " + path + ": " + what); };
   const size_t line1 = all.find('\n');
   if (line1 == std::string::npos || all.compare(0, 8, kMagic) != 0) fail("not a Poppy model file");
-  if (all.substr(0, line1) != std::string(kMagic) + " " + std::to_string(kFormatVersion))
-    fail("unsupported model format '" + all.substr(0, line1) + "' (this build reads version " +
+  const std::string magicLine = all.substr(0, line1);
+  const bool legacy = magicLine == std::string(kMagic) + " 1";
+  if (!legacy && magicLine != std::string(kMagic) + " " + std::to_string(kFormatVersion))
+    fail("unsupported model format '" + magicLine + "' (this build reads versions 1 and " +
          std::to_string(kFormatVersion) + ")");
   const size_t line2 = all.find('\n', line1 + 1);
   if (line2 == std::string::npos) fail("truncated header");
   Parsed out;
   size_t payloadBytes = 0;
   uint32_t crc = 0;
+  nlohmann::json header;
   try {
     const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
+    header = h;
     out.info = modelInfoFromJson(h);
     payloadBytes = h.at("payload_bytes").get<size_t>();
     crc = h.at("crc32").get<uint32_t>();
@@ -57,7 +69,7 @@ Parsed parse(const std::string& path, bool withPayload) {
     fail("truncated or padded: header promises " + std::to_string(payloadBytes) + " bytes of weights, file has " +
          std::to_string(all.size() - (line2 + 1)));
   out.payload = all.substr(line2 + 1);
-  if (crc32Of(out.payload) != crc) fail("checksum mismatch: the weights are corrupt");
+  if ((legacy ? crc32Of(out.payload) : crcOf(header, out.payload)) != crc) fail("checksum mismatch: the file is corrupt");
   return out;
 }
 
@@ -113,7 +125,7 @@ void saveModel(const std::string& path, PolicyValueNet& net, const ModelInfo& in
   nlohmann::json h;
   modelInfoToJson(info, h);
   h["payload_bytes"] = payload.size();
-  h["crc32"] = crc32Of(payload);
+  h["crc32"] = crcOf(h, payload);
   common::writeFileAtomically(path, std::string(kMagic) + " " + std::to_string(kFormatVersion) + "\n" + h.dump() +
                                         "\n" + payload);
 }
@@ -129,11 +141,18 @@ PolicyValueNet loadModel(const std::string& path, ModelInfo* info, const std::st
     throw ModelError("model " + path + " uses encoder version " + std::to_string(p.info.encoderVersion) +
                      "; this build has version " + std::to_string(expectedEncoder));
   PolicyValueNet net(p.info.shape);
+  std::vector<std::vector<int64_t>> shapes;
+  for (const auto& t : net->named_parameters()) shapes.push_back(t.value().sizes().vec());
   try {
     moduleFromBytes(*net, p.payload);
   } catch (const c10::Error& e) {
     throw ModelError("model " + path + ": weights do not load: " + std::string(e.what_without_backtrace()));
   }
+  // LibTorch replaces tensors whatever their size: check them against the header's architecture.
+  size_t i = 0;
+  for (const auto& t : net->named_parameters())
+    if (t.value().sizes().vec() != shapes[i++])
+      throw ModelError("model " + path + ": weight " + t.key() + " does not fit the architecture in the header");
   if (info) *info = p.info;
   return net;
 }

@@ -38,7 +38,7 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor x) {
   x = torch::relu(inputBn_(inputConv_(x)));
-  x = tower_->forward(x);
+  if (shape_.blocks > 0) x = tower_->forward(x);  // an empty Sequential refuses forward()
   auto p = torch::relu(policyBn_(policyConv_(x))).flatten(1);
   auto v = torch::relu(valueBn_(valueConv_(x))).flatten(1);
   v = valueFc2_(torch::relu(valueFc1_(v)));

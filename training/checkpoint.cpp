@@ -9,11 +9,21 @@
 
 namespace poppy::training {
 namespace {
-constexpr const char* kMagic = "POPPYCKP 1";
+// Version 2: the CRC covers the header too. Version 1 (CRC of the payloads only) still loads.
+constexpr const char* kMagic = "POPPYCKP 2";
+constexpr const char* kLegacyMagic = "POPPYCKP 1";
 
-uint32_t crc32Of(const std::string& a, const std::string& b) {
-  uLong crc = ::crc32(0L, reinterpret_cast<const Bytef*>(a.data()), uInt(a.size()));
+// CRC-32 of h, a and b in a row.
+uint32_t crcOf(const std::string& h, const std::string& a, const std::string& b) {
+  uLong crc = ::crc32(0L, reinterpret_cast<const Bytef*>(h.data()), uInt(h.size()));
+  crc = ::crc32(crc, reinterpret_cast<const Bytef*>(a.data()), uInt(a.size()));
   return uint32_t(::crc32(crc, reinterpret_cast<const Bytef*>(b.data()), uInt(b.size())));
+}
+
+// Covers the header (without its crc32 field) and both payloads.
+uint32_t crcOf(nlohmann::json header, const std::string& a, const std::string& b) {
+  header.erase("crc32");
+  return crcOf(header.dump(), a, b);
 }
 }  // namespace
 
@@ -32,7 +42,7 @@ void saveCheckpoint(const std::string& path, Trainer& trainer, const nn::ModelIn
   h["step"] = trainer.steps();
   h["model_bytes"] = model.size();
   h["optimizer_bytes"] = optimizer.size();
-  h["crc32"] = crc32Of(model, optimizer);
+  h["crc32"] = crcOf(h, model, optimizer);
   common::writeFileAtomically(path, std::string(kMagic) + "\n" + h.dump() + "\n" + model + optimizer);
 }
 
@@ -46,14 +56,18 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const st
     throw CheckpointError(std::string("checkpoint ") + e.what());
   }
   const size_t line1 = all.find('\n');
-  if (line1 == std::string::npos || all.substr(0, line1) != kMagic) return fail("not a Poppy checkpoint (version 1)");
+  const bool legacy = line1 != std::string::npos && all.substr(0, line1) == kLegacyMagic;
+  if (line1 == std::string::npos || (!legacy && all.substr(0, line1) != kMagic))
+    return fail("not a Poppy checkpoint (versions 1 and 2 are read)");
   const size_t line2 = all.find('\n', line1 + 1);
   if (line2 == std::string::npos) return fail("truncated header");
   nn::ModelInfo info;
   size_t modelBytes = 0, optimizerBytes = 0;
   uint32_t crc = 0;
+  nlohmann::json header;
   try {
     const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
+    header = h;
     info = nn::modelInfoFromJson(h);
     modelBytes = h.at("model_bytes").get<size_t>();
     optimizerBytes = h.at("optimizer_bytes").get<size_t>();
@@ -64,7 +78,8 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const st
   if (all.size() - (line2 + 1) != modelBytes + optimizerBytes) return fail("truncated (size does not match header)");
   const std::string model = all.substr(line2 + 1, modelBytes);
   const std::string optimizer = all.substr(line2 + 1 + modelBytes);
-  if (crc32Of(model, optimizer) != crc) return fail("checksum mismatch: the file is corrupt");
+  const uint32_t expected = legacy ? crcOf(std::string(), model, optimizer) : crcOf(header, model, optimizer);
+  if (expected != crc) return fail("checksum mismatch: the file is corrupt");
   if (!expectedVariant.empty() && info.variant != expectedVariant) return fail("made for " + info.variant + ", not " + expectedVariant);
   if (expectedEncoder && info.encoderVersion != expectedEncoder) return fail("encoder version differs from this build");
   const nn::NetworkShape& s = trainer.net()->shape();

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <optional>
 
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
@@ -49,8 +50,8 @@ std::string generationName(int gen) {
 struct RunState {
   int iteration = 0;
   std::string phase = "selfplay";  // selfplay, train, gate
-  int gamesInIteration = 0;
-  int64_t totalGames = 0;
+  int64_t gamesAtIterationStart = 0;  // total games when this iteration's self-play began
+  int64_t totalGames = 0;             // = records in games.jsonl (reconciled on resume)
   int64_t totalSamples = 0;
   int generation = 0;              // of the best model
   double bestElo = 0;
@@ -59,7 +60,7 @@ struct RunState {
 
   nlohmann::json toJson() const {
     return {{"format", 1},           {"iteration", iteration},       {"phase", phase},
-            {"games_in_iteration", gamesInIteration}, {"total_games", totalGames},
+            {"games_at_iteration_start", gamesAtIterationStart}, {"total_games", totalGames},
             {"total_samples", totalSamples}, {"generation", generation}, {"best_elo", bestElo},
             {"seconds", secondsTrained}, {"trained_this_iteration", trainedThisIteration}};
   }
@@ -67,7 +68,7 @@ struct RunState {
     RunState s;
     s.iteration = j.at("iteration").get<int>();
     s.phase = j.at("phase").get<std::string>();
-    s.gamesInIteration = j.at("games_in_iteration").get<int>();
+    s.gamesAtIterationStart = j.at("games_at_iteration_start").get<int64_t>();
     s.totalGames = j.at("total_games").get<int64_t>();
     s.totalSamples = j.at("total_samples").get<int64_t>();
     s.generation = j.at("generation").get<int>();
@@ -91,8 +92,8 @@ class Run {
   void execute() {
     fs::create_directories(dir_ / "models");
     fs::create_directories(dir_ / "replay");
+    openOrCreate();  // refuses a damaged or mismatched run before anything is written
     common::writeFileAtomically((dir_ / "config.yaml").string(), common::readWholeFile(config_.sourcePath));
-    openOrCreate();
     const double startedAt = nowSeconds();
     const double secondsBefore = state_.secondsTrained;
     auto timeUp = [&] {
@@ -156,6 +157,7 @@ class Run {
                                  "); the run directory is damaged");
       }
       loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_->name, nn::Encoder::kVersion);
+      reconcile();
       nn::readModelInfo(bestModelPath());  // fails loudly if the best model is missing or corrupt
       say("resuming " + dir_.string() + " at iteration " + std::to_string(state_.iteration) + " (" + state_.phase +
           "), " + std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " steps");
@@ -170,6 +172,38 @@ class Run {
     selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
     nextChunk_ = selfplay::nextChunkSequence(path("replay"));
     window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), info, size_t(config_.window));
+  }
+
+  // After a kill, games.jsonl is the truth: a game counts once its record is written. A chunk
+  // without a record (killed between the two) is removed, so its samples are not used twice
+  // when the game is played again; counts in state.json are recomputed from the records.
+  void reconcile() {
+    int64_t games = 0, samples = 0;
+    std::optional<uint64_t> newestRecorded;
+    if (fs::exists(path("games.jsonl"))) {
+      const auto file = selfplay::readGameRecordFile(path("games.jsonl"));
+      for (const auto& e : file.errors) say("warning: " + e);
+      for (const auto& r : file.records) {
+        ++games;
+        samples += r.plies;
+        if (const auto seq = selfplay::parseChunkFileName(r.id + ".rpl"))
+          newestRecorded = std::max(newestRecorded.value_or(0), *seq);
+      }
+    }
+    // Only the newest chunks can lack their record (they are written just before it).
+    for (const auto& entry : fs::directory_iterator(path("replay"))) {
+      const auto seq = selfplay::parseChunkFileName(entry.path().filename().string());
+      if (seq && (!newestRecorded || *seq > *newestRecorded) && games > 0) {
+        say("removing " + entry.path().string() + ": its game was not recorded before the run stopped");
+        fs::remove(entry.path());
+      }
+    }
+    if (games != state_.totalGames) {
+      say("state.json counted " + std::to_string(state_.totalGames) + " games, games.jsonl has " + std::to_string(games) +
+          ": using the records");
+      state_.totalGames = games;
+      state_.totalSamples = samples;
+    }
   }
 
   void saveState() { common::writeFileAtomically(path("state.json"), state_.toJson().dump(2) + "\n"); }
@@ -211,7 +245,7 @@ class Run {
   }
 
   void selfplayPhase() {
-    const int wanted = config_.gamesPerIteration - state_.gamesInIteration;
+    const int wanted = config_.gamesPerIteration - int(state_.totalGames - state_.gamesAtIterationStart);
     if (wanted > 0) {
       torch::set_num_threads(config_.selfplayThreads);
       auto evaluator = loadEvaluator(bestModelPath());
@@ -238,10 +272,12 @@ class Run {
       runner.play(
           wanted,
           [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
-            // Saved at once, in this order: a kill between the steps loses nothing finished.
-            selfplay::writeReplayChunk(path("replay/" + selfplay::chunkFileName(nextChunk_++)), info, samples);
+            // Saved at once: the chunk, then the record that names it (the game counts from
+            // then on), then the state. A kill in between is mended on resume (reconcile()).
+            const std::string chunk = selfplay::chunkFileName(nextChunk_++);
+            selfplay::writeReplayChunk(path("replay/" + chunk), info, samples);
+            record.id = chunk.substr(0, chunk.find('.'));
             selfplay::appendGameRecords(path("games.jsonl"), {record});
-            ++state_.gamesInIteration;
             ++state_.totalGames;
             state_.totalSamples += int64_t(samples.size());
             plies += record.plies;
@@ -379,7 +415,7 @@ class Run {
     }
     ++state_.iteration;
     state_.phase = "selfplay";
-    state_.gamesInIteration = 0;
+    state_.gamesAtIterationStart = state_.totalGames;
     state_.trainedThisIteration = false;
     saveState();
   }

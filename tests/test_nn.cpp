@@ -1,0 +1,736 @@
+// nn/: the Encoder (planes from the side to move's view, the policy index space of every
+// variant), model files (round trip, every kind of damage refused with a ModelError naming the
+// file, atomic writes) and the TorchEvaluator (well-formed outputs, batching changes nothing,
+// device names).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "nn/network.h"
+#include "nn/torch_evaluator.h"
+#include "support/random_positions.h"
+
+using namespace poppy;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The per-process scratch root under the temp directory; removed at exit when every test has
+// cleaned up after itself (a failed test's files stay for inspection).
+fs::path scratchRoot() { return fs::temp_directory_path() / ("poppy_test_nn_" + std::to_string(::getpid())); }
+struct RemoveEmptyScratchRoot : ::testing::Environment {
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove(scratchRoot(), ec);  // only succeeds when empty
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kScratchCleanup =
+    ::testing::AddGlobalTestEnvironment(new RemoveEmptyScratchRoot);
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fs::path freshTempDir(const std::string& name) {
+  const fs::path dir = scratchRoot() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+char swapCase(char c) {
+  if (std::isupper(static_cast<unsigned char>(c))) return char(std::tolower(static_cast<unsigned char>(c)));
+  if (std::islower(static_cast<unsigned char>(c))) return char(std::toupper(static_cast<unsigned char>(c)));
+  return c;
+}
+
+// The colour-flipped mirror of an SFEN, built by hand: the board turned 180 degrees with every
+// piece changing owner (case swapped), the two hands swapped, the other side to move.
+std::string mirrorSfen(const std::string& sfen, int files) {
+  std::istringstream in(sfen);
+  std::string board, side, hand, number;
+  in >> board >> side >> hand >> number;
+  // Board rows -> grid of tokens ("" empty, "P", "+p", ...).
+  std::vector<std::vector<std::string>> grid;
+  for (const std::string& row : split(board, '/')) {
+    std::vector<std::string> cells;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (std::isdigit(static_cast<unsigned char>(row[i]))) {
+        int n = 0;
+        while (i < row.size() && std::isdigit(static_cast<unsigned char>(row[i]))) n = n * 10 + (row[i++] - '0');
+        --i;
+        for (int k = 0; k < n; ++k) cells.push_back("");
+      } else if (row[i] == '+') {
+        cells.push_back(std::string("+") + swapCase(row[i + 1]));
+        ++i;
+      } else {
+        cells.push_back(std::string(1, swapCase(row[i])));
+      }
+    }
+    EXPECT_EQ(int(cells.size()), files) << sfen;
+    std::reverse(cells.begin(), cells.end());
+    grid.push_back(cells);
+  }
+  std::reverse(grid.begin(), grid.end());
+  std::string outBoard;
+  for (size_t r = 0; r < grid.size(); ++r) {
+    if (r) outBoard += '/';
+    int empty = 0;
+    for (const std::string& cell : grid[r]) {
+      if (cell.empty()) {
+        ++empty;
+        continue;
+      }
+      if (empty) outBoard += std::to_string(empty);
+      empty = 0;
+      outBoard += cell;
+    }
+    if (empty) outBoard += std::to_string(empty);
+  }
+  std::string outHand;
+  if (hand == "-") {
+    outHand = "-";
+  } else {
+    for (char c : hand) outHand += swapCase(c);
+  }
+  return outBoard + " " + (side == "b" ? "w" : "b") + " " + outHand + " " + number;
+}
+
+// What Encoder::encode must produce, written from the documented plane order in encoder.h.
+std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position& pos) {
+  const game::Variant& v = enc.variant();
+  const int n = v.numSquares();
+  const int faces = int(v.faces.size());
+  const int kinds = int(v.handKinds.size());
+  const game::Color us = pos.sideToMove();
+  std::vector<float> out(size_t(enc.inputSize()), 0.0f);
+  auto view = [&](game::Square s) { return us == 0 ? s : n - 1 - s; };
+  for (game::Square s = 0; s < n; ++s) {
+    const game::Piece p = pos.at(s);
+    if (!p) continue;
+    const int plane = (game::colorOf(p) == us ? 0 : faces) + game::faceOf(p);
+    out[size_t(plane * n + view(s))] = 1.0f;
+  }
+  auto fill = [&](int plane, float value) {
+    for (int s = 0; s < n; ++s) out[size_t(plane * n + s)] = value;
+  };
+  for (int k = 0; k < kinds; ++k) {
+    fill(2 * faces + k, pos.handCount(us, k) / 8.0f);
+    fill(2 * faces + kinds + k, pos.handCount(1 - us, k) / 8.0f);
+  }
+  fill(2 * faces + 2 * kinds, std::min(pos.repetitionsSoFar(), 3) / 3.0f);
+  fill(2 * faces + 2 * kinds + 1, us == 0 ? 0.0f : 1.0f);
+  fill(2 * faces + 2 * kinds + 2, 1.0f);
+  return out;
+}
+
+const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi"};
+
+// ---------------------------------------------------------------------------------------------
+// Encoder: the policy index space
+
+class EncoderEveryVariant : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EncoderEveryVariant, EveryLegalMoveHasItsOwnIndexAndMapsBack) {
+  const game::VariantPtr v = game::loadVariant(GetParam());
+  const nn::Encoder enc(v);
+  ASSERT_GT(enc.policySize(), 0);
+  const auto sfens = poppy::testing::randomPositions(v, 250, 80, 12345);
+  ASSERT_GE(sfens.size(), 200u);
+  std::vector<int> owner(size_t(enc.policySize()), -1);
+  game::MoveList moves;
+  int64_t checkedMoves = 0;
+  int positionsWithDrops = 0, positionsWithGote = 0;
+  for (size_t i = 0; i < sfens.size(); ++i) {
+    const game::Position pos = game::Position::fromSfen(v, sfens[i]);
+    pos.generateLegal(moves);
+    std::fill(owner.begin(), owner.end(), -1);
+    bool drops = false;
+    for (int j = 0; j < moves.size(); ++j) {
+      const game::Move m = moves[j];
+      drops |= m.isDrop();
+      const int index = enc.moveIndex(pos, m);
+      ASSERT_GE(index, 0) << sfens[i] << " move " << pos.moveToUsi(m);
+      ASSERT_LT(index, enc.policySize()) << sfens[i] << " move " << pos.moveToUsi(m);
+      ASSERT_EQ(owner[size_t(index)], -1) << sfens[i] << ": moves " << pos.moveToUsi(moves[owner[size_t(index)]])
+                                          << " and " << pos.moveToUsi(m) << " share policy index " << index;
+      owner[size_t(index)] = j;
+      const game::Move back = enc.indexToMove(pos, index);
+      ASSERT_TRUE(back == m) << sfens[i] << ": index " << index << " of " << pos.moveToUsi(m)
+                             << " maps back to another move";
+      ASSERT_TRUE(pos.isLegal(back)) << sfens[i] << " index " << index;
+      ++checkedMoves;
+    }
+    positionsWithDrops += drops;
+    positionsWithGote += pos.sideToMove() == 1;
+  }
+  EXPECT_GT(checkedMoves, 1000);
+  // The sample must exercise both sides (the rotated view) and, where the variant has drops, drops.
+  EXPECT_GT(positionsWithGote, 50);
+  if (v->dropsEnabled) {
+    EXPECT_GT(positionsWithDrops, 20);
+  }
+}
+
+TEST_P(EncoderEveryVariant, PlanesFollowTheDocumentedLayout) {
+  const game::VariantPtr v = game::loadVariant(GetParam());
+  const nn::Encoder enc(v);
+  EXPECT_EQ(enc.planes(), 2 * int(v->faces.size()) + 2 * int(v->handKinds.size()) + 3);
+  EXPECT_EQ(enc.inputSize(), enc.planes() * v->ranks * v->files);
+  const auto sfens = poppy::testing::randomPositions(v, 200, 80, 777);
+  std::vector<float> planes(size_t(enc.inputSize()));
+  for (const std::string& sfen : sfens) {
+    const game::Position pos = game::Position::fromSfen(v, sfen);
+    std::fill(planes.begin(), planes.end(), -7.0f);  // encode must overwrite everything
+    enc.encode(pos, planes.data());
+    const std::vector<float> want = referencePlanes(enc, pos);
+    for (size_t k = 0; k < want.size(); ++k)
+      ASSERT_EQ(planes[k], want[k]) << sfen << ": plane " << k / size_t(v->numSquares()) << " square "
+                                    << k % size_t(v->numSquares());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, EncoderEveryVariant, ::testing::ValuesIn(kVariants));
+
+TEST(Encoder, IndexOutsideThePolicyIsNoMove) {
+  const game::VariantPtr v = game::loadVariant("micro");
+  const nn::Encoder enc(v);
+  const game::Position pos(v);
+  EXPECT_TRUE(enc.indexToMove(pos, -1).isNone());
+  EXPECT_TRUE(enc.indexToMove(pos, enc.policySize()).isNone());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoder: the side to move's view
+
+TEST(Encoder, MirroredPositionEncodesLikeTheOriginal) {
+  const game::VariantPtr v = game::loadVariant("micro");
+  const nn::Encoder enc(v);
+  const int n = v->numSquares();
+  const int sidePlane = enc.planes() - 2;
+  const auto sfens = poppy::testing::randomPositions(v, 300, 60, 4242);
+  std::vector<float> a(size_t(enc.inputSize())), b(size_t(enc.inputSize()));
+  game::MoveList moves, mirroredMoves;
+  int withHands = 0;
+  for (const std::string& sfen : sfens) {
+    const game::Position pos = game::Position::fromSfen(v, sfen);
+    const std::string mirror = mirrorSfen(sfen, v->files);
+    const game::Position mir = game::Position::fromSfen(v, mirror);
+    ASSERT_NE(pos.sideToMove(), mir.sideToMove());
+    ASSERT_EQ(game::Position::fromSfen(v, mirrorSfen(mir.sfen(), v->files)).sfen(), pos.sfen())
+        << "the mirror of the mirror is the original";
+    withHands += sfen.find(" - ") == std::string::npos;
+    enc.encode(pos, a.data());
+    enc.encode(mir, b.data());
+    // Every plane is the same except the one that says who is to move.
+    for (int p = 0; p < enc.planes(); ++p) {
+      for (int s = 0; s < n; ++s) {
+        const size_t k = size_t(p * n + s);
+        if (p == sidePlane) {
+          ASSERT_EQ(a[k], pos.sideToMove() == 0 ? 0.0f : 1.0f) << sfen;
+          ASSERT_EQ(b[k], mir.sideToMove() == 0 ? 0.0f : 1.0f) << mirror;
+        } else {
+          ASSERT_EQ(a[k], b[k]) << sfen << " vs its mirror " << mirror << ": plane " << p << " square " << s;
+        }
+      }
+    }
+    // And the same policy index stands for the mirrored move.
+    pos.generateLegal(moves);
+    mir.generateLegal(mirroredMoves);
+    ASSERT_EQ(moves.size(), mirroredMoves.size()) << sfen << " vs " << mirror;
+    for (const game::Move m : moves) {
+      const game::Move mm = m.isDrop() ? game::Move::drop(m.dropFace(), n - 1 - m.to)
+                                       : game::Move::board(n - 1 - m.from, n - 1 - m.to, m.isFlip());
+      ASSERT_TRUE(mir.isLegal(mm)) << mirror << ": mirror of " << pos.moveToUsi(m);
+      ASSERT_EQ(enc.moveIndex(pos, m), enc.moveIndex(mir, mm)) << sfen << " move " << pos.moveToUsi(m);
+    }
+  }
+  EXPECT_GT(withHands, 50) << "the random positions should include pieces in hand";
+}
+
+TEST(Encoder, HandPlanesHoldCountOverEight) {
+  const game::VariantPtr v = game::loadVariant("micro");
+  const nn::Encoder enc(v);
+  const int n = v->numSquares();
+  const int faces = int(v->faces.size());
+  const int kinds = int(v->handKinds.size());
+  const int pawn = v->handKindOf('P'), gold = v->handKindOf('G'), bishop = v->handKindOf('B'),
+            silver = v->handKindOf('S');
+  ASSERT_GE(pawn, 0);
+  ASSERT_GE(gold, 0);
+  ASSERT_GE(bishop, 0);
+  ASSERT_GE(silver, 0);
+  std::vector<float> planes(size_t(enc.inputSize()));
+  auto planeValue = [&](int plane) {
+    // A hand plane is filled: every square holds the same value.
+    const float first = planes[size_t(plane * n)];
+    for (int s = 1; s < n; ++s) EXPECT_EQ(planes[size_t(plane * n + s)], first) << "plane " << plane;
+    return first;
+  };
+  for (const char* side : {"b", "w"}) {
+    // Sente holds two pawns and a gold, gote a bishop.
+    const std::string sfen = std::string("k3/4/4/4/3K ") + side + " 2PGb 1";
+    const game::Position pos = game::Position::fromSfen(v, sfen);
+    ASSERT_EQ(pos.handCount(0, pawn), 2);
+    enc.encode(pos, planes.data());
+    const int own = 2 * faces, opp = 2 * faces + kinds;
+    const bool senteToMove = std::string(side) == "b";
+    const int senteBase = senteToMove ? own : opp, goteBase = senteToMove ? opp : own;
+    EXPECT_FLOAT_EQ(planeValue(senteBase + pawn), 2.0f / 8) << sfen;
+    EXPECT_FLOAT_EQ(planeValue(senteBase + gold), 1.0f / 8) << sfen;
+    EXPECT_FLOAT_EQ(planeValue(senteBase + bishop), 0.0f) << sfen;
+    EXPECT_FLOAT_EQ(planeValue(senteBase + silver), 0.0f) << sfen;
+    EXPECT_FLOAT_EQ(planeValue(goteBase + bishop), 1.0f / 8) << sfen;
+    EXPECT_FLOAT_EQ(planeValue(goteBase + pawn), 0.0f) << sfen;
+    EXPECT_FLOAT_EQ(planeValue(goteBase + gold), 0.0f) << sfen;
+  }
+  // Larger counts keep the same scale (no clamping at 1 piece, no normalisation by the total).
+  const game::Position many = game::Position::fromSfen(v, "k3/4/4/4/3K b 3P 1");
+  enc.encode(many, planes.data());
+  EXPECT_FLOAT_EQ(planeValue(2 * faces + pawn), 3.0f / 8);
+}
+
+TEST(Encoder, RepetitionPlaneCountsEarlierOccurrences) {
+  const game::VariantPtr v = game::loadVariant("micro");
+  const nn::Encoder enc(v);
+  const int n = v->numSquares();
+  const int repPlane = enc.planes() - 3;
+  game::Position pos = game::Position::fromSfen(v, "k3/4/4/4/3K b - 1");
+  std::vector<float> planes(size_t(enc.inputSize()));
+  enc.encode(pos, planes.data());
+  EXPECT_EQ(planes[size_t(repPlane * n)], 0.0f);
+  // Both kings step out and back: the start position occurs again.
+  for (int round = 1; round <= 2; ++round) {
+    pos.makeMove(pos.parseUsi("1e2d"));
+    pos.makeMove(pos.parseUsi("4a3b"));
+    pos.makeMove(pos.parseUsi("2d1e"));
+    pos.makeMove(pos.parseUsi("3b4a"));
+    ASSERT_EQ(pos.repetitionsSoFar(), round);
+    enc.encode(pos, planes.data());
+    for (int s = 0; s < n; ++s) ASSERT_FLOAT_EQ(planes[size_t(repPlane * n + s)], round / 3.0f);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model files
+
+struct MicroNet {
+  game::VariantPtr variant = game::loadVariant("micro");
+  nn::Encoder encoder{variant};
+  nn::NetworkShape shape;
+  MicroNet(int blocks = 1, int channels = 8) {
+    shape.planes = encoder.planes();
+    shape.height = encoder.height();
+    shape.width = encoder.width();
+    shape.policySize = encoder.policySize();
+    shape.blocks = blocks;
+    shape.channels = channels;
+    shape.valueHidden = 8;
+  }
+  nn::ModelInfo info(const std::string& id = "gen-0003", int64_t step = 1234) const {
+    nn::ModelInfo i;
+    i.variant = variant->name;
+    i.encoderVersion = nn::Encoder::kVersion;
+    i.shape = shape;
+    i.step = step;
+    i.id = id;
+    return i;
+  }
+  // Encoded random micro positions, batch x inputSize.
+  std::vector<float> batch(int count, uint32_t seed) const {
+    const auto sfens = poppy::testing::randomPositions(variant, count, 40, seed);
+    std::vector<float> out(size_t(count) * size_t(encoder.inputSize()));
+    for (int i = 0; i < count; ++i)
+      encoder.encode(game::Position::fromSfen(variant, sfens[size_t(i)]), out.data() + size_t(i) * encoder.inputSize());
+    return out;
+  }
+  torch::Tensor input(const std::vector<float>& planes, int count) const {
+    return torch::from_blob(const_cast<float*>(planes.data()), {count, shape.planes, shape.height, shape.width},
+                            torch::kFloat32)
+        .clone();
+  }
+};
+
+// A network whose batch-norm statistics are no longer the defaults, so a round trip must carry
+// the buffers as well as the parameters.
+nn::PolicyValueNet trainedLookingNet(const MicroNet& m, uint64_t seed) {
+  torch::manual_seed(seed);
+  nn::PolicyValueNet net(m.shape);
+  net->train();
+  torch::NoGradGuard guard;
+  const auto planes = m.batch(16, uint32_t(seed));
+  for (int i = 0; i < 3; ++i) net->forward(m.input(planes, 16));
+  net->eval();
+  return net;
+}
+
+std::pair<torch::Tensor, torch::Tensor> forwardEval(nn::PolicyValueNet& net, const torch::Tensor& x) {
+  torch::NoGradGuard guard;
+  net->eval();
+  return net->forward(x);
+}
+
+class ModelFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = freshTempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    net_ = trainedLookingNet(m_, 5);
+    path_ = (dir_ / "net.model").string();
+    nn::saveModel(path_, net_, m_.info());
+    bytes_ = slurp(path_);
+    line1_ = bytes_.find('\n');
+    line2_ = bytes_.find('\n', line1_ + 1);
+    ASSERT_NE(line1_, std::string::npos);
+    ASSERT_NE(line2_, std::string::npos);
+    ASSERT_GT(bytes_.size(), line2_ + 100);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Loading `bytes` (written to a file of its own) must throw a ModelError naming that file.
+  void expectRefused(const std::string& bytes, const std::string& what) {
+    const std::string p = (dir_ / ("damaged-" + std::to_string(serial_++) + ".model")).string();
+    spit(p, bytes);
+    expectRefusedPath(p, what);
+  }
+  void expectRefusedPath(const std::string& p, const std::string& what) {
+    try {
+      nn::loadModel(p, nullptr, "micro", nn::Encoder::kVersion);
+      ADD_FAILURE() << what << ": loadModel accepted " << p;
+    } catch (const nn::ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << what << ": message does not name the file: " << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << what << ": threw something other than ModelError: " << e.what();
+    }
+  }
+
+  MicroNet m_;
+  fs::path dir_;
+  nn::PolicyValueNet net_{nullptr};
+  std::string path_, bytes_;
+  size_t line1_ = 0, line2_ = 0;
+  int serial_ = 0;
+};
+
+TEST_F(ModelFiles, SaveThenLoadGivesIdenticalOutputs) {
+  nn::ModelInfo info;
+  auto loaded = nn::loadModel(path_, &info, "micro", nn::Encoder::kVersion);
+  EXPECT_EQ(info.variant, "micro");
+  EXPECT_EQ(info.encoderVersion, nn::Encoder::kVersion);
+  EXPECT_EQ(info.shape.blocks, 1);
+  EXPECT_EQ(info.shape.channels, 8);
+  EXPECT_EQ(info.shape.valueHidden, 8);
+  EXPECT_EQ(info.shape.policySize, m_.encoder.policySize());
+  EXPECT_EQ(info.step, 1234);
+  EXPECT_EQ(info.id, "gen-0003");
+  const nn::ModelInfo header = nn::readModelInfo(path_);
+  EXPECT_EQ(header.id, "gen-0003");
+  EXPECT_EQ(header.step, 1234);
+
+  const auto planes = m_.batch(8, 99);
+  const auto x = m_.input(planes, 8);
+  const auto [p1, v1] = forwardEval(net_, x);
+  const auto [p2, v2] = forwardEval(loaded, x);
+  EXPECT_TRUE(torch::equal(p1, p2)) << "policy logits differ after a round trip";
+  EXPECT_TRUE(torch::equal(v1, v2)) << "value logits differ after a round trip";
+  // The comparison can tell networks apart: a fresh network gives other outputs.
+  torch::manual_seed(77);
+  nn::PolicyValueNet other(m_.shape);
+  const auto [p3, v3] = forwardEval(other, x);
+  EXPECT_FALSE(torch::allclose(p1, p3));
+}
+
+TEST_F(ModelFiles, AnotherVariantOrEncoderVersionIsRefusedByName) {
+  for (const auto& [variant, encoder] : std::vector<std::pair<std::string, int>>{
+           {"minishogi", nn::Encoder::kVersion}, {"micro", nn::Encoder::kVersion + 1}}) {
+    try {
+      nn::loadModel(path_, nullptr, variant, encoder);
+      ADD_FAILURE() << "accepted a micro/v" << nn::Encoder::kVersion << " model as " << variant << "/v" << encoder;
+    } catch (const nn::ModelError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(path_), std::string::npos) << msg;
+      if (variant != "micro")
+        EXPECT_NE(msg.find("minishogi"), std::string::npos) << msg;
+      else
+        EXPECT_NE(msg.find("version"), std::string::npos) << msg;
+    }
+  }
+  // "" and 0 accept anything.
+  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, "", 0));
+}
+
+TEST_F(ModelFiles, TruncatedFilesAreRefused) {
+  const size_t payload = bytes_.size() - (line2_ + 1);
+  const std::vector<size_t> lengths = {1,
+                                       4,
+                                       8,
+                                       line1_,
+                                       line1_ + 1,
+                                       line1_ + 5,
+                                       line2_ - 1,
+                                       line2_,
+                                       line2_ + 1,
+                                       line2_ + 2,
+                                       line2_ + 1 + payload / 3,
+                                       line2_ + 1 + payload / 2,
+                                       bytes_.size() - 100,
+                                       bytes_.size() - 1};
+  for (size_t len : lengths) expectRefused(bytes_.substr(0, len), "truncated to " + std::to_string(len) + " bytes");
+  // Bytes appended after the weights are refused too.
+  expectRefused(bytes_ + "x", "one byte appended");
+}
+
+TEST_F(ModelFiles, FlippedByteInTheWeightsIsRefused) {
+  const size_t payload = bytes_.size() - (line2_ + 1);
+  for (size_t offset : {size_t(0), payload / 4, payload / 2, payload - 1}) {
+    std::string damaged = bytes_;
+    damaged[line2_ + 1 + offset] = char(damaged[line2_ + 1 + offset] ^ 0x10);
+    expectRefused(damaged, "byte " + std::to_string(offset) + " of the weights flipped");
+  }
+}
+
+TEST_F(ModelFiles, BadMagicLineIsRefused) {
+  const std::string rest = bytes_.substr(line1_);
+  expectRefused("POPPYNOT 1" + rest, "wrong magic");
+  expectRefused("POPPYNET 3" + rest, "another format version");
+  expectRefused("POPPYNET" + rest, "no version");
+  expectRefused("poppynet 1" + rest, "lower-case magic");
+  expectRefused("POPPYCKP 1" + rest, "a checkpoint's magic");
+  expectRefused(bytes_.substr(line1_ + 1), "no magic line at all");
+  expectRefused(std::string(200, '\0'), "zeros");
+}
+
+TEST_F(ModelFiles, DamagedHeaderIsRefused) {
+  const std::string header = bytes_.substr(line1_ + 1, line2_ - line1_ - 1);
+  const std::string head = bytes_.substr(0, line1_ + 1), tail = bytes_.substr(line2_);
+  expectRefused(head + "{not json" + tail, "header is not JSON");
+  expectRefused(head + "{}" + tail, "header without fields");
+  std::string noCrc = header;
+  noCrc.replace(noCrc.find("\"crc32\""), 7, "\"crc33\"");
+  expectRefused(head + noCrc + tail, "header without crc32");
+}
+
+// The header is not covered by the checksum; a header that claims another architecture than the
+// weights hold must still be refused, not silently produce a network of another shape.
+TEST_F(ModelFiles, HeaderArchitectureThatDisagreesWithTheWeightsIsRefused) {
+  const std::string head = bytes_.substr(0, line1_ + 1), tail = bytes_.substr(line2_);
+  const std::string header = bytes_.substr(line1_ + 1, line2_ - line1_ - 1);
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"\"blocks\":1", "\"blocks\":0"},
+                                                        {"\"blocks\":1", "\"blocks\":2"},
+                                                        {"\"channels\":8", "\"channels\":9"},
+                                                        {"\"value_hidden\":8", "\"value_hidden\":9"}}) {
+    std::string h = header;
+    const size_t at = h.find(from);
+    ASSERT_NE(at, std::string::npos) << header;
+    h.replace(at, from.size(), to);
+    const std::string p = (dir_ / ("header-" + std::to_string(serial_++) + ".model")).string();
+    spit(p, head + h + tail);
+    try {
+      auto net = nn::loadModel(p, nullptr, "micro", nn::Encoder::kVersion);
+      ADD_FAILURE() << "a header edited from " << from << " to " << to << " loads without an error";
+    } catch (const nn::ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "edited header " << to << ": threw something other than ModelError: " << e.what();
+    }
+  }
+}
+
+TEST_F(ModelFiles, MissingEmptyOrDirectoryPathIsRefused) {
+  expectRefusedPath((dir_ / "no-such.model").string(), "missing file");
+  const std::string empty = (dir_ / "empty.model").string();
+  spit(empty, "");
+  expectRefusedPath(empty, "empty file");
+  const fs::path sub = dir_ / "a-directory.model";
+  fs::create_directories(sub);
+  expectRefusedPath(sub.string(), "a directory");
+  // The header reader refuses them the same way.
+  for (const std::string& p : {(dir_ / "no-such.model").string(), empty}) {
+    try {
+      nn::readModelInfo(p);
+      ADD_FAILURE() << "readModelInfo accepted " << p;
+    } catch (const nn::ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(ModelFiles, SaveIsAtomicAndReplacesTheOldFile) {
+  // The file from SetUp is complete and no temporary is left next to it.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"net.model"});
+  // Saving another network over it replaces it completely.
+  nn::PolicyValueNet other = trainedLookingNet(m_, 6);
+  nn::saveModel(path_, other, m_.info("gen-0004", 99));
+  names.clear();
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"net.model"});
+  nn::ModelInfo info;
+  auto loaded = nn::loadModel(path_, &info, "micro", nn::Encoder::kVersion);
+  EXPECT_EQ(info.id, "gen-0004");
+  const auto x = m_.input(m_.batch(4, 3), 4);
+  EXPECT_TRUE(torch::equal(forwardEval(other, x).first, forwardEval(loaded, x).first));
+  // A save that cannot happen (no such directory) throws and leaves nothing behind.
+  const fs::path missingDir = dir_ / "missing" / "x.model";
+  EXPECT_ANY_THROW(nn::saveModel(missingDir.string(), other, m_.info()));
+  EXPECT_FALSE(fs::exists(missingDir));
+  EXPECT_FALSE(fs::exists(missingDir.string() + ".tmp"));
+}
+
+TEST_F(ModelFiles, StaleTemporaryFromACrashDoesNotMatter) {
+  // A crash mid-save leaves NAME.tmp: the next save and load work, and the load never reads it.
+  spit(path_ + ".tmp", bytes_.substr(0, bytes_.size() / 2));
+  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, "micro", nn::Encoder::kVersion));
+  nn::saveModel(path_, net_, m_.info("gen-0009"));
+  EXPECT_FALSE(fs::exists(path_ + ".tmp"));
+  EXPECT_EQ(nn::readModelInfo(path_).id, "gen-0009");
+}
+
+// ---------------------------------------------------------------------------------------------
+// TorchEvaluator
+
+TEST(TorchEvaluator, OutputsAreWellFormedAndBatchingChangesNothing) {
+  torch::set_num_threads(1);
+  const MicroNet m(2, 16);
+  nn::PolicyValueNet net = trainedLookingNet(m, 11);
+  nn::TorchEvaluator eval(net, nn::parseDevice("cpu"));
+  const int batch = 64;
+  const int policy = m.encoder.policySize();
+  const auto planes = m.batch(batch, 2024);
+  std::vector<float> logits(size_t(batch) * policy, NAN), wdl(size_t(batch) * 3, NAN);
+  eval.evaluate(planes.data(), batch, logits.data(), wdl.data());
+  for (int i = 0; i < batch; ++i) {
+    double sum = 0;
+    for (int k = 0; k < 3; ++k) {
+      const float w = wdl[size_t(3 * i + k)];
+      ASSERT_TRUE(std::isfinite(w));
+      EXPECT_GE(w, 0.0f);
+      EXPECT_LE(w, 1.0f);
+      sum += w;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << i;
+  }
+  for (float l : logits) ASSERT_TRUE(std::isfinite(l));
+
+  std::vector<float> oneLogits(static_cast<size_t>(policy)), oneWdl(3);
+  bool positionsDiffer = false;
+  for (int i = 0; i < batch; ++i) {
+    eval.evaluate(planes.data() + size_t(i) * m.encoder.inputSize(), 1, oneLogits.data(), oneWdl.data());
+    for (int k = 0; k < policy; ++k)
+      ASSERT_NEAR(oneLogits[size_t(k)], logits[size_t(i) * policy + k], 1e-4) << "position " << i << " index " << k;
+    for (int k = 0; k < 3; ++k) ASSERT_NEAR(oneWdl[size_t(k)], wdl[size_t(3 * i + k)], 1e-5) << "position " << i;
+    if (i > 0)
+      for (int k = 0; k < policy && !positionsDiffer; ++k)
+        positionsDiffer = std::fabs(logits[size_t(i) * policy + k] - logits[size_t(k)]) > 1e-4;
+  }
+  EXPECT_TRUE(positionsDiffer) << "the network gives every position the same output";
+
+  // Evaluating the same batch again gives the same numbers (eval mode: no batch statistics).
+  std::vector<float> again(logits.size()), againWdl(wdl.size());
+  eval.evaluate(planes.data(), batch, again.data(), againWdl.data());
+  for (size_t k = 0; k < logits.size(); ++k) ASSERT_NEAR(again[k], logits[k], 1e-5);
+}
+
+TEST(TorchEvaluator, MatchesTheNetworkItself) {
+  const MicroNet m;
+  nn::PolicyValueNet net = trainedLookingNet(m, 12);
+  const auto planes = m.batch(5, 7);
+  const auto [p, v] = forwardEval(net, m.input(planes, 5));
+  const auto wdlWant = torch::softmax(v, 1);
+  nn::TorchEvaluator eval(net, torch::kCPU);
+  std::vector<float> logits(size_t(5) * m.encoder.policySize()), wdl(15);
+  eval.evaluate(planes.data(), 5, logits.data(), wdl.data());
+  for (int i = 0; i < 5; ++i) {
+    for (int k = 0; k < m.encoder.policySize(); ++k)
+      ASSERT_NEAR(logits[size_t(i) * m.encoder.policySize() + k], p[i][k].item<float>(), 1e-5);
+    for (int k = 0; k < 3; ++k) ASSERT_NEAR(wdl[size_t(3 * i + k)], wdlWant[i][k].item<float>(), 1e-6);
+  }
+}
+
+// network.blocks: 0 is accepted by the run config (0..64) and by model files (blocks >= 0): such a
+// network (input convolution straight into the heads) must then run.
+TEST(TorchEvaluator, NetworkWithoutResidualBlocksRuns) {
+  const MicroNet m(0, 8);
+  torch::manual_seed(1);
+  nn::PolicyValueNet net(m.shape);
+  nn::TorchEvaluator eval(net, torch::kCPU);
+  const auto planes = m.batch(3, 5);
+  std::vector<float> logits(size_t(3) * m.encoder.policySize()), wdl(9);
+  try {
+    eval.evaluate(planes.data(), 3, logits.data(), wdl.data());
+  } catch (const std::exception& e) {
+    FAIL() << "a 0-block network does not evaluate: " << std::string(e.what()).substr(0, 200);
+  }
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(wdl[size_t(3 * i)] + wdl[size_t(3 * i + 1)] + wdl[size_t(3 * i + 2)], 1.0, 1e-5);
+}
+
+TEST(Device, CpuParsesAndUnknownNamesAreRefused) {
+  EXPECT_EQ(nn::parseDevice("cpu"), torch::Device(torch::kCPU));
+  for (const std::string name : {"tpu", "", "CPU ", "gpu"}) {
+    try {
+      nn::parseDevice(name);
+      ADD_FAILURE() << "parseDevice accepted '" << name << "'";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + name + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Device, CudaWithoutAGpuIsAClearError) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has CUDA";
+  for (const std::string name : {"cuda", "cuda:0", "cuda:1"}) {
+    try {
+      nn::parseDevice(name);
+      ADD_FAILURE() << "parseDevice accepted '" << name << "' without CUDA";
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(name), std::string::npos) << msg;
+      EXPECT_NE(msg.find("cpu"), std::string::npos) << "should say what to use instead: " << msg;
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,520 @@
+// training/: the Trainer (it learns; the learning-rate schedule), checkpoints (round trip of
+// weights, step and optimizer momentum; damaged or foreign files refused with a CheckpointError
+// naming the file) and run configurations (the shipped one loads; every mistake is a ConfigError
+// naming the file and the key).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/yaml_reader.h"
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "support/random_positions.h"
+#include "training/checkpoint.h"
+#include "training/train_config.h"
+#include "training/trainer.h"
+
+using namespace poppy;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The per-process scratch root under the temp directory; removed at exit when every test has
+// cleaned up after itself (a failed test's files stay for inspection).
+fs::path scratchRoot() { return fs::temp_directory_path() / ("poppy_test_training_" + std::to_string(::getpid())); }
+struct RemoveEmptyScratchRoot : ::testing::Environment {
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove(scratchRoot(), ec);  // only succeeds when empty
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kScratchCleanup =
+    ::testing::AddGlobalTestEnvironment(new RemoveEmptyScratchRoot);
+
+fs::path freshTempDir(const std::string& name) {
+  const fs::path dir = scratchRoot() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+std::string currentTestName() { return ::testing::UnitTest::GetInstance()->current_test_info()->name(); }
+
+// A tiny micro-shogi setting: shapes, a fixed batch of real positions with one-hot policy targets
+// on legal moves and one-hot results.
+struct Micro {
+  game::VariantPtr variant = game::loadVariant("micro");
+  nn::Encoder encoder{variant};
+
+  nn::NetworkShape shape(int blocks = 1, int channels = 8, int valueHidden = 8) const {
+    nn::NetworkShape s;
+    s.planes = encoder.planes();
+    s.height = encoder.height();
+    s.width = encoder.width();
+    s.policySize = encoder.policySize();
+    s.blocks = blocks;
+    s.channels = channels;
+    s.valueHidden = valueHidden;
+    return s;
+  }
+  nn::ModelInfo info(const nn::NetworkShape& s) const {
+    nn::ModelInfo i;
+    i.variant = "micro";
+    i.encoderVersion = nn::Encoder::kVersion;
+    i.shape = s;
+    i.id = "candidate";
+    return i;
+  }
+
+  struct Batch {
+    int size = 0;
+    std::vector<float> planes, policy, wdl;
+  };
+  Batch batch(int size, uint32_t seed) const {
+    Batch b;
+    b.size = size;
+    b.planes.assign(size_t(size) * encoder.inputSize(), 0.0f);
+    b.policy.assign(size_t(size) * encoder.policySize(), 0.0f);
+    b.wdl.assign(size_t(size) * 3, 0.0f);
+    std::mt19937 rng(seed);
+    const auto sfens = poppy::testing::randomPositions(variant, size * 3, 30, seed);
+    game::MoveList moves;
+    int filled = 0;
+    for (const std::string& sfen : sfens) {
+      if (filled == size) break;
+      const game::Position pos = game::Position::fromSfen(variant, sfen);
+      pos.generateLegal(moves);
+      if (moves.size() == 0) continue;
+      encoder.encode(pos, b.planes.data() + size_t(filled) * encoder.inputSize());
+      const game::Move m = moves[int(rng() % unsigned(moves.size()))];
+      b.policy[size_t(filled) * encoder.policySize() + size_t(encoder.moveIndex(pos, m))] = 1.0f;
+      b.wdl[size_t(filled) * 3 + rng() % 3] = 1.0f;
+      ++filled;
+    }
+    EXPECT_EQ(filled, size);
+    return b;
+  }
+};
+
+training::OptimizerConfig optimizer(double lr = 0.05) {
+  training::OptimizerConfig o;
+  o.learningRate = lr;
+  o.momentum = 0.9;
+  o.weightDecay = 1e-4;
+  return o;
+}
+
+std::unique_ptr<training::Trainer> makeTrainer(const nn::NetworkShape& s, uint64_t seed,
+                                               training::OptimizerConfig o = optimizer()) {
+  torch::manual_seed(seed);
+  return std::make_unique<training::Trainer>(nn::PolicyValueNet(s), std::move(o), torch::kCPU);
+}
+
+training::Losses step(training::Trainer& t, const Micro::Batch& b) {
+  return t.step(b.planes.data(), b.policy.data(), b.wdl.data(), b.size);
+}
+
+// Largest absolute difference over all parameters and buffers of two networks of one shape.
+double maxDifference(nn::PolicyValueNet& a, nn::PolicyValueNet& b) {
+  double worst = 0;
+  auto pa = a->named_parameters(), pb = b->named_parameters();
+  EXPECT_EQ(pa.size(), pb.size());
+  for (const auto& item : pa) {
+    const torch::Tensor* other = pb.find(item.key());
+    EXPECT_NE(other, nullptr) << item.key();
+    if (!other) continue;
+    worst = std::max(worst, (item.value() - *other).abs().max().item<double>());
+  }
+  auto ba = a->named_buffers(), bb = b->named_buffers();
+  for (const auto& item : ba) {
+    const torch::Tensor* other = bb.find(item.key());
+    if (!other || !item.value().is_floating_point()) continue;
+    worst = std::max(worst, (item.value() - *other).abs().max().item<double>());
+  }
+  return worst;
+}
+
+torch::Tensor evalPolicy(nn::PolicyValueNet& net, const Micro::Batch& b, const nn::NetworkShape& s) {
+  torch::NoGradGuard guard;
+  net->eval();
+  auto x = torch::from_blob(const_cast<float*>(b.planes.data()), {b.size, s.planes, s.height, s.width}).clone();
+  auto out = net->forward(x);
+  net->train();
+  return torch::cat({out.first, out.second}, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trainer
+
+TEST(Trainer, OverfitsAFixedTinyBatch) {
+  torch::set_num_threads(1);
+  const Micro m;
+  const auto s = m.shape(1, 16, 16);
+  auto t = makeTrainer(s, 3, optimizer(0.05));
+  const Micro::Batch b = m.batch(8, 17);
+  const training::Losses first = step(*t, b);
+  // Cross-entropy of a fresh network against one-hot targets: about log(policy size) and log(3).
+  EXPECT_NEAR(first.policy, std::log(double(m.encoder.policySize())), 1.5);
+  EXPECT_NEAR(first.value, std::log(3.0), 0.5);
+  EXPECT_NEAR(first.total, first.policy + first.value, 1e-4);
+  training::Losses last = first;
+  for (int i = 0; i < 60; ++i) last = step(*t, b);
+  EXPECT_EQ(t->steps(), 61);
+  std::fprintf(stderr, "[overfit: total %.3f -> %.3f, policy %.3f -> %.3f, value %.3f -> %.3f]\n", first.total,
+               last.total, first.policy, last.policy, first.value, last.value);
+  EXPECT_LT(last.total, 0.1 * first.total) << "first " << first.total << ", after 60 more steps " << last.total;
+  EXPECT_LT(last.policy, 0.5) << "the policy head should nearly memorise 8 one-hot targets";
+  EXPECT_LT(last.value, 0.5 * first.value) << "the value head should learn too";
+  // The trained network, evaluated, now prefers the target move in most positions.
+  auto out = evalPolicy(t->net(), b, s);
+  int hits = 0;
+  for (int i = 0; i < b.size; ++i) {
+    const int64_t best = out[i].slice(0, 0, s.policySize).argmax().item<int64_t>();
+    hits += b.policy[size_t(i) * s.policySize + size_t(best)] == 1.0f;
+  }
+  EXPECT_GE(hits, 7) << "of 8 memorised positions";
+}
+
+TEST(Trainer, LearningRateFollowsTheSchedule) {
+  const Micro m;
+  training::OptimizerConfig o = optimizer(0.1);
+  o.schedule = {{0, 0.05}, {3, 0.01}, {5, 0.002}};
+  auto t = makeTrainer(m.shape(), 1, o);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(0), 0.05);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(2), 0.05);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(3), 0.01);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(4), 0.01);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(5), 0.002);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(1000000), 0.002);
+  // The optimizer really uses the scheduled rate at each step.
+  const Micro::Batch b = m.batch(4, 5);
+  const double want[] = {0.05, 0.05, 0.05, 0.01, 0.01, 0.002, 0.002};
+  for (int i = 0; i < 7; ++i) {
+    step(*t, b);
+    for (auto& group : t->optimizer().param_groups())
+      EXPECT_DOUBLE_EQ(static_cast<torch::optim::SGDOptions&>(group.options()).lr(), want[i]) << "step " << i;
+  }
+  // Before the first scheduled step the base rate applies; without a schedule, always.
+  training::OptimizerConfig late = optimizer(0.1);
+  late.schedule = {{100, 0.001}};
+  auto t2 = makeTrainer(m.shape(), 1, late);
+  EXPECT_DOUBLE_EQ(t2->learningRateAt(0), 0.1);
+  EXPECT_DOUBLE_EQ(t2->learningRateAt(99), 0.1);
+  EXPECT_DOUBLE_EQ(t2->learningRateAt(100), 0.001);
+  auto t3 = makeTrainer(m.shape(), 1, optimizer(0.07));
+  EXPECT_DOUBLE_EQ(t3->learningRateAt(0), 0.07);
+  EXPECT_DOUBLE_EQ(t3->learningRateAt(123456), 0.07);
+  // After a resume (setSteps), the rate is the one for the resumed step.
+  t->setSteps(4);
+  step(*t, b);
+  EXPECT_DOUBLE_EQ(static_cast<torch::optim::SGDOptions&>(t->optimizer().param_groups()[0].options()).lr(), 0.01);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoints
+
+class Checkpoints : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    torch::set_num_threads(1);
+    dir_ = freshTempDir(currentTestName());
+    path_ = (dir_ / "candidate.ckpt").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void expectRefused(const std::string& p, training::Trainer& t, const std::string& what,
+                     const std::string& variant = "micro", int encoder = nn::Encoder::kVersion) {
+    try {
+      training::loadCheckpoint(p, t, variant, encoder);
+      ADD_FAILURE() << what << ": loadCheckpoint accepted " << p;
+    } catch (const training::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << what << ": message does not name the file: " << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << what << ": threw something other than CheckpointError: " << e.what();
+    }
+  }
+
+  Micro m_;
+  fs::path dir_;
+  std::string path_;
+};
+
+TEST_F(Checkpoints, RoundTripRestoresWeightsStepAndMomentum) {
+  const auto s = m_.shape(1, 8, 8);
+  const Micro::Batch b1 = m_.batch(8, 1), b2 = m_.batch(8, 2);
+  training::OptimizerConfig o = optimizer(0.05);
+  o.schedule = {{0, 0.05}, {4, 0.02}};
+  auto a = makeTrainer(s, 1, o);
+  for (int i = 0; i < 3; ++i) step(*a, b1);
+  training::saveCheckpoint(path_, *a, m_.info(s));
+  EXPECT_FALSE(fs::exists(path_ + ".tmp"));
+  const std::string weightsAtSave = nn::moduleToBytes(*a->net());
+
+  auto b = makeTrainer(s, 2, o);  // another initialisation
+  ASSERT_GT(maxDifference(a->net(), b->net()), 1e-3);
+  const nn::ModelInfo info = training::loadCheckpoint(path_, *b, "micro", nn::Encoder::kVersion);
+  EXPECT_EQ(info.step, 3);
+  EXPECT_EQ(info.variant, "micro");
+  EXPECT_EQ(b->steps(), 3);
+  EXPECT_EQ(maxDifference(a->net(), b->net()), 0.0) << "weights and buffers must come back exactly";
+  EXPECT_TRUE(torch::equal(evalPolicy(a->net(), b1, s), evalPolicy(b->net(), b1, s)));
+
+  // The next step after loading equals the next step without saving: momentum came back too.
+  step(*a, b2);
+  step(*b, b2);
+  EXPECT_EQ(a->steps(), 4);
+  EXPECT_EQ(b->steps(), 4);
+  EXPECT_LT(maxDifference(a->net(), b->net()), 1e-6);
+  step(*a, b1);
+  step(*b, b1);
+  EXPECT_LT(maxDifference(a->net(), b->net()), 1e-6);
+
+  // Control: the same weights with a fresh optimizer (no momentum) take a visibly different step,
+  // so the comparison above would notice lost optimizer state.
+  auto c = makeTrainer(s, 3, o);
+  nn::moduleFromBytes(*c->net(), weightsAtSave);
+  c->setSteps(3);
+  auto d = makeTrainer(s, 4, o);
+  training::loadCheckpoint(path_, *d, "micro", nn::Encoder::kVersion);
+  ASSERT_EQ(maxDifference(c->net(), d->net()), 0.0);
+  step(*c, b2);
+  step(*d, b2);
+  EXPECT_GT(maxDifference(c->net(), d->net()), 1e-5);
+}
+
+TEST_F(Checkpoints, DamagedFilesAreRefusedByName) {
+  const auto s = m_.shape();
+  auto a = makeTrainer(s, 1);
+  step(*a, m_.batch(4, 1));
+  training::saveCheckpoint(path_, *a, m_.info(s));
+  const std::string bytes = slurp(path_);
+  const size_t line1 = bytes.find('\n'), line2 = bytes.find('\n', line1 + 1);
+  ASSERT_NE(line2, std::string::npos);
+  const size_t body = bytes.size() - (line2 + 1);
+  auto t = makeTrainer(s, 2);
+  int serial = 0;
+  auto damaged = [&](const std::string& content, const std::string& what) {
+    const std::string p = (dir_ / ("damaged-" + std::to_string(serial++) + ".ckpt")).string();
+    spit(p, content);
+    expectRefused(p, *t, what);
+  };
+  for (size_t len : {size_t(1), size_t(9), line1, line1 + 1, line1 + 20, line2, line2 + 1, line2 + 1 + body / 4,
+                     line2 + 1 + body / 2, bytes.size() - 50, bytes.size() - 1})
+    damaged(bytes.substr(0, len), "truncated to " + std::to_string(len) + " bytes");
+  damaged(bytes + "\n", "a byte appended");
+  for (size_t offset : {size_t(0), body / 3, body / 2, body - 10, body - 1}) {
+    std::string flipped = bytes;
+    flipped[line2 + 1 + offset] = char(flipped[line2 + 1 + offset] ^ 0x01);
+    damaged(flipped, "byte " + std::to_string(offset) + " of the payload flipped");
+  }
+  damaged("POPPYCKP 3" + bytes.substr(line1), "another format version");
+  damaged("POPPYNET 1" + bytes.substr(line1), "a model file's magic");
+  damaged(bytes.substr(0, line1 + 1) + "{\"variant\":\"micro\"}" + bytes.substr(line2), "header missing fields");
+  damaged("", "empty file");
+  expectRefused((dir_ / "missing.ckpt").string(), *t, "missing file");
+  // A failed load leaves the trainer's step alone.
+  EXPECT_EQ(t->steps(), 0);
+  // The good file still loads.
+  EXPECT_NO_THROW(training::loadCheckpoint(path_, *t, "micro", nn::Encoder::kVersion));
+  EXPECT_EQ(t->steps(), 1);
+}
+
+TEST_F(Checkpoints, AnotherNetworkShapeVariantOrEncoderIsRefused) {
+  const auto s = m_.shape(1, 8, 8);
+  auto a = makeTrainer(s, 1);
+  training::saveCheckpoint(path_, *a, m_.info(s));
+  for (const auto& other : {m_.shape(2, 8, 8), m_.shape(1, 16, 8), m_.shape(1, 8, 16), m_.shape(0, 8, 8)}) {
+    auto t = makeTrainer(other, 2);
+    expectRefused(path_, *t,
+                  "checkpoint 1x8/8 into " + std::to_string(other.blocks) + "x" + std::to_string(other.channels) + "/" +
+                      std::to_string(other.valueHidden));
+  }
+  // Same shape numbers, another variant (minishogi has other planes and policy size).
+  {
+    const game::VariantPtr mini = game::loadVariant("minishogi");
+    const nn::Encoder enc(mini);
+    nn::NetworkShape ms = s;
+    ms.planes = enc.planes();
+    ms.height = enc.height();
+    ms.width = enc.width();
+    ms.policySize = enc.policySize();
+    auto t = makeTrainer(ms, 2);
+    expectRefused(path_, *t, "micro checkpoint into a minishogi network", "minishogi");
+    expectRefused(path_, *t, "micro checkpoint into a minishogi network, variant unchecked", "");
+  }
+  auto same = makeTrainer(s, 3);
+  expectRefused(path_, *same, "expected another variant", "minishogi");
+  expectRefused(path_, *same, "expected another encoder version", "micro", nn::Encoder::kVersion + 1);
+  EXPECT_NO_THROW(training::loadCheckpoint(path_, *same, "micro", nn::Encoder::kVersion));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run configurations
+
+TEST(TrainConfig, ShippedMicroConfigLoads) {
+  const std::string path = std::string(POPPY_SOURCE_DIR) + "/configs/train/micro.yaml";
+  const training::TrainRunConfig c = training::loadTrainConfig(path);
+  EXPECT_EQ(c.sourcePath, path);
+  EXPECT_EQ(c.variant, "micro");
+  EXPECT_EQ(c.device, "cpu");
+  EXPECT_EQ(c.blocks, 4);
+  EXPECT_EQ(c.channels, 32);
+  EXPECT_EQ(c.gamesPerIteration, 96);
+  EXPECT_EQ(c.parallelGames, 48);
+  EXPECT_EQ(c.selfplaySearch.playouts, 128);
+  EXPECT_EQ(c.batchSize, 256);
+  EXPECT_EQ(c.stepsPerIteration, 150);
+  EXPECT_DOUBLE_EQ(c.learningRate, 0.02);
+  ASSERT_EQ(c.lrSchedule.size(), 3u);
+  EXPECT_EQ(c.lrSchedule[1].first, 20000);
+  EXPECT_DOUBLE_EQ(c.lrSchedule[1].second, 0.005);
+  EXPECT_DOUBLE_EQ(c.weightDecay, 0.0001);
+  EXPECT_EQ(c.minSamples, 2000);
+  EXPECT_EQ(c.gateGames, 40);
+  EXPECT_EQ(c.gateSearch.playouts, 64);
+  EXPECT_DOUBLE_EQ(c.gateThreshold, 0.55);
+  EXPECT_EQ(c.iterations, 0);
+  // The variant it names exists.
+  EXPECT_NO_THROW(game::loadVariant(c.variant));
+}
+
+class TrainConfigErrors : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = freshTempDir(currentTestName()); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& yaml) {
+    const std::string p = (dir_ / ("config-" + std::to_string(serial_++) + ".yaml")).string();
+    spit(p, yaml);
+    return p;
+  }
+  // `yaml` must be refused with a ConfigError naming the file and every string in `mentions`.
+  void expectRefused(const std::string& yaml, const std::vector<std::string>& mentions) {
+    const std::string p = write(yaml);
+    try {
+      training::loadTrainConfig(p);
+      ADD_FAILURE() << "accepted:\n" << yaml;
+    } catch (const common::ConfigError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(p), std::string::npos) << "message does not name the file: " << msg;
+      for (const auto& m : mentions)
+        EXPECT_NE(msg.find(m), std::string::npos) << "message lacks '" << m << "': " << msg;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "threw something other than ConfigError for:\n" << yaml << "\n" << e.what();
+    }
+  }
+
+  fs::path dir_;
+  int serial_ = 0;
+};
+
+TEST_F(TrainConfigErrors, AValidSmallConfigLoads) {
+  // The baseline for the cases below: each of them changes one thing in a config like this.
+  const std::string p = write(
+      "variant: micro\nnetwork: {blocks: 1, channels: 8}\nselfplay: {games_per_iteration: 8, playouts: 16}\n"
+      "training: {batch_size: 32, lr_schedule: [[0, 0.1], [100, 0.01]]}\ngate: {games: 4}\nrun: {iterations: 2}\n");
+  const auto c = training::loadTrainConfig(p);
+  EXPECT_EQ(c.blocks, 1);
+  EXPECT_EQ(c.channels, 8);
+  EXPECT_EQ(c.valueHidden, 32);  // default kept
+  EXPECT_EQ(c.gamesPerIteration, 8);
+  EXPECT_EQ(c.selfplaySearch.playouts, 16);
+  EXPECT_EQ(c.batchSize, 32);
+  ASSERT_EQ(c.lrSchedule.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.lrSchedule[1].second, 0.01);
+  EXPECT_EQ(c.gateGames, 4);
+  EXPECT_EQ(c.iterations, 2);
+}
+
+TEST_F(TrainConfigErrors, UnknownKeys) {
+  expectRefused("variant: micro\nplayouts: 16\n", {"playouts", "unknown"});
+  expectRefused("network: {blocks: 1, chanels: 8}\n", {"network.chanels", "unknown"});
+  expectRefused("training:\n  batch_size: 32\n  learning_rat: 0.1\n", {"training.learning_rat"});
+  expectRefused("selfplay: {games: 8}\n", {"selfplay.games"});
+  expectRefused("gate: {playout: 8}\n", {"gate.playout"});
+  expectRefused("run: {iteration: 3}\n", {"run.iteration"});
+}
+
+TEST_F(TrainConfigErrors, ValuesOutOfRange) {
+  expectRefused("network: {blocks: -1}\n", {"network.blocks", "range"});
+  expectRefused("network: {channels: 0}\n", {"network.channels"});
+  expectRefused("selfplay: {playouts: 0}\n", {"selfplay.playouts"});
+  expectRefused("selfplay: {noise_fraction: 1.5}\n", {"selfplay.noise_fraction"});
+  expectRefused("training: {batch_size: 0}\n", {"training.batch_size"});
+  expectRefused("training: {learning_rate: 0}\n", {"training.learning_rate"});
+  expectRefused("training: {momentum: 1.0}\n", {"training.momentum"});
+  expectRefused("gate: {threshold: 1.01}\n", {"gate.threshold"});
+  expectRefused("run: {iterations: -1}\n", {"run.iterations"});
+  expectRefused("run: {hours: .nan}\n", {"run.hours"});
+  expectRefused("seed: -3\n", {"seed"});
+  expectRefused("training: {batch_size: 99999999999999}\n", {"training.batch_size"});
+}
+
+TEST_F(TrainConfigErrors, WrongTypes) {
+  expectRefused("network: {blocks: many}\n", {"network.blocks"});
+  expectRefused("network: {blocks: 1.5}\n", {"network.blocks"});
+  expectRefused("training: {learning_rate: fast}\n", {"training.learning_rate"});
+  expectRefused("training: {batch_size: [32]}\n", {"training.batch_size"});
+  expectRefused("variant: [micro, shogi]\n", {"variant"});
+  expectRefused("network: 4\n", {"network"});
+  expectRefused("selfplay: [1, 2]\n", {"selfplay"});
+  expectRefused("run: {hours: soon}\n", {"run.hours"});
+  expectRefused("- just\n- a list\n", {"top level"});
+}
+
+TEST_F(TrainConfigErrors, BadLearningRateSchedule) {
+  expectRefused("training: {lr_schedule: [[0, 0.1], [0, 0.01]]}\n", {"training.lr_schedule[1]", "increase"});
+  expectRefused("training: {lr_schedule: [[100, 0.1], [50, 0.01]]}\n", {"training.lr_schedule[1]", "increase"});
+  expectRefused("training: {lr_schedule: [[0, 0.1], [10, 0.05], [5, 0.01]]}\n", {"training.lr_schedule[2]"});
+  expectRefused("training: {lr_schedule: [[0, 0]]}\n", {"training.lr_schedule[0]"});
+  expectRefused("training: {lr_schedule: [[0, -0.1]]}\n", {"training.lr_schedule[0]"});
+  expectRefused("training: {lr_schedule: [[0, 0.1, 3]]}\n", {"training.lr_schedule[0]"});
+  expectRefused("training: {lr_schedule: [5]}\n", {"training.lr_schedule[0]"});
+  expectRefused("training: {lr_schedule: [[zero, 0.1]]}\n", {"training.lr_schedule[0]"});
+  expectRefused("training: {lr_schedule: 0.1}\n", {"training.lr_schedule"});
+}
+
+TEST_F(TrainConfigErrors, InvalidYamlMissingAndUnreadableFiles) {
+  // Invalid YAML: the file (and the line) are named.
+  expectRefused("network: {blocks: 1\ntraining: [\n", {"YAML"});
+  expectRefused("variant: micro\n  bad indent: 1\n", {});
+  const std::string missing = (dir_ / "no-such.yaml").string();
+  try {
+    training::loadTrainConfig(missing);
+    ADD_FAILURE() << "a missing file loads";
+  } catch (const common::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  try {
+    training::loadTrainConfig(dir_.string());
+    ADD_FAILURE() << "a directory loads as a config";
+  } catch (const common::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir_.string()), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

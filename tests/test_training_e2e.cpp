@@ -1,0 +1,543 @@
+// `poppy train` end to end on tiny settings (a 1x8 network, a few games of 16-48 playouts):
+// a short run leaves the documented run directory; a run killed with SIGKILL in the middle of
+// self-play resumes without losing or double-counting a game; a damaged run file stops the resume
+// with an error naming it and leaves the directory as it was; a bad config is refused before
+// anything is written. Every foreground command runs under `timeout`; the background run that is
+// killed is the test's own child (killed by the test at a deadline, and by the kernel if the test
+// dies first).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "selfplay/chunk_info.h"
+#include "selfplay/game_record.h"
+#include "selfplay/replay_file.h"
+#include "selfplay/replay_window.h"
+#include "training/checkpoint.h"
+#include "training/trainer.h"
+
+using namespace poppy;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The per-process scratch root under the temp directory; removed at exit when every test has
+// cleaned up after itself (a failed test's files stay for inspection).
+fs::path scratchRoot() { return fs::temp_directory_path() / ("poppy_test_train_e2e_" + std::to_string(::getpid())); }
+struct RemoveEmptyScratchRoot : ::testing::Environment {
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove(scratchRoot(), ec);  // only succeeds when empty
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kScratchCleanup =
+    ::testing::AddGlobalTestEnvironment(new RemoveEmptyScratchRoot);
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+struct CmdResult {
+  int code = -1;  // exit status; 128 + N for signal N; 124/137 when `timeout` stopped it
+  std::string out, err, command;
+  std::string describe() const {
+    return "command: " + command + "\nexit: " + std::to_string(code) + "\nstdout:\n" + out + "\nstderr:\n" + err;
+  }
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+fs::path testRoot() {
+  const fs::path dir = scratchRoot() / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// `poppy ARGS` in the foreground under `timeout -k 5 SECONDS`.
+CmdResult poppy(const std::vector<std::string>& args, const fs::path& scratch, int seconds = 60) {
+  static int serial = 0;
+  const fs::path out = scratch / ("stdout-" + std::to_string(serial));
+  const fs::path err = scratch / ("stderr-" + std::to_string(serial++));
+  CmdResult r;
+  std::string cmd = "timeout -k 5 " + std::to_string(seconds) + " " + quote(POPPY_BINARY);
+  r.command = "poppy";
+  for (const auto& a : args) {
+    cmd += " " + quote(a);
+    r.command += " " + a;
+  }
+  cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int status = std::system(cmd.c_str());
+  if (status == -1)
+    r.code = -1;
+  else if (WIFEXITED(status))
+    r.code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.code = 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// `poppy ARGS` as a child of this process (so it can be SIGKILLed and reaped); stderr to a file.
+pid_t startPoppy(const std::vector<std::string>& args, const fs::path& errFile) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the test
+    if (::getppid() != parent) ::_exit(127);
+    const int devnull = ::open("/dev/null", O_RDWR);
+    const int err = ::open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(devnull, 0);
+    ::dup2(devnull, 1);
+    ::dup2(err, 2);
+    std::vector<std::string> all = {POPPY_BINARY};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(POPPY_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Complete lines (ending in '\n') of a file; a missing file has none.
+std::vector<std::string> lines(const fs::path& p) {
+  std::vector<std::string> out;
+  const std::string all = slurp(p);
+  size_t start = 0;
+  for (size_t nl; (nl = all.find('\n', start)) != std::string::npos; start = nl + 1)
+    out.push_back(all.substr(start, nl - start));
+  return out;
+}
+
+json readJson(const fs::path& p) { return json::parse(slurp(p)); }
+
+std::string tinyConfig(int iterations, int games = 8, int parallel = 8, int playouts = 16, int channels = 8,
+                       const std::string& extra = "") {
+  std::ostringstream y;
+  y << "# test_training_e2e\n"
+    << "variant: micro\ndevice: cpu\nseed: 7\n"
+    << "network: {blocks: 1, channels: " << channels << ", value_hidden: 8}\n"
+    << "selfplay: {games_per_iteration: " << games << ", parallel_games: " << parallel << ", playouts: " << playouts
+    << ", threads: 1}\n"
+    << "training: {batch_size: 32, steps_per_iteration: 10, min_samples: 50, window: 20000, threads: 1}\n"
+    << "gate: {games: 4, playouts: 8, parallel_games: 4}\n"
+    << "run: {iterations: " << iterations << "}\n"
+    << extra;
+  return y.str();
+}
+
+std::vector<fs::path> chunkFiles(const fs::path& runDir) {
+  std::vector<fs::path> out;
+  if (!fs::exists(runDir / "replay")) return out;
+  for (const auto& e : fs::directory_iterator(runDir / "replay"))
+    if (selfplay::parseChunkFileName(e.path().filename().string())) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> tmpFiles(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".tmp") out.push_back(fs::relative(e.path(), dir).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct FileState {
+  std::string content;
+  fs::file_time_type mtime;
+};
+std::map<std::string, FileState> snapshot(const fs::path& dir) {
+  std::map<std::string, FileState> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file())
+      out[fs::relative(e.path(), dir).string()] = {slurp(e.path()), fs::last_write_time(e.path())};
+  return out;
+}
+
+// `after` has the same files with the same bytes as `before`; only config.yaml (documented to be
+// copied at every start) may have been rewritten with the same bytes.
+void expectUntouched(const std::map<std::string, FileState>& before, const std::map<std::string, FileState>& after,
+                     const std::string& what) {
+  std::set<std::string> a, b;
+  for (const auto& [k, v] : before) a.insert(k);
+  for (const auto& [k, v] : after) b.insert(k);
+  EXPECT_EQ(a, b) << what << ": the set of files in the run directory changed";
+  for (const auto& [name, st] : before) {
+    auto it = after.find(name);
+    if (it == after.end()) continue;
+    EXPECT_TRUE(it->second.content == st.content) << what << ": " << name << " was changed";
+    if (name != "config.yaml") {
+      EXPECT_TRUE(it->second.mtime == st.mtime) << what << ": " << name << " was rewritten";
+    }
+  }
+}
+
+int chunkSamples(const fs::path& chunk) { return int(selfplay::readReplayChunkHeader(chunk.string()).samples); }
+
+std::vector<selfplay::GameRecord> records(const fs::path& runDir) {
+  std::vector<selfplay::GameRecord> out;
+  for (const std::string& l : lines(runDir / "games.jsonl")) out.push_back(selfplay::gameRecordFromJson(l));
+  return out;
+}
+
+struct MicroTrainer {
+  game::VariantPtr variant = game::loadVariant("micro");
+  nn::Encoder encoder{variant};
+  nn::NetworkShape shape(int channels = 8) const {
+    nn::NetworkShape s;
+    s.planes = encoder.planes();
+    s.height = encoder.height();
+    s.width = encoder.width();
+    s.policySize = encoder.policySize();
+    s.blocks = 1;
+    s.channels = channels;
+    s.valueHidden = 8;
+    return s;
+  }
+  // The step stored in a run's candidate.ckpt (loads it fully: checksums, shape, optimizer).
+  int64_t checkpointStep(const fs::path& ckpt) const {
+    training::Trainer t(nn::PolicyValueNet(shape()), training::OptimizerConfig{}, torch::kCPU);
+    training::loadCheckpoint(ckpt.string(), t, "micro", nn::Encoder::kVersion);
+    return t.steps();
+  }
+};
+
+// The invariants that must hold in a run directory at any moment, even right after a SIGKILL:
+// state.json parses; every game it counts is in games.jsonl, and game i has replay chunk i with one
+// sample per ply; at most the one game being saved is ahead of the state.
+void expectConsistentAfterKill(const fs::path& dir) {
+  SCOPED_TRACE("run directory " + dir.string());
+  json state;
+  ASSERT_NO_THROW(state = readJson(dir / "state.json")) << slurp(dir / "state.json");
+  const int64_t counted = state.at("total_games").get<int64_t>();
+  const auto recs = records(dir);
+  const auto chunks = chunkFiles(dir);
+  EXPECT_GE(int64_t(recs.size()), counted) << "a game counted in state.json is missing from games.jsonl";
+  EXPECT_LE(int64_t(recs.size()), counted + 1) << "more than one finished game is not counted in state.json";
+  EXPECT_GE(chunks.size(), recs.size()) << "a game record without its replay chunk";
+  EXPECT_LE(chunks.size(), recs.size() + 1);
+  int64_t samples = 0;
+  for (size_t i = 0; i < recs.size() && i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].filename().string(), selfplay::chunkFileName(i));
+    EXPECT_EQ(chunkSamples(chunks[i]), recs[i].plies) << "game " << i << " and " << chunks[i];
+    if (int64_t(i) < counted) samples += recs[i].plies;
+  }
+  EXPECT_EQ(state.at("total_samples").get<int64_t>(), samples);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(2));
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("new run"), std::string::npos) << r.err;
+
+  // state.json: two full iterations of 8 games.
+  const json state = readJson(dir / "state.json");
+  EXPECT_EQ(state.at("iteration"), 2);
+  EXPECT_EQ(state.at("phase"), "selfplay");
+  EXPECT_EQ(state.at("games_at_iteration_start"), 16);  // the next iteration starts after 16 games
+  EXPECT_EQ(state.at("total_games"), 16);
+
+  // games.jsonl: exactly one record per counted game, each a legal micro game.
+  const auto recs = records(dir);
+  EXPECT_EQ(lines(dir / "games.jsonl").size(), 16u);
+  ASSERT_EQ(recs.size(), 16u);
+  const game::VariantPtr micro = game::loadVariant("micro");
+  int64_t plies = 0;
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec.variant, "micro");
+    EXPECT_EQ(int(rec.moves.size()), rec.plies);
+    EXPECT_TRUE(rec.result == "sente" || rec.result == "gote" || rec.result == "draw") << rec.result;
+    game::Position pos = game::Position::fromSfen(micro, rec.start);
+    for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+    if (rec.reason == "checkmate") {
+      EXPECT_FALSE(pos.hasLegalMove()) << rec.id;
+    }
+    plies += rec.plies;
+  }
+  EXPECT_EQ(state.at("total_samples").get<int64_t>(), plies);
+
+  // replay/: one readable chunk per game, in order, one sample per ply.
+  const MicroTrainer mt;
+  const auto chunks = chunkFiles(dir);
+  ASSERT_EQ(chunks.size(), 16u);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].filename().string(), selfplay::chunkFileName(i));
+    const auto samples = selfplay::readReplayChunk(chunks[i].string(), selfplay::chunkInfoFor(mt.encoder));
+    EXPECT_EQ(int(samples.size()), recs[i].plies) << chunks[i];
+  }
+
+  // metrics.jsonl: selfplay, train, gate for each iteration, in order.
+  std::vector<std::string> events;
+  int promotions = 0, trainSteps = 0;
+  for (const std::string& l : lines(dir / "metrics.jsonl")) {
+    const json m = json::parse(l);
+    events.push_back(m.at("event").get<std::string>() + "@" + std::to_string(m.at("iteration").get<int>()));
+    if (m.at("event") == "train") trainSteps += m.at("steps").get<int>();
+    if (m.at("event") == "gate" && m.at("promoted").get<bool>()) {
+      ++promotions;
+      EXPECT_TRUE(fs::exists(dir / "models" / (m.at("new_best").get<std::string>() + ".model"))) << l;
+    }
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"selfplay@0", "train@0", "gate@0", "selfplay@1", "train@1", "gate@1"}));
+  EXPECT_EQ(trainSteps, 20);
+
+  // Models: gen-0000 is the initial network; `best` names the current best, which loads.
+  const nn::ModelInfo gen0 = nn::readModelInfo((dir / "models/gen-0000.model").string());
+  EXPECT_EQ(gen0.variant, "micro");
+  EXPECT_EQ(gen0.id, "gen-0000");
+  EXPECT_EQ(gen0.step, 0);
+  EXPECT_EQ(gen0.shape.blocks, 1);
+  EXPECT_EQ(gen0.shape.channels, 8);
+  EXPECT_EQ(state.at("generation").get<int>(), promotions);
+  char bestName[32];
+  std::snprintf(bestName, sizeof bestName, "gen-%04d", promotions);
+  EXPECT_EQ(slurp(dir / "best"), std::string(bestName) + "\n");
+  nn::ModelInfo bestInfo;
+  EXPECT_NO_THROW(nn::loadModel((dir / "models" / (std::string(bestName) + ".model")).string(), &bestInfo, "micro",
+                                nn::Encoder::kVersion));
+  EXPECT_EQ(bestInfo.id, bestName);
+
+  // candidate.ckpt: loads, and holds every training step of the run.
+  EXPECT_EQ(mt.checkpointStep(dir / "candidate.ckpt"), 20);
+  EXPECT_EQ(slurp(dir / "config.yaml"), slurp(config));
+  EXPECT_EQ(tmpFiles(dir), std::vector<std::string>{}) << "temporary files left behind";
+
+  // Started again when it is done: it resumes, plays nothing, changes no game.
+  const std::string gamesBefore = slurp(dir / "games.jsonl");
+  const CmdResult again = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(again.code, 0) << again.describe();
+  EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
+  EXPECT_EQ(slurp(dir / "games.jsonl"), gamesBefore);
+  EXPECT_EQ(readJson(dir / "state.json").at("total_games"), 16);
+  fs::remove_all(root);
+}
+
+TEST(TrainE2E, KilledRunResumesWithoutLosingOrDoublingGames) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "long.yaml", dir = root / "run";
+  // 4 iterations of 12 games, 4 at a time: games finish one by one, so the kill lands mid-self-play.
+  spit(config, tinyConfig(4, 12, 4, 48));
+  const pid_t pid = startPoppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root / "first.err");
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool exited = false;
+  int status = 0;
+  while (lines(dir / "games.jsonl").size() < 5 && std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    // Poll tightly: the kill should land right after a game is saved, the moment a crash is most
+    // likely to split the saving of one game.
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  }
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the run ended by itself before the kill (or never wrote 5 games in 60 s):\n"
+      << slurp(root / "first.err");
+  const auto linesAtKill = lines(dir / "games.jsonl");
+  ASSERT_GE(linesAtKill.size(), 5u);
+  ASSERT_LT(linesAtKill.size(), 48u) << "the run was nearly done before the kill; the test needs slower settings";
+  const json stateAtKill = readJson(dir / "state.json");
+  expectConsistentAfterKill(dir);
+  std::fprintf(stderr, "[killed after %zu game records; state.json counts %lld]\n", linesAtKill.size(),
+               static_cast<long long>(stateAtKill.at("total_games").get<int64_t>()));
+
+  // Stale temporaries (as a crash mid-write leaves them) must never be read as data.
+  spit(dir / "replay" / "chunk-000000999.rpl.tmp", "garbage: an interrupted chunk write");
+  spit(dir / "models" / "gen-0099.model.tmp", "garbage: an interrupted model write");
+
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root, 120);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("resuming"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("new run"), std::string::npos) << r.err;
+
+  const json state = readJson(dir / "state.json");
+  EXPECT_EQ(state.at("iteration"), 4);
+  EXPECT_EQ(state.at("phase"), "selfplay");
+  EXPECT_EQ(state.at("total_games"), 48);
+  const auto finalLines = lines(dir / "games.jsonl");
+  EXPECT_EQ(int64_t(finalLines.size()), state.at("total_games").get<int64_t>())
+      << "games.jsonl and state.json disagree on the number of games (state.json counted "
+      << stateAtKill.at("total_games") << " of " << linesAtKill.size() << " records at the kill)";
+  // No game lost: what was there at the kill is still there, unchanged, at the front.
+  ASSERT_GE(finalLines.size(), linesAtKill.size());
+  for (size_t i = 0; i < linesAtKill.size(); ++i) EXPECT_EQ(finalLines[i], linesAtKill[i]) << "line " << i + 1;
+  // Every record has its chunk: the records' ply counts appear, in order, among the chunks'
+  // sample counts (a chunk written just before the kill may have no record).
+  const auto recs = records(dir);
+  const auto chunks = chunkFiles(dir);
+  EXPECT_GE(chunks.size(), recs.size());
+  size_t c = 0;
+  int64_t plies = 0;
+  for (const auto& rec : recs) {
+    while (c < chunks.size() && chunkSamples(chunks[c]) != rec.plies) ++c;
+    ASSERT_LT(c, chunks.size()) << "game " << rec.id << " (" << rec.plies << " plies) has no replay chunk";
+    ++c;
+    plies += rec.plies;
+  }
+  EXPECT_EQ(state.at("total_samples").get<int64_t>(), plies);
+  // The stale temporaries were ignored: untouched, and chunk numbering did not jump past them.
+  EXPECT_EQ(slurp(dir / "replay" / "chunk-000000999.rpl.tmp"), "garbage: an interrupted chunk write");
+  EXPECT_EQ(slurp(dir / "models" / "gen-0099.model.tmp"), "garbage: an interrupted model write");
+  ASSERT_FALSE(chunks.empty());
+  EXPECT_LT(*selfplay::parseChunkFileName(chunks.back().filename().string()), 999u);
+  // All four iterations trained (10 steps each) into the candidate.
+  EXPECT_EQ(MicroTrainer().checkpointStep(dir / "candidate.ckpt"), 40);
+  fs::remove_all(root);
+}
+
+TEST(TrainE2E, DamagedRunFileStopsTheResumeAndTouchesNothing) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  const fs::path ckpt = dir / "candidate.ckpt";
+  const std::string good = slurp(ckpt);
+  ASSERT_GT(good.size(), 1000u);
+
+  struct Damage {
+    std::string name;
+    fs::path file;
+    std::string bytes;  // empty: delete the file
+  };
+  std::string flipped = good;
+  flipped[good.size() - 7] = char(flipped[good.size() - 7] ^ 0x40);
+  std::string flippedEarly = good;
+  flippedEarly[good.size() / 2] = char(flippedEarly[good.size() / 2] ^ 0x01);
+  const std::string goodState = slurp(dir / "state.json");
+  const std::vector<Damage> damages = {
+      {"byte flipped near the end of candidate.ckpt", ckpt, flipped},
+      {"byte flipped in the middle of candidate.ckpt", ckpt, flippedEarly},
+      {"truncated candidate.ckpt", ckpt, good.substr(0, good.size() / 3)},
+      {"candidate.ckpt replaced by junk", ckpt, "junk\n"},
+      {"candidate.ckpt missing", ckpt, ""},
+      {"state.json truncated", dir / "state.json", goodState.substr(0, goodState.size() / 2)},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.name);
+    if (d.bytes.empty())
+      fs::remove(d.file);
+    else
+      spit(d.file, d.bytes);
+    const auto before = snapshot(dir);
+    const CmdResult r =
+        poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "2"}, root);
+    EXPECT_NE(r.code, 0) << r.describe();
+    EXPECT_LT(r.code, 124) << "crashed or hung instead of reporting the damage:\n" << r.describe();
+    EXPECT_NE(r.err.find(d.file.string()), std::string::npos) << "the error does not name the file:\n" << r.err;
+    EXPECT_EQ(r.err.find("new run"), std::string::npos) << "a damaged run was started afresh:\n" << r.err;
+    expectUntouched(before, snapshot(dir), d.name);
+    // Restore for the next case.
+    spit(ckpt, good);
+    spit(dir / "state.json", goodState);
+  }
+  // Repaired, the run resumes and finishes its second iteration.
+  const CmdResult ok =
+      poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "2"}, root);
+  ASSERT_EQ(ok.code, 0) << ok.describe();
+  EXPECT_NE(ok.err.find("resuming"), std::string::npos);
+  EXPECT_EQ(readJson(dir / "state.json").at("iteration"), 2);
+  fs::remove_all(root);
+}
+
+TEST(TrainE2E, RefusedResumeKeepsTheRunsOwnConfig) {
+  // A resume with a config for another network shape must be refused (the checkpoint does not
+  // fit) and must leave config.yaml describing the run as it was trained.
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", wider = root / "wider.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  spit(wider, tinyConfig(2, 8, 8, 16, /*channels=*/16));
+  const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  const auto before = snapshot(dir);
+  const CmdResult r = poppy({"train", "--config", wider.string(), "--run-dir", dir.string()}, root);
+  EXPECT_NE(r.code, 0) << r.describe();
+  EXPECT_LT(r.code, 124) << r.describe();
+  EXPECT_NE(r.err.find((dir / "candidate.ckpt").string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("shape"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "config.yaml"), slurp(config)) << "the refused config replaced the run's config.yaml";
+  expectUntouched(before, snapshot(dir), "refused resume with a 16-channel config");
+  fs::remove_all(root);
+}
+
+TEST(TrainE2E, ConfigWithUnknownKeyIsRefusedBeforeAnythingIsWritten) {
+  const fs::path root = testRoot();
+  const fs::path bad = root / "bad.yaml", dir = root / "run";
+  // An unknown nested key.
+  std::string yaml = tinyConfig(1);
+  yaml.replace(yaml.find("batch_size"), 10, "batch_sise");
+  spit(bad, yaml);
+  const CmdResult r = poppy({"train", "--config", bad.string(), "--run-dir", dir.string()}, root);
+  EXPECT_EQ(r.code, 2) << r.describe();
+  EXPECT_NE(r.err.find(bad.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("training.batch_sise"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir)) << "the run directory was created for a refused config";
+
+  // An unknown top-level key, against an existing run: nothing in it changes.
+  const fs::path good = root / "good.yaml";
+  spit(good, tinyConfig(1));
+  const CmdResult first = poppy({"train", "--config", good.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  spit(bad, tinyConfig(2) + "learning_rate: 0.1\n");
+  const auto before = snapshot(dir);
+  const CmdResult r2 = poppy({"train", "--config", bad.string(), "--run-dir", dir.string()}, root);
+  EXPECT_EQ(r2.code, 2) << r2.describe();
+  EXPECT_NE(r2.err.find(bad.string()), std::string::npos) << r2.err;
+  EXPECT_NE(r2.err.find("learning_rate"), std::string::npos) << r2.err;
+  const auto after = snapshot(dir);
+  expectUntouched(before, after, "refused config");
+  EXPECT_TRUE(after.at("config.yaml").mtime == before.at("config.yaml").mtime) << "config.yaml was rewritten";
+  fs::remove_all(root);
+}
+
+}  // namespace
