@@ -21,6 +21,7 @@
 #include "nn/encoder.h"
 #include "nn/model_file.h"
 #include "support/random_positions.h"
+#include "support/scratch_files.h"
 #include "training/checkpoint.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
@@ -30,36 +31,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The per-process scratch root under the temp directory; removed at exit when every test has
-// cleaned up after itself (a failed test's files stay for inspection).
-fs::path scratchRoot() { return fs::temp_directory_path() / ("poppy_test_training_" + std::to_string(::getpid())); }
-struct RemoveEmptyScratchRoot : ::testing::Environment {
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove(scratchRoot(), ec);  // only succeeds when empty
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kScratchCleanup =
-    ::testing::AddGlobalTestEnvironment(new RemoveEmptyScratchRoot);
+const std::string kScratch = "poppy_test_training_";
+[[maybe_unused]] ::testing::Environment* const kScratchCleanup = poppy::testing::removeScratchRootAtExit(kScratch);
+fs::path scratchRoot() { return poppy::testing::scratchRoot(kScratch); }
+fs::path freshTempDir(const std::string& name) { return poppy::testing::freshTempDir(kScratch, name); }
+using poppy::testing::slurp;
+using poppy::testing::spit;
 
-fs::path freshTempDir(const std::string& name) {
-  const fs::path dir = scratchRoot() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
-void spit(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
 
 std::string currentTestName() { return ::testing::UnitTest::GetInstance()->current_test_info()->name(); }
 

@@ -35,23 +35,21 @@
 #include "training/checkpoint.h"
 #include "training/trainer.h"
 
+#include "support/scratch_files.h"
+
 using namespace poppy;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-// The per-process scratch root under the temp directory; removed at exit when every test has
-// cleaned up after itself (a failed test's files stay for inspection).
-fs::path scratchRoot() { return fs::temp_directory_path() / ("poppy_test_train_e2e_" + std::to_string(::getpid())); }
-struct RemoveEmptyScratchRoot : ::testing::Environment {
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove(scratchRoot(), ec);  // only succeeds when empty
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kScratchCleanup =
-    ::testing::AddGlobalTestEnvironment(new RemoveEmptyScratchRoot);
+const std::string kScratch = "poppy_test_train_e2e_";
+[[maybe_unused]] ::testing::Environment* const kScratchCleanup = poppy::testing::removeScratchRootAtExit(kScratch);
+fs::path scratchRoot() { return poppy::testing::scratchRoot(kScratch); }
+fs::path freshTempDir(const std::string& name) { return poppy::testing::freshTempDir(kScratch, name); }
+using poppy::testing::slurp;
+using poppy::testing::spit;
+std::string quote(const std::string& s) { return poppy::testing::shellQuote(s); }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -64,23 +62,8 @@ struct CmdResult {
   }
 };
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
-void spit(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
 
 fs::path testRoot() {
   const fs::path dir = scratchRoot() / ::testing::UnitTest::GetInstance()->current_test_info()->name();

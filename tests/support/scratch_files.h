@@ -1,0 +1,60 @@
+// Scratch files for tests: a per-process temporary root (removed at exit when every test has
+// cleaned up after itself, so a failed test's files stay for inspection), whole-file reads and
+// writes, and shell quoting for commands that tests run.
+#pragma once
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace poppy::testing {
+
+// The root for this test program: TMPDIR/<prefix><pid>.
+inline std::filesystem::path scratchRoot(const std::string& prefix) {
+  return std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()));
+}
+
+// Registers the removal of the (empty) scratch root at the end of the test program.
+inline ::testing::Environment* removeScratchRootAtExit(const std::string& prefix) {
+  struct Remove : ::testing::Environment {
+    explicit Remove(std::string p) : prefix(std::move(p)) {}
+    void TearDown() override {
+      std::error_code ec;
+      std::filesystem::remove(scratchRoot(prefix), ec);  // only succeeds when empty
+    }
+    std::string prefix;
+  };
+  return ::testing::AddGlobalTestEnvironment(new Remove(prefix));
+}
+
+// An empty directory under the scratch root.
+inline std::filesystem::path freshTempDir(const std::string& prefix, const std::string& name) {
+  const std::filesystem::path dir = scratchRoot(prefix) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void spit(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// Single-quotes a word for /bin/sh.
+inline std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace poppy::testing
