@@ -28,7 +28,7 @@ struct NetBenchArgs {
   std::string config = "configs/train/micro.yaml";
   std::string csv = "bench_nn.csv";
   double seconds = 1.0;  // per measurement
-  int games = 24;        // bench selfplay
+  int games = 96;        // bench selfplay: one iteration of the default config
   int batch = 0;         // bench train (0: the config's batch size)
 };
 
@@ -115,10 +115,26 @@ void benchNn(const NetBenchArgs& a) {
               atSelfplay, 100 * atSelfplay / mm, mm);
 }
 
+// Passes calls through and remembers each batch size, so the standalone network can later be
+// timed on exactly the batches self-play produced.
+class RecordingEvaluator : public mcts::Evaluator {
+ public:
+  explicit RecordingEvaluator(mcts::Evaluator& inner) : inner_(inner) {}
+  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+    sizes.push_back(batch);
+    inner_.evaluate(planes, batch, logits, wdl);
+  }
+  std::vector<int> sizes;
+
+ private:
+  mcts::Evaluator& inner_;
+};
+
 void benchSelfplay(const NetBenchArgs& a) {
   Setup s = setup(a);
   nn::PolicyValueNet net(s.shape);
-  nn::TorchEvaluator ev(net, nn::parseDevice(s.config.device));
+  nn::TorchEvaluator torchEval(net, nn::parseDevice(s.config.device));
+  RecordingEvaluator ev(torchEval);
   selfplay::SelfPlaySettings settings;
   settings.search.playouts = s.config.selfplaySearch.playouts;
   settings.search.cpuct = float(s.config.selfplaySearch.cpuct);
@@ -142,18 +158,31 @@ void benchSelfplay(const NetBenchArgs& a) {
   const auto& st = runner.searchStats();
   const double evalsPerSec = st.evaluations / seconds;
   const int avgBatch = int(std::max<int64_t>(1, st.evaluations / std::max<int64_t>(1, st.batches)));
-  const double standalone = evalRate(ev, s, avgBatch, a.seconds);
+  const double standalone = evalRate(torchEval, s, avgBatch, a.seconds);
+  // The same network alone on the same sequence of batch sizes (inputs are not recomputed).
+  const int maxBatch = *std::max_element(ev.sizes.begin(), ev.sizes.end());
+  std::vector<float> planes(size_t(maxBatch) * s.encoder->inputSize(), 0.5f);
+  std::vector<float> logits(size_t(maxBatch) * s.encoder->policySize()), wdl(size_t(maxBatch) * 3);
+  const auto replayStart = Clock::now();
+  int64_t replayed = 0;
+  for (int b : ev.sizes) {
+    torchEval.evaluate(planes.data(), b, logits.data(), wdl.data());
+    replayed += b;
+  }
+  const double replayRate = replayed / since(replayStart);
   std::printf("%d games at %d playouts in %.1f s: %.0f games/hour, %.1f plies/game\n", a.games,
               settings.search.playouts, seconds, a.games * 3600 / seconds, double(plies) / a.games);
   std::printf("network evaluations: %lld in %lld batches (average batch %d), %.0f evals/s in self-play; "
               "%.0f%% of the time inside the network; cache hits %lld, game ends %lld\n",
               (long long)st.evaluations, (long long)st.batches, avgBatch, evalsPerSec,
               100 * st.evalSeconds / std::max(seconds, 1e-9), (long long)st.cacheHits, (long long)st.terminals);
-  std::printf("standalone network at batch %d: %.0f evals/s\n", avgBatch, standalone);
+  std::printf("standalone network: %.0f evals/s at the average batch %d; %.0f evals/s on the same %zu batch sizes "
+              "as self-play\n", standalone, avgBatch, replayRate, ev.sizes.size());
   std::ofstream(a.csv, std::ios::app) << "selfplay," << s.variant->name << ',' << a.games * 3600 / seconds << ','
-                                      << evalsPerSec << ',' << standalone << '\n';
-  std::printf("self-play network rate = %.0f%% of standalone (search overhead %.0f%%); %.0f games/hour\n",
-              100 * evalsPerSec / standalone, 100 - 100 * evalsPerSec / standalone, a.games * 3600 / seconds);
+                                      << evalsPerSec << ',' << standalone << ',' << replayRate << '\n';
+  std::printf("self-play network rate = %.0f%% of standalone on the same batches (%.0f%% of the fixed average batch); "
+              "%.0f games/hour\n",
+              100 * evalsPerSec / replayRate, 100 * evalsPerSec / standalone, a.games * 3600 / seconds);
 }
 
 void benchTrain(const NetBenchArgs& a) {

@@ -28,28 +28,33 @@ uint64_t SearchDriver::cacheKey(const game::Position& pos) const {
 }
 
 void SearchDriver::search(const std::vector<Tree*>& trees, int playouts) {
+  while (round(trees, playouts)) {
+  }
+}
+
+bool SearchDriver::round(const std::vector<Tree*>& trees, int playouts) {
   const Clock::time_point start = Clock::now();
   const size_t n = trees.size();
-  for (;;) {
-    leaves_.clear();
-    indices_.clear();
-    collided_.clear();
-    bool anyLeft = false;
-    for (size_t k = 0; k < n; ++k) {
-      const size_t t = (nextTree_ + k) % n;
-      Tree& tree = *trees[t];
-      if (tree.rootIsTerminal() || tree.rootVisits() >= playouts) continue;
-      anyLeft = true;
-      if (!gather(tree, playouts)) {
-        nextTree_ = (t + 1) % n;  // the batch is full: the next round starts after this tree
-        break;
-      }
+  leaves_.clear();
+  indices_.clear();
+  collided_.clear();
+  bool anyLeft = false;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t t = (nextTree_ + k) % n;
+    Tree& tree = *trees[t];
+    if (tree.rootIsTerminal() || tree.rootVisits() >= playouts) continue;
+    anyLeft = true;
+    if (!gather(tree, playouts)) {
+      nextTree_ = (t + 1) % n;  // the batch is full: the next round starts after this tree
+      break;
     }
-    if (!anyLeft) break;
+  }
+  if (anyLeft) {
     if (!leaves_.empty()) evaluateBatch();
     for (const auto& [tree, node] : collided_) tree->releaseVirtualLoss(node);
   }
   stats_.totalSeconds += secondsSince(start);
+  return anyLeft;
 }
 
 bool SearchDriver::gather(Tree& tree, int playouts) {

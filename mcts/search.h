@@ -33,6 +33,11 @@ class SearchDriver {
   // Runs until every tree's root has at least `playouts` visits (terminal roots are skipped).
   // The trees must play the encoder's variant; each uses its own SearchParams.
   void search(const std::vector<Tree*>& trees, int playouts);
+  // One round of search(): gathers leaves from the trees still short of `playouts` visits,
+  // evaluates them in one batch and backs them up. Returns false when no tree needed visits.
+  // Self-play calls this directly so a game moves as soon as its own tree is done, keeping
+  // batches full instead of waiting for the slowest tree.
+  bool round(const std::vector<Tree*>& trees, int playouts);
 
   const Stats& stats() const { return stats_; }
   void resetStats() { stats_ = Stats{}; }

@@ -76,10 +76,11 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
     for (Slot& s : slots)
       if (s.active) trees.push_back(s.tree.get());
     if (trees.empty()) break;
-    driver_.search(trees, settings_.search.playouts);
+    // One batched round; then every game whose tree has its playouts moves at once.
+    driver_.round(trees, settings_.search.playouts);
 
     for (Slot& s : slots) {
-      if (!s.active) continue;
+      if (!s.active || s.tree->rootVisits() < settings_.search.playouts) continue;
       mcts::Tree& tree = *s.tree;
       const game::Position& pos = tree.rootPosition();
       // The training sample: this position and the search's visit distribution.
