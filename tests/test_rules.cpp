@@ -20,29 +20,6 @@ using namespace poppy::testing;
 
 namespace {
 
-// Legal board moves from one square to another (to see which flip variants exist).
-std::vector<Move> movesBetween(const Position& pos, const std::string& from, const std::string& to) {
-  MoveList list;
-  pos.generateLegal(list);
-  std::vector<Move> out;
-  const Square f = sq(pos.variant(), from), t = sq(pos.variant(), to);
-  for (const Move& m : list)
-    if (!m.isDrop() && m.from == f && m.to == t) out.push_back(m);
-  return out;
-}
-
-// SFEN fields: 0 board, 1 side, 2 hand, 3 move number.
-std::string field(const std::string& sfen, int n) {
-  std::istringstream in(sfen);
-  std::string f;
-  for (int i = 0; i <= n; ++i) in >> f;
-  return f;
-}
-
-void play(Position& pos, const std::vector<std::string>& moves) {
-  for (const auto& m : moves) pos.makeMove(pos.parseUsi(m));
-}
-
 // A copy of micro.yaml with one line replaced, written to a temporary file.
 std::string microVariantWith(const std::string& from, const std::string& to, const std::string& fileName) {
   std::ifstream in(std::string(POPPY_SOURCE_DIR) + "/configs/variants/micro.yaml");

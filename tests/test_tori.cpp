@@ -49,29 +49,6 @@ std::vector<std::string> dropsOf(const Position& pos, const std::string& token) 
   return out;
 }
 
-// Legal board moves from one square to another (to see which promotion forms exist).
-std::vector<Move> movesBetween(const Position& pos, const std::string& from, const std::string& to) {
-  MoveList list;
-  pos.generateLegal(list);
-  std::vector<Move> out;
-  const Square f = sq(pos.variant(), from), t = sq(pos.variant(), to);
-  for (const Move& m : list)
-    if (!m.isDrop() && m.from == f && m.to == t) out.push_back(m);
-  return out;
-}
-
-// SFEN fields: 0 board, 1 side, 2 hand, 3 move number.
-std::string field(const std::string& sfen, int n) {
-  std::istringstream in(sfen);
-  std::string f;
-  for (int i = 0; i <= n; ++i) in >> f;
-  return f;
-}
-
-void play(Position& pos, const std::vector<std::string>& moves) {
-  for (const auto& m : moves) pos.makeMove(pos.parseUsi(m));
-}
-
 VariantPtr tori() { return loadVariant("tori"); }
 
 // A lone piece on 4d (the centre). Gote's phoenix on 6a and sente's on 2g lie on no line

@@ -1,6 +1,7 @@
 // Small helpers for rule tests: squares by USI name, pieces as SFEN tokens, legal moves as text.
 #pragma once
 #include <algorithm>
+#include <sstream>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -36,6 +37,29 @@ inline std::vector<std::string> legalUsi(const game::Position& pos) {
 inline bool hasLegal(const game::Position& pos, const std::string& usi) {
   const auto all = legalUsi(pos);
   return std::find(all.begin(), all.end(), usi) != all.end();
+}
+
+// Legal board moves from one square to another (to see which flip forms exist).
+inline std::vector<game::Move> movesBetween(const game::Position& pos, const std::string& from, const std::string& to) {
+  game::MoveList list;
+  pos.generateLegal(list);
+  std::vector<game::Move> out;
+  const game::Square f = sq(pos.variant(), from), t = sq(pos.variant(), to);
+  for (const game::Move& m : list)
+    if (!m.isDrop() && m.from == f && m.to == t) out.push_back(m);
+  return out;
+}
+
+// SFEN fields: 0 board, 1 side, 2 hand, 3 move number.
+inline std::string field(const std::string& sfen, int n) {
+  std::istringstream in(sfen);
+  std::string f;
+  for (int i = 0; i <= n; ++i) in >> f;
+  return f;
+}
+
+inline void play(game::Position& pos, const std::vector<std::string>& moves) {
+  for (const auto& m : moves) pos.makeMove(pos.parseUsi(m));
 }
 
 }  // namespace poppy::testing
