@@ -125,8 +125,7 @@ void addTrainCommands(CLI::App& app) {
     runner.play(
         s->games,
         [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
-          selfplay::writeReplayChunk(s->out + "/replay/" + selfplay::chunkFileName(next++), chunkInfo, samples);
-          selfplay::appendGameRecords(s->out + "/games.jsonl", {record});
+          selfplay::saveFinishedGame(s->out, next++, chunkInfo, samples, record);
         },
         [&](const selfplay::SelfPlayProgress& p) {
           std::fprintf(stderr, "\r%d/%d games, %.0f games/h   ", p.gamesFinished, p.gamesWanted,

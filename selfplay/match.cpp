@@ -142,9 +142,7 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       if (outcome.winner < 0) ++result.draws;
       else if ((outcome.winner == 0) == aIsSente) ++result.winsA;
       else ++result.lossesA;
-      g.record.result = outcome.winner < 0 ? "draw" : (outcome.winner == 0 ? "sente" : "gote");
-      g.record.reason = reasonName(outcome.reason);
-      g.record.plies = int(g.record.moves.size());
+      finishRecord(g.record, outcome);
       result.records.push_back(std::move(g.record));
       ++finished;
       if (progress) progress(result, settings.games);

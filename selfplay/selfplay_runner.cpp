@@ -4,6 +4,8 @@
 #include <memory>
 #include <random>
 
+#include "selfplay/replay_window.h"
+
 namespace poppy::selfplay {
 
 std::string reasonName(game::EndReason reason) {
@@ -15,6 +17,20 @@ std::string reasonName(game::EndReason reason) {
     case game::EndReason::kNone: break;
   }
   return "none";
+}
+
+void finishRecord(GameRecord& record, const game::Outcome& outcome) {
+  record.result = outcome.winner < 0 ? "draw" : (outcome.winner == 0 ? "sente" : "gote");
+  record.reason = reasonName(outcome.reason);
+  record.plies = int(record.moves.size());
+}
+
+void saveFinishedGame(const std::string& dir, uint64_t sequence, const ChunkInfo& info,
+                      const std::vector<Sample>& samples, GameRecord& record) {
+  const std::string chunk = chunkFileName(sequence);
+  writeReplayChunk(dir + "/replay/" + chunk, info, samples);
+  record.id = chunk.substr(0, chunk.find('.'));
+  appendGameRecords(dir + "/games.jsonl", {record});
 }
 
 namespace {
@@ -115,9 +131,7 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
         p.sample.result = int8_t(outcome.winner < 0 ? 0 : (outcome.winner == p.mover ? 1 : -1));
         done.push_back(std::move(p.sample));
       }
-      s.record.result = outcome.winner < 0 ? "draw" : (outcome.winner == 0 ? "sente" : "gote");
-      s.record.reason = reasonName(outcome.reason);
-      s.record.plies = int(s.record.moves.size());
+      finishRecord(s.record, outcome);
       ++finished;
       onGame(std::move(done), std::move(s.record));
       if (started < games) startGame(s);

@@ -11,6 +11,7 @@
 #include "mcts/search.h"
 #include "nn/encoder.h"
 #include "selfplay/game_record.h"
+#include "selfplay/replay_file.h"
 #include "selfplay/sample.h"
 
 namespace poppy::selfplay {
@@ -57,5 +58,14 @@ class SelfPlayRunner {
 
 // "checkmate", "repetition", "perpetual_check" or "ply_cap" for a finished game.
 std::string reasonName(game::EndReason reason);
+
+// Fills a finished game's result, reason and ply count from its outcome.
+void finishRecord(GameRecord& record, const game::Outcome& outcome);
+
+// Saves one finished self-play game into a directory laid out as a run directory: the samples
+// as replay/chunk-<sequence>.rpl, then the record (its id set to the chunk's name) appended to
+// games.jsonl. The record is written last: once it is there, the game counts.
+void saveFinishedGame(const std::string& dir, uint64_t sequence, const ChunkInfo& info,
+                      const std::vector<Sample>& samples, GameRecord& record);
 
 }  // namespace poppy::selfplay

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_files.h"
+
 using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
@@ -70,13 +72,7 @@ CmdResult poppy(const std::vector<std::string>& args) {
     r.command += " " + quote(a);
   }
   cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
-  const int status = std::system(cmd.c_str());
-  if (status == -1)
-    r.code = -1;
-  else if (WIFEXITED(status))
-    r.code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status))
-    r.code = 128 + WTERMSIG(status);
+  r.code = poppy::testing::exitCodeOf(std::system(cmd.c_str()));
   r.out = slurp(out);
   r.err = slurp(err);
   std::error_code ec;

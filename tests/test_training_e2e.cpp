@@ -85,13 +85,7 @@ CmdResult poppy(const std::vector<std::string>& args, const fs::path& scratch, i
     r.command += " " + a;
   }
   cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
-  const int status = std::system(cmd.c_str());
-  if (status == -1)
-    r.code = -1;
-  else if (WIFEXITED(status))
-    r.code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status))
-    r.code = 128 + WTERMSIG(status);
+  r.code = poppy::testing::exitCodeOf(std::system(cmd.c_str()));
   r.out = slurp(out);
   r.err = slurp(err);
   return r;

@@ -274,10 +274,7 @@ class Run {
           [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
             // Saved at once: the chunk, then the record that names it (the game counts from
             // then on), then the state. A kill in between is mended on resume (reconcile()).
-            const std::string chunk = selfplay::chunkFileName(nextChunk_++);
-            selfplay::writeReplayChunk(path("replay/" + chunk), info, samples);
-            record.id = chunk.substr(0, chunk.find('.'));
-            selfplay::appendGameRecords(path("games.jsonl"), {record});
+            selfplay::saveFinishedGame(dir_.string(), nextChunk_++, info, samples, record);
             ++state_.totalGames;
             state_.totalSamples += int64_t(samples.size());
             plies += record.plies;

@@ -3,6 +3,7 @@
 // writes, and shell quoting for commands that tests run.
 #pragma once
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -55,6 +56,15 @@ inline std::string shellQuote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// The exit code of a std::system() status: the program's status, 128 + N for signal N, -1 when
+// no shell could run.
+inline int exitCodeOf(int status) {
+  if (status == -1) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
 }
 
 }  // namespace poppy::testing
