@@ -7,7 +7,9 @@ namespace poppy::game {
 int Position::repetitionsSoFar() const {
   const uint64_t h = hash();
   int n = 0;
-  for (int i = int(states_.size()) - 2; i >= 0; --i)
+  // The hash includes the side to move, so only every numPlayers-th earlier state can match.
+  const int step = variant_->numPlayers;
+  for (int i = int(states_.size()) - 1 - step; i >= 0; i -= step)
     if (states_[i].hash == h) ++n;
   return n;
 }
