@@ -33,6 +33,49 @@ game::Move RolloutPlayer::choose(const game::Position& input) {
   return nodes_[size_t(best)].move;
 }
 
+void RolloutPlayer::startSearch(const game::Position& pos) {
+  if (pos.variant().numPlayers != 2)
+    throw std::invalid_argument("RolloutPlayer: only two-player variants are supported");
+  if (pos.outcome(plyCap_).over()) throw std::invalid_argument("RolloutPlayer: the game is already over");
+  root_ = std::make_unique<game::Position>(pos);
+  nodes_.clear();
+  nodes_.emplace_back();
+}
+
+void RolloutPlayer::searchMore(int simulations) {
+  if (!root_) throw std::logic_error("RolloutPlayer::searchMore before startSearch");
+  for (int s = 0; s < simulations; ++s) simulate(*root_);
+}
+
+std::vector<RolloutPlayer::ChildStat> RolloutPlayer::rootChildren() const {
+  std::vector<ChildStat> out;
+  if (nodes_.empty() || nodes_[0].firstChild < 0) return out;
+  for (int i = 0; i < nodes_[0].numChildren; ++i) {
+    const Node& c = nodes_[size_t(nodes_[0].firstChild + i)];
+    out.push_back({c.move, c.visits, c.visits ? c.score / float(c.visits) : 0.5f,
+                   c.visits ? c.draws / float(c.visits) : 0.0f});
+  }
+  return out;
+}
+
+std::vector<game::Move> RolloutPlayer::principalVariation(int rootChild, int maxLength) const {
+  std::vector<game::Move> line;
+  if (nodes_.empty() || rootChild < 0 || rootChild >= nodes_[0].numChildren) return line;
+  int cur = nodes_[0].firstChild + rootChild;
+  while (int(line.size()) < maxLength) {
+    const Node& n = nodes_[size_t(cur)];
+    line.push_back(n.move);
+    int best = -1;
+    for (int i = 0; i < n.numChildren; ++i) {
+      const Node& c = nodes_[size_t(n.firstChild + i)];
+      if (c.visits > 0 && (best < 0 || c.visits > nodes_[size_t(best)].visits)) best = n.firstChild + i;
+    }
+    if (best < 0) break;
+    cur = best;
+  }
+  return line;
+}
+
 int RolloutPlayer::selectChild(const Node& parent) const {
   const float logN = std::log(float(parent.visits));
   int best = parent.firstChild;
@@ -102,6 +145,7 @@ void RolloutPlayer::simulate(game::Position& pos) {
   for (int n = cur; n >= 0; n = nodes_[size_t(n)].parent) {
     nodes_[size_t(n)].visits += 1;
     nodes_[size_t(n)].score += 1.0f - result;
+    if (result == 0.5f) nodes_[size_t(n)].draws += 1.0f;
     result = 1.0f - result;
   }
   for (; depth > 0; --depth) pos.unmakeMove();

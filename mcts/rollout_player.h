@@ -4,6 +4,7 @@
 // the PUCT search. New search per move (no tree reuse): it is a yardstick, not a contender.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -17,10 +18,27 @@ class RolloutPlayer {
   // The most visited root move after `simulations` playouts; Move::none() when the game is over.
   game::Move choose(const game::Position& pos);
 
+  // Analysis in steps (the USI engine, hints, the web page): startSearch sets the root (a copy
+  // of pos, history included), searchMore adds simulations to it, so a caller can stop on a
+  // clock or a stop flag between steps. The root must not be over.
+  struct ChildStat {
+    game::Move move;
+    int visits;
+    float score;  // mean result for the root side: 1 win, 0.5 draw, 0 loss (0.5 when unvisited)
+    float draw;   // share of the results below this move that were draws
+  };
+  void startSearch(const game::Position& pos);
+  void searchMore(int simulations);
+  int rootVisits() const { return nodes_.empty() ? 0 : nodes_[0].visits; }
+  std::vector<ChildStat> rootChildren() const;  // empty until the first simulation
+  // The root's child number `rootChild`, then the most visited reply, and so on.
+  std::vector<game::Move> principalVariation(int rootChild, int maxLength = 32) const;
+
  private:
   struct Node {
     game::Move move;
     float score = 0.0f;  // sum of results (1 win, 0.5 draw, 0 loss) for the player who moved here
+    float draws = 0.0f;  // how many of those results were draws
     int visits = 0;
     int parent = -1;
     int firstChild = -1;  // children are one block, created in random order when first visited
@@ -42,6 +60,7 @@ class RolloutPlayer {
   std::mt19937_64 rng_;
   std::vector<Node> nodes_;
   game::MoveList moves_;
+  std::unique_ptr<game::Position> root_;  // startSearch's position
 };
 
 }  // namespace poppy::mcts

@@ -210,9 +210,30 @@ std::vector<Tree::ChildStat> Tree::rootChildren() const {
   out.reserve(root.numChildren);
   for (int i = 0; i < root.numChildren; ++i) {
     const Node& c = nodes_[size_t(root.firstChild + i)];
-    out.push_back({c.move, c.visits, c.prior, c.visits > 0 ? -c.valueSum / float(c.visits) : 0.0f});
+    out.push_back({c.move, c.visits, c.prior, c.visits > 0 ? -c.valueSum / float(c.visits) : 0.0f,
+                   c.visits > 0 ? c.drawSum / float(c.visits) : 0.0f});
   }
   return out;
+}
+
+std::vector<game::Move> Tree::principalVariation(int rootChild, int maxLength) const {
+  std::vector<game::Move> line;
+  const Node& root = nodes_[0];
+  if (root.state != Node::kExpanded || rootChild < 0 || rootChild >= root.numChildren) return line;
+  int cur = root.firstChild + rootChild;
+  while (int(line.size()) < maxLength) {
+    const Node& n = nodes_[size_t(cur)];
+    line.push_back(n.move);
+    if (n.state != Node::kExpanded || n.numChildren == 0) break;
+    int best = -1;
+    for (int i = 0; i < n.numChildren; ++i) {
+      const Node& c = nodes_[size_t(n.firstChild + i)];
+      if (c.visits > 0 && (best < 0 || c.visits > nodes_[size_t(best)].visits)) best = n.firstChild + i;
+    }
+    if (best < 0) break;
+    cur = best;
+  }
+  return line;
 }
 
 float Tree::rootValue() const {

@@ -24,6 +24,7 @@ class Tree {
     int visits;
     float prior;
     float q;  // mean value from the root side's view, in [-1,1] (0 when unvisited)
+    float draw = 0.0f;  // mean draw probability below this move (0 when unvisited)
   };
 
   // gameSoFar carries the game's history; the tree plays on its own copy of it.
@@ -52,6 +53,10 @@ class Tree {
   std::vector<float> visitPolicy(const nn::Encoder& encoder) const;
 
   size_t nodeCount() const { return nodes_.size(); }
+
+  // The most visited line starting with the root's child number `rootChild` (rootChildren()
+  // order): that move, then the most visited reply, and so on while nodes have visits.
+  std::vector<game::Move> principalVariation(int rootChild, int maxLength = 32) const;
 
  private:
   friend class SearchDriver;

@@ -1,0 +1,160 @@
+#include "play/analyzer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "mcts/rollout_player.h"
+#include "mcts/search.h"
+#include "mcts/tree.h"
+
+namespace poppy::play {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::array<float, 3> wdlFrom(float value, float draw) {
+  // value = W - L and W + D + L = 1.
+  const float w = std::max(0.0f, 0.5f * (1.0f - draw + value));
+  const float l = std::max(0.0f, 0.5f * (1.0f - draw - value));
+  return {w, std::max(0.0f, draw), l};
+}
+
+void rank(Analysis& a) {
+  int64_t total = 0;
+  for (const MoveInfo& m : a.moves) total += m.visits;
+  for (MoveInfo& m : a.moves) {
+    m.share = total ? double(m.visits) / double(total) : 0.0;
+    m.winRate = m.wdl[0] + 0.5f * m.wdl[1];
+  }
+  std::stable_sort(a.moves.begin(), a.moves.end(), [](const MoveInfo& x, const MoveInfo& y) {
+    return x.visits != y.visits ? x.visits > y.visits : x.prior > y.prior;
+  });
+  a.winRate = a.wdl[0] + 0.5f * a.wdl[1];
+}
+
+std::vector<std::string> toUsi(game::Position pos, const std::vector<game::Move>& line) {
+  std::vector<std::string> out;
+  for (game::Move m : line) {
+    out.push_back(pos.moveToUsi(m));
+    pos.makeMove(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+int Analysis::centipawns() const {
+  const double q = std::clamp(2.0 * winRate - 1.0, -0.9999, 0.9999);
+  return int(std::lround(std::clamp(290.680623072 * std::tan(1.548090806 * q), -10000.0, 10000.0)));
+}
+
+Analyzer::Analyzer(game::VariantPtr variant, mcts::Evaluator* evaluator, const mcts::SearchParams& params,
+                   uint64_t seed)
+    : variant_(std::move(variant)), evaluator_(evaluator), encoder_(variant_), params_(params), seed_(seed) {}
+
+Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits, const std::atomic<bool>* stop,
+                           const Progress& progress, double progressSeconds) {
+  const Clock::time_point start = Clock::now();
+  Analysis a;
+  a.network = evaluator_ != nullptr;
+  if (pos.outcome(params_.plyCap).over()) {
+    a.terminal = true;
+    return a;
+  }
+  int64_t target = limits.playouts > 0 ? limits.playouts : (limits.seconds > 0 ? kMaxPlayouts : params_.playouts);
+  if (limits.infinite) target = kMaxPlayouts;
+  target = std::clamp<int64_t>(target, 1, kMaxPlayouts);
+  const uint64_t seed = seed_++;
+
+  auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
+  auto outOfTime = [&] { return !limits.infinite && limits.seconds > 0 && secondsSince(start) >= limits.seconds; };
+  // After the budget is spent an infinite search idles until it is told to stop.
+  auto waitForStop = [&] {
+    while (limits.infinite && !stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  };
+  Clock::time_point lastProgress = start;
+
+  if (evaluator_) {
+    mcts::SearchParams params = params_;
+    params.rootNoise = false;
+    mcts::Tree tree(pos, params, seed);
+    mcts::SearchDriver driver(*evaluator_, encoder_, std::max(1, params.leavesPerTree));
+    const std::vector<mcts::Tree*> trees{&tree};
+    auto snapshot = [&] {
+      Analysis s;
+      s.network = true;
+      s.playouts = tree.rootVisits();
+      s.seconds = secondsSince(start);
+      s.wdl = tree.rootWdl();
+      const auto children = tree.rootChildren();
+      for (size_t i = 0; i < children.size(); ++i) {
+        const auto& c = children[i];
+        MoveInfo m;
+        m.move = c.move;
+        m.usi = pos.moveToUsi(c.move);
+        m.visits = c.visits;
+        m.prior = c.prior;
+        m.wdl = c.visits ? wdlFrom(c.q, c.draw) : s.wdl;
+        m.pv = c.visits ? toUsi(pos, tree.principalVariation(int(i))) : std::vector<std::string>{m.usi};
+        s.moves.push_back(std::move(m));
+      }
+      rank(s);
+      return s;
+    };
+    while (!stopped() && !outOfTime() && tree.rootVisits() < target) {
+      if (!driver.round(trees, int(target))) break;
+      if (progress && secondsSince(lastProgress) >= progressSeconds) {
+        lastProgress = Clock::now();
+        progress(snapshot());
+      }
+    }
+    waitForStop();
+    return snapshot();
+  }
+
+  mcts::RolloutPlayer rollout(1, seed, params_.plyCap);
+  rollout.startSearch(pos);
+  auto snapshot = [&] {
+    Analysis s;
+    s.network = false;
+    s.playouts = rollout.rootVisits();
+    s.seconds = secondsSince(start);
+    const auto children = rollout.rootChildren();
+    double score = 0, draws = 0;
+    int64_t visits = 0;
+    for (size_t i = 0; i < children.size(); ++i) {
+      const auto& c = children[i];
+      MoveInfo m;
+      m.move = c.move;
+      m.usi = pos.moveToUsi(c.move);
+      m.visits = c.visits;
+      m.prior = 1.0f / float(children.size());
+      // score = W + D/2 with D = draw share.
+      m.wdl = wdlFrom(2.0f * c.score - 1.0f, c.draw);
+      m.pv = c.visits ? toUsi(pos, rollout.principalVariation(int(i))) : std::vector<std::string>{m.usi};
+      score += double(c.score) * c.visits;
+      draws += double(c.draw) * c.visits;
+      visits += c.visits;
+      s.moves.push_back(std::move(m));
+    }
+    if (visits > 0) s.wdl = wdlFrom(float(2.0 * score / double(visits) - 1.0), float(draws / double(visits)));
+    rank(s);
+    return s;
+  };
+  while (!stopped() && !outOfTime() && rollout.rootVisits() < target) {
+    rollout.searchMore(int(std::min<int64_t>(16, target - rollout.rootVisits())));
+    if (progress && secondsSince(lastProgress) >= progressSeconds) {
+      lastProgress = Clock::now();
+      progress(snapshot());
+    }
+  }
+  waitForStop();
+  return snapshot();
+}
+
+}  // namespace poppy::play

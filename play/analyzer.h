@@ -1,0 +1,79 @@
+// Searching one position for a person or a program (the USI engine, `poppy play` hints, the
+// web page, the opening tree): the batched PUCT search when a network is given, the rollout
+// MCTS when not, so every command works out of the box. Stops on a playout count, a time
+// budget or a stop flag, whichever comes first, and reports the ranked root moves with their
+// visit shares, priors, win/draw/loss and principal variations.
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "game/position.h"
+#include "mcts/evaluator.h"
+#include "mcts/search_params.h"
+#include "nn/encoder.h"
+
+namespace poppy::play {
+
+struct SearchLimits {
+  int64_t playouts = 0;   // stop at this many root visits; 0: params.playouts unless seconds/infinite
+  double seconds = 0;     // stop after this much wall time (0: no time limit)
+  bool infinite = false;  // search until *stop (playouts and seconds ignored)
+};
+
+struct MoveInfo {
+  game::Move move;
+  std::string usi;
+  int visits = 0;
+  double share = 0;    // visits / all root-child visits
+  float prior = 0;     // network prior; 1/N for the rollout search
+  std::array<float, 3> wdl{0, 1, 0};  // win, draw, loss for the side to move at the root
+  float winRate = 0.5f;               // wdl[0] + wdl[1] / 2
+  std::vector<std::string> pv;        // USI, starting with this move
+};
+
+struct Analysis {
+  std::vector<MoveInfo> moves;  // most visited first (ties: higher prior first)
+  int64_t playouts = 0;         // root visits
+  double seconds = 0;
+  std::array<float, 3> wdl{0, 1, 0};  // root side to move's view
+  float winRate = 0.5f;
+  bool network = false;   // true: PUCT with the network; false: rollout MCTS
+  bool terminal = false;  // the game is already over at the root: no moves
+  // Centipawn-like score for GUIs (Lc0's mapping of the expected score), clamped to +-10000.
+  int centipawns() const;
+};
+
+class Analyzer {
+ public:
+  // evaluator may be null: then the rollout MCTS searches (one playout = one random game).
+  // params.playouts is the default playout count; the evaluator must outlive the analyzer.
+  Analyzer(game::VariantPtr variant, mcts::Evaluator* evaluator, const mcts::SearchParams& params,
+           uint64_t seed = 1);
+
+  bool usesNetwork() const { return evaluator_ != nullptr; }
+  const mcts::SearchParams& params() const { return params_; }
+  void setParams(const mcts::SearchParams& params) { params_ = params; }
+  const game::VariantPtr& variant() const { return variant_; }
+
+  using Progress = std::function<void(const Analysis&)>;
+  // Searches pos (history included, so repetitions count). progress, when given, is called
+  // about every progressSeconds with the analysis so far. Thread-safe only per instance.
+  Analysis analyze(const game::Position& pos, const SearchLimits& limits, const std::atomic<bool>* stop = nullptr,
+                   const Progress& progress = nullptr, double progressSeconds = 1.0);
+
+  // Most playouts one search may make before it waits for its stop flag (memory bound).
+  static constexpr int64_t kMaxPlayouts = 4000000;
+
+ private:
+  game::VariantPtr variant_;
+  mcts::Evaluator* evaluator_;
+  nn::Encoder encoder_;
+  mcts::SearchParams params_;
+  uint64_t seed_;
+};
+
+}  // namespace poppy::play

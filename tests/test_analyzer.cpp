@@ -1,0 +1,135 @@
+// play::Analyzer: the one-position search behind `poppy usi`, hints, the web page and the
+// opening tree, with the rollout MCTS (no model) and the PUCT search (a scripted evaluator).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "play/analyzer.h"
+
+namespace poppy {
+namespace {
+
+game::VariantPtr micro() { return game::loadVariant("micro"); }
+
+// A network that likes one move: its policy logit is high at one index, the value is fixed.
+class FavouriteMoveEvaluator : public mcts::Evaluator {
+ public:
+  FavouriteMoveEvaluator(int policySize, int favourite) : policySize_(policySize), favourite_(favourite) {}
+  void evaluate(const float*, int batch, float* logits, float* wdl) override {
+    for (int i = 0; i < batch; ++i) {
+      for (int k = 0; k < policySize_; ++k) logits[size_t(i) * policySize_ + k] = k == favourite_ ? 5.0f : 0.0f;
+      wdl[3 * i] = 0.2f;
+      wdl[3 * i + 1] = 0.5f;
+      wdl[3 * i + 2] = 0.3f;
+    }
+  }
+
+ private:
+  int policySize_, favourite_;
+};
+
+TEST(Analyzer, RolloutSearchFindsMateInOne) {
+  // Gote's king on 4a; sente drops the gold on 4b, guarded by the gold on 3c: mate.
+  auto v = micro();
+  const game::Position pos = game::Position::fromSfen(v, "k3/4/1G2/4/3K b G 1");
+  game::MoveList legal;
+  game::Position probe = pos;
+  probe.generateLegal(legal);
+  std::vector<std::string> mates;
+  for (int i = 0; i < legal.size(); ++i) {
+    probe.makeMove(legal[i]);
+    const game::Outcome o = probe.outcome(200);
+    if (o.over() && o.winner == 0) mates.push_back(pos.moveToUsi(legal[i]));
+    probe.unmakeMove();
+  }
+  ASSERT_FALSE(mates.empty()) << "the test position should have a mate in one";
+  mcts::SearchParams params;
+  params.playouts = 3000;
+  play::Analyzer analyzer(v, nullptr, params);
+  const play::Analysis a = analyzer.analyze(pos, {});
+  ASSERT_FALSE(a.moves.empty());
+  EXPECT_FALSE(a.network);
+  EXPECT_EQ(a.playouts, 3000);
+  EXPECT_NE(std::find(mates.begin(), mates.end(), a.moves.front().usi), mates.end()) << a.moves.front().usi;
+  EXPECT_GT(a.moves.front().winRate, 0.99f);
+  double shares = 0;
+  for (const auto& m : a.moves) {
+    shares += m.share;
+    ASSERT_FALSE(m.pv.empty());
+    EXPECT_EQ(m.pv.front(), m.usi);
+  }
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+  for (size_t i = 1; i < a.moves.size(); ++i) EXPECT_GE(a.moves[i - 1].visits, a.moves[i].visits);
+}
+
+TEST(Analyzer, NetworkSearchFollowsThePrior) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  game::MoveList legal;
+  game::Position(v).generateLegal(legal);
+  ASSERT_GT(legal.size(), 2);
+  const game::Move chosen = legal[legal.size() - 1];
+  FavouriteMoveEvaluator eval(enc.policySize(), enc.moveIndex(pos, chosen));
+  mcts::SearchParams params;
+  params.playouts = 200;
+  play::Analyzer analyzer(v, &eval, params);
+  const play::Analysis a = analyzer.analyze(pos, {});
+  EXPECT_TRUE(a.network);
+  ASSERT_FALSE(a.moves.empty());
+  EXPECT_EQ(a.moves.front().usi, pos.moveToUsi(chosen));
+  EXPECT_GT(a.moves.front().prior, 0.5f);
+  EXPECT_GE(a.playouts, 200);
+  EXPECT_NEAR(a.wdl[0] + a.wdl[1] + a.wdl[2], 1.0f, 1e-4);
+}
+
+TEST(Analyzer, StopsOnTheFlagAndOnTime) {
+  auto v = micro();
+  game::Position pos(v);
+  play::Analyzer analyzer(v, nullptr, mcts::SearchParams{});
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  play::SearchLimits infinite;
+  infinite.infinite = true;
+  const play::Analysis a = analyzer.analyze(pos, infinite, &stop);
+  stopper.join();
+  EXPECT_GT(a.playouts, 0);
+  play::SearchLimits timed;
+  timed.seconds = 0.05;
+  const play::Analysis b = analyzer.analyze(pos, timed);
+  EXPECT_GT(b.playouts, 0);
+  EXPECT_LT(b.seconds, 5.0);
+}
+
+TEST(Analyzer, GameOverHasNoMoves) {
+  auto v = micro();
+  // Gote is mated (the position after the mate of the first test).
+  const game::Position pos = game::Position::fromSfen(v, "k3/G3/1G2/4/3K w - 1");
+  play::Analyzer analyzer(v, nullptr, mcts::SearchParams{});
+  const play::Analysis a = analyzer.analyze(pos, {});
+  EXPECT_TRUE(a.terminal);
+  EXPECT_TRUE(a.moves.empty());
+}
+
+TEST(Analyzer, CentipawnsFollowTheWinRate) {
+  play::Analysis a;
+  a.winRate = 0.5f;
+  EXPECT_EQ(a.centipawns(), 0);
+  a.winRate = 0.75f;
+  EXPECT_GT(a.centipawns(), 50);
+  a.winRate = 0.25f;
+  EXPECT_LT(a.centipawns(), -50);
+  a.winRate = 1.0f;
+  EXPECT_LE(a.centipawns(), 10000);
+}
+
+}  // namespace
+}  // namespace poppy
