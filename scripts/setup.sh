@@ -17,7 +17,9 @@ PACKAGES=(
   libzstd-dev       # replay chunk compression
   libxxhash-dev     # replay chunk checksums
   zlib1g-dev        # CRC-32 of model files and checkpoints
-  nlohmann-json3-dev  # game records, run state, metrics
+  nlohmann-json3-dev  # game records, run state, metrics, opening books
+  libcpp-httplib-dev  # the local web server of `poppy serve`
+  chromium          # headless browser for the end-to-end test of the web page
 )
 
 missing=()
