@@ -1,0 +1,69 @@
+// `poppy usi`: a USI engine on stdin/stdout for shogi GUIs, every variant Poppy knows. The
+// protocol lives in play::UsiEngine; this file only adds model loading (LibTorch) and options.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "apps/commands.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "nn/torch_evaluator.h"
+#include "play/usi_engine.h"
+
+namespace poppy::apps {
+namespace {
+
+struct UsiCommandOptions {
+  play::UsiOptions engine;
+  std::string device = "cpu";
+};
+
+void runUsi(const UsiCommandOptions& o) {
+  // Command-line mistakes stop here with `poppy: error: ...`; the same mistakes made through
+  // setoption later are answered with `info string error: ...` and the engine goes on.
+  game::loadVariant(o.engine.variant);
+  for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}})
+    if (!path.empty() && !std::filesystem::is_regular_file(path))
+      throw std::runtime_error(std::string(what) + " '" + path + "': no such file");
+  nn::parseDevice(o.device);  // throws on a bad device name
+  const std::string device = o.device;
+  auto factory = [device](const std::string& path, const std::string& variant) -> std::unique_ptr<mcts::Evaluator> {
+    return std::make_unique<nn::TorchEvaluator>(nn::loadModel(path, nullptr, variant, nn::Encoder::kVersion),
+                                                nn::parseDevice(device));
+  };
+  std::ios::sync_with_stdio(false);
+  play::UsiEngine engine(std::cout, o.engine, factory);
+  engine.run(std::cin);
+}
+
+}  // namespace
+
+void addUsiCommand(CLI::App& app) {
+  auto o = std::make_shared<UsiCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("usi", "Play as a USI engine on stdin/stdout (for shogi GUIs)");
+  cmd->add_option("--model", o->engine.modelFile, "Model file (setoption ModelFile); none: rollout MCTS");
+  cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (setoption UCI_Variant)")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--playouts", o->engine.playouts, "Playouts for a `go` without limits (setoption Playouts)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t(1), play::Analyzer::kMaxPlayouts));
+  cmd->add_option("--book", o->engine.book, "Opening book (JSON, see poppy openings) (setoption Book)");
+  cmd->add_option("--resign-threshold", o->engine.resignThreshold,
+                  "Resign when the best move's win rate is below this; 0 = never (setoption ResignThreshold)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.999));
+  cmd->add_option("--multipv", o->engine.multiPv, "Lines of analysis (setoption MultiPV)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 500));
+  cmd->add_option("--move-overhead", o->engine.moveOverheadMs,
+                  "Milliseconds kept in hand per move for GUI and network latency (setoption MoveOverhead)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t(0), int64_t(10000)));
+  cmd->callback([o] { runUsi(*o); });
+}
+
+}  // namespace poppy::apps

@@ -1,0 +1,500 @@
+#include "play/usi_engine.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+#include "game/variant_loader.h"
+
+namespace poppy::play {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t msSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+std::vector<std::string> splitWords(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string join(const std::vector<std::string>& words, size_t from, size_t to) {
+  std::string s;
+  for (size_t i = from; i < to && i < words.size(); ++i) s += (s.empty() ? "" : " ") + words[i];
+  return s;
+}
+
+// Fairy-Stockfish's names for the variants Poppy spells differently, so that a GUI set up for
+// Fairy-Stockfish can switch variants the same way.
+std::string variantAlias(const std::string& name) {
+  if (name == "kyotoshogi") return "kyoto";
+  return name;
+}
+
+// A whole decimal integer in [lo, hi], or nullopt.
+std::optional<int64_t> parseInteger(const std::string& text, int64_t lo, int64_t hi) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used != text.size() || v < lo || v > hi) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The centipawn mapping of Analysis::centipawns(), for one move's win rate.
+int centipawnsOf(float winRate) {
+  Analysis a;
+  a.winRate = winRate;
+  return a.centipawns();
+}
+
+// Plies the search looks ahead before calling a line a draw. Counted from the searched position,
+// not from the game's start: the GUI, not the engine, decides when a long game is over.
+constexpr int kSearchHorizonPlies = 200;
+
+}  // namespace
+
+struct UsiEngine::Setup {
+  game::VariantPtr variant;
+  std::unique_ptr<mcts::Evaluator> evaluator;  // null: rollout MCTS
+  std::unique_ptr<Analyzer> analyzer;
+  std::optional<OpeningBook> book;
+};
+
+UsiEngine::UsiEngine(std::ostream& out, UsiOptions options, EvaluatorFactory factory)
+    : out_(out), options_(std::move(options)), factory_(std::move(factory)) {}
+
+UsiEngine::~UsiEngine() { stopSearch(); }
+
+void UsiEngine::send(const std::string& line) {
+  std::lock_guard<std::mutex> lock(outMutex_);
+  out_ << line << '\n';
+  out_.flush();
+}
+
+void UsiEngine::run(std::istream& in) {
+  for (std::string line; std::getline(in, line);)
+    if (!handle(line)) return;
+  // The input ended (the GUI closed the pipe, or a scripted session ran out): finish a finite
+  // search so its bestmove is written, stop one that would never end.
+  if (untilStopped_) handle("stop");
+  waitForSearch();
+  joinWorker();
+}
+
+bool UsiEngine::handle(const std::string& rawLine) {
+  std::lock_guard<std::recursive_mutex> lock(commandMutex_);
+  const std::vector<std::string> words = splitWords(rawLine);  // also drops a Windows '\r'
+  if (words.empty()) return true;
+  const std::string& cmd = words[0];
+  try {
+    if (cmd == "usi") {
+      cmdUsi();
+    } else if (cmd == "isready") {
+      cmdIsReady();
+    } else if (cmd == "setoption") {
+      cmdSetOption(rawLine);
+    } else if (cmd == "usinewgame") {
+      if (!searching_) position_.reset();
+    } else if (cmd == "position") {
+      cmdPosition(words);
+    } else if (cmd == "go") {
+      cmdGo(words);
+    } else if (cmd == "stop") {
+      stop_ = true;  // the worker writes the bestmove
+    } else if (cmd == "ponderhit") {
+      cmdPonderHit();
+    } else if (cmd == "gameover") {
+      stopSearch();  // a ponder search may still run; its bestmove no longer matters to the GUI
+    } else if (cmd == "quit") {
+      stopSearch();
+      return false;
+    } else {
+      send("info string unknown command " + rawLine.substr(rawLine.find_first_not_of(" \t")));
+    }
+  } catch (const std::exception& e) {
+    // Nothing a GUI sends may bring the engine down.
+    send(std::string("info string error: ") + cmd + ": " + e.what());
+  }
+  return true;
+}
+
+void UsiEngine::waitForSearch() {
+  std::unique_lock<std::mutex> lock(stateMutex_);
+  stateChanged_.wait(lock, [&] { return !searching_; });
+}
+
+std::string UsiEngine::positionSfen() const {
+  std::lock_guard<std::recursive_mutex> lock(commandMutex_);
+  if (position_) return position_->sfen();
+  return setup_ ? setup_->variant->startSfen : game::loadVariant(variantAlias(options_.variant))->startSfen;
+}
+
+void UsiEngine::cmdUsi() {
+  send("id name Poppy");
+  send("id author the Poppy authors");
+  auto text = [](const std::string& s) { return s.empty() ? std::string("<empty>") : s; };
+  std::string variants;
+  bool listed = false;
+  for (const std::string& name : game::knownVariants()) {
+    variants += " var " + name;
+    listed = listed || name == options_.variant;
+  }
+  if (!listed) variants += " var " + options_.variant;  // a variant file given by path
+  std::ostringstream resign;
+  resign << options_.resignThreshold;
+  send("option name ModelFile type string default " + text(options_.modelFile));
+  send("option name UCI_Variant type combo default " + options_.variant + variants);
+  send("option name Playouts type spin default " + std::to_string(options_.playouts) + " min 1 max " +
+       std::to_string(Analyzer::kMaxPlayouts));
+  send("option name Threads type spin default " + std::to_string(options_.threads) + " min 1 max 1024");
+  send("option name MultiPV type spin default " + std::to_string(options_.multiPv) + " min 1 max 500");
+  send("option name Book type string default " + text(options_.book));
+  send("option name ResignThreshold type string default " + resign.str());
+  send("option name MoveOverhead type spin default " + std::to_string(options_.moveOverheadMs) + " min 0 max 10000");
+  send("option name USI_Ponder type check default false");
+  send("usiok");
+}
+
+void UsiEngine::cmdIsReady() {
+  // The model is loaded here (GUIs allow isready plenty of time), not at `go`. While a search
+  // runs the answer must still come at once; the changes then wait for the next idle moment.
+  if (!searching_) {
+    joinWorker();
+    prepare();
+  }
+  send("readyok");
+}
+
+void UsiEngine::cmdSetOption(const std::string& line) {
+  // setoption name <name, may have spaces> [value <value, may have spaces>]
+  const std::vector<std::string> words = splitWords(line);
+  const auto nameAt = std::find(words.begin(), words.end(), "name");
+  if (nameAt == words.end() || nameAt + 1 == words.end()) {
+    send("info string error: setoption: expected 'setoption name NAME [value VALUE]'");
+    return;
+  }
+  const auto valueAt = std::find(nameAt, words.end(), "value");
+  const std::string name = join(words, size_t(nameAt - words.begin()) + 1, size_t(valueAt - words.begin()));
+  std::string value = valueAt == words.end() ? "" : join(words, size_t(valueAt - words.begin()) + 1, words.size());
+  if (value == "<empty>") value.clear();
+  const std::string key = lower(name);
+  auto refuse = [&](const std::string& why) {
+    send("info string error: setoption " + name + ": '" + value + "' " + why + " (option unchanged)");
+  };
+  auto integer = [&](int64_t lo, int64_t hi, int64_t& target) {
+    if (const auto v = parseInteger(value, lo, hi)) {
+      target = *v;
+    } else {
+      refuse("is not a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+  };
+  if (key == "modelfile") {
+    options_.modelFile = value;
+  } else if (key == "uci_variant" || key == "usi_variant") {
+    // Checked now (a YAML read, cheap) so that a bad name is reported against this command.
+    try {
+      game::loadVariant(variantAlias(value));
+      options_.variant = variantAlias(value);
+    } catch (const std::exception& e) {
+      refuse(std::string("is not a variant: ") + e.what());
+    }
+  } else if (key == "playouts") {
+    integer(1, Analyzer::kMaxPlayouts, options_.playouts);
+  } else if (key == "threads") {
+    int64_t t = options_.threads;
+    integer(1, 1024, t);
+    options_.threads = int(t);
+  } else if (key == "multipv") {
+    int64_t m = options_.multiPv;
+    integer(1, 500, m);
+    options_.multiPv = int(m);
+  } else if (key == "book") {
+    options_.book = value;
+  } else if (key == "resignthreshold") {
+    try {
+      size_t used = 0;
+      const double r = std::stod(value, &used);
+      if (used != value.size() || !(r >= 0 && r < 1)) throw std::invalid_argument("range");
+      options_.resignThreshold = r;
+    } catch (const std::exception&) {
+      refuse("is not a win rate in [0, 1) (0 = never resign)");
+    }
+  } else if (key == "moveoverhead") {
+    integer(0, 10000, options_.moveOverheadMs);
+  } else if (key == "usi_ponder" || key == "usi_hash" || key == "hash" || key == "ponder") {
+    // Standard options GUIs send to every engine; pondering needs no setting here and the
+    // search tree is sized by its playouts, not by a hash size.
+  } else {
+    send("info string unknown option " + name + " (ignored)");
+  }
+}
+
+void UsiEngine::prepare() {
+  const bool variantChanged = !setup_ || options_.variant != loadedVariant_;
+  if (variantChanged) {
+    auto fresh = std::make_unique<Setup>();
+    try {
+      fresh->variant = game::loadVariant(options_.variant);
+    } catch (const std::exception& e) {
+      send(std::string("info string error: variant: ") + e.what());
+      if (setup_) {
+        options_.variant = loadedVariant_;
+        return prepare();
+      }
+      send("info string playing micro instead");
+      options_.variant = "micro";
+      fresh->variant = game::loadVariant("micro");
+    }
+    setup_ = std::move(fresh);
+    loadedVariant_ = options_.variant;
+    position_.reset();  // a position of another variant means nothing now
+  }
+  if (variantChanged || options_.modelFile != loadedModel_) {
+    setup_->analyzer.reset();
+    setup_->evaluator.reset();
+    loadedModel_ = options_.modelFile;
+    if (!options_.modelFile.empty()) {
+      try {
+        if (!factory_) throw std::runtime_error("this program cannot load models");
+        setup_->evaluator = factory_(options_.modelFile, setup_->variant->name);
+        send("info string model " + options_.modelFile + " loaded");
+      } catch (const std::exception& e) {
+        send(std::string("info string error: ModelFile ") + options_.modelFile + ": " + e.what());
+        send("info string playing with the rollout MCTS (no model)");
+      }
+    }
+    setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(), mcts::SearchParams{});
+  }
+  if (variantChanged || options_.book != loadedBook_) {
+    setup_->book.reset();
+    loadedBook_ = options_.book;
+    if (!options_.book.empty()) {
+      try {
+        setup_->book = OpeningBook::load(options_.book, setup_->variant);
+        send("info string book " + options_.book + " loaded (" + std::to_string(setup_->book->size()) +
+             " positions)");
+      } catch (const std::exception& e) {
+        send(std::string("info string error: Book: ") + e.what() + " (playing without a book)");
+      }
+    }
+  }
+}
+
+void UsiEngine::cmdPosition(const std::vector<std::string>& words) {
+  if (!searching_) {
+    joinWorker();
+    prepare();  // a UCI_Variant set just before must apply to this position
+  }
+  auto fail = [&](const std::string& why) {
+    send("info string error: position: " + why + " (keeping the previous position)");
+  };
+  if (words.size() < 2) return fail("expected 'position startpos|sfen SFEN [moves M1 M2 ...]'");
+  const game::VariantPtr& variant = setup_->variant;
+  size_t i = 2;
+  std::optional<game::Position> pos;
+  if (words[1] == "startpos") {
+    pos.emplace(variant);
+  } else if (words[1] == "sfen") {
+    while (i < words.size() && words[i] != "moves") ++i;
+    const std::string sfen = join(words, 2, i);
+    if (sfen.empty()) return fail("'sfen' needs an SFEN");
+    try {
+      pos = game::Position::fromSfen(variant, sfen);
+    } catch (const std::exception& e) {
+      return fail("bad SFEN '" + sfen + "' for " + variant->name + ": " + e.what());
+    }
+  } else {
+    return fail("expected 'startpos' or 'sfen', got '" + words[1] + "'");
+  }
+  if (i < words.size()) {
+    if (words[i] != "moves") return fail("expected 'moves' after the position, got '" + words[i] + "'");
+    for (size_t k = i + 1; k < words.size(); ++k) {
+      try {
+        pos->makeMove(pos->parseUsi(words[k]));
+      } catch (const std::exception& e) {
+        return fail("move " + std::to_string(k - i) + " '" + words[k] + "': " + e.what());
+      }
+    }
+  }
+  position_ = std::move(pos);
+}
+
+void UsiEngine::cmdGo(const std::vector<std::string>& words) {
+  GoLimits go;
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "infinite") {
+      go.infinite = true;
+    } else if (w == "ponder") {
+      go.ponder = true;
+    } else if (w == "mate") {
+      // Tsume (mate) search is a separate USI mode that Poppy does not have.
+      send("checkmate notimplemented");
+      return;
+    } else if (w == "btime" || w == "wtime" || w == "binc" || w == "winc" || w == "byoyomi" || w == "movetime" ||
+               w == "nodes") {
+      const std::string text = i + 1 < words.size() ? words[i + 1] : "";
+      const auto v = parseInteger(text, -Analyzer::kMaxPlayouts * 1000, int64_t(1) << 50);
+      if (!v) {
+        send("info string error: go: '" + w + "' needs a whole number, got '" + text + "' (ignored)");
+        continue;
+      }
+      ++i;
+      int64_t* target = w == "btime" ? &go.btime : w == "wtime" ? &go.wtime : w == "binc" ? &go.binc
+                        : w == "winc" ? &go.winc : w == "byoyomi" ? &go.byoyomi : w == "movetime" ? &go.movetime
+                                                                                                     : &go.nodes;
+      *target = *v;
+    } else {
+      send("info string error: go: unknown word '" + w + "' (ignored)");
+    }
+  }
+  const Clock::time_point received = Clock::now();  // the clock runs from here
+  stopSearch();  // a `go` during a search ends that search first (its bestmove is written)
+  prepare();
+  SearchJob job{position_ ? *position_ : game::Position(setup_->variant), go, received, options_};
+  ponderLimits_ = go;
+  searchSide_ = job.position.sideToMove();
+  stop_ = false;
+  untilStopped_ = go.infinite || go.ponder;
+  {
+    std::lock_guard<std::mutex> lock(stateMutex_);
+    searching_ = true;
+  }
+  worker_ = std::thread([this, job = std::move(job)]() mutable { search(std::move(job)); });
+}
+
+void UsiEngine::cmdPonderHit() {
+  // The opponent played the expected move: the ponder search goes on as a normal timed search,
+  // its clock starting now.
+  if (!searching_ || !ponderLimits_.ponder || ponderTimer_.joinable()) return;
+  GoLimits go = ponderLimits_;
+  go.ponder = false;
+  TimeSettings settings;
+  settings.overheadMs = options_.moveOverheadMs;
+  const MoveBudget budget = moveBudget(go, searchSide_, settings);
+  if (budget.infinite) return;  // `go ponder infinite`: still until stop
+  untilStopped_ = false;
+  if (!budget.timed) {
+    stop_ = true;  // no clock: the time spent pondering was the search
+    return;
+  }
+  const auto deadline = Clock::now() + std::chrono::microseconds(int64_t(budget.seconds * 1e6));
+  ponderTimer_ = std::thread([this, deadline] {
+    std::unique_lock<std::mutex> lock(stateMutex_);
+    if (!stateChanged_.wait_until(lock, deadline, [&] { return !searching_; })) stop_ = true;
+  });
+}
+
+void UsiEngine::stopSearch() {
+  stop_ = true;
+  joinWorker();
+}
+
+void UsiEngine::joinWorker() {
+  if (worker_.joinable()) worker_.join();
+  if (ponderTimer_.joinable()) ponderTimer_.join();  // ends with the search (searching_ false)
+  untilStopped_ = false;
+}
+
+void UsiEngine::sendInfo(const Analysis& a, int64_t elapsedMs, int multiPv) {
+  size_t seldepth = 1;
+  for (const MoveInfo& m : a.moves) seldepth = std::max(seldepth, m.pv.size());
+  const int64_t nps = a.playouts * 1000 / std::max<int64_t>(1, elapsedMs);
+  const size_t lines = std::min(a.moves.size(), size_t(std::max(1, multiPv)));
+  for (size_t k = 0; k < lines; ++k) {
+    const MoveInfo& m = a.moves[k];
+    std::string line = "info depth " + std::to_string(std::max<size_t>(1, m.pv.size())) + " seldepth " +
+                       std::to_string(seldepth) + " nodes " + std::to_string(a.playouts) + " nps " +
+                       std::to_string(nps) + " time " + std::to_string(elapsedMs) + " score cp " +
+                       std::to_string(centipawnsOf(m.winRate)) + " multipv " + std::to_string(k + 1) + " pv";
+    for (const std::string& move : m.pv) line += " " + move;
+    send(line);
+  }
+}
+
+void UsiEngine::search(SearchJob job) {
+  Setup& setup = *setup_;  // not replaced while a search runs (prepare() waits for idle)
+  const game::Position& pos = job.position;
+  const bool untilStopped = job.go.infinite || job.go.ponder;
+  auto finish = [&](const std::string& bestmove) {
+    // In infinite and ponder mode the GUI expects the bestmove only after `stop` (or ponderhit).
+    while (untilStopped && !stop_) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    send("bestmove " + bestmove);
+    std::lock_guard<std::mutex> lock(stateMutex_);
+    searching_ = false;
+    stateChanged_.notify_all();
+  };
+  try {
+    game::MoveList legal;
+    pos.generateLegal(legal);
+    if (legal.size() == 0) {
+      send("info string no legal move: the game is lost");
+      return finish("resign");
+    }
+    const game::Outcome over = pos.outcome(0);
+    if (over.over()) {
+      // Already ended by repetition; the GUI asks anyway, so answer with a legal move.
+      send("info string the game is already over by repetition");
+      return finish(pos.moveToUsi(legal[0]));
+    }
+    if (setup.book && !untilStopped) {
+      const game::Move m = setup.book->choose(pos, &bookRng_);
+      if (!m.isNone()) {
+        send("info string book " + pos.moveToUsi(m));
+        return finish(pos.moveToUsi(m));
+      }
+    }
+    TimeSettings settings;
+    settings.overheadMs = job.options.moveOverheadMs;
+    const MoveBudget budget = moveBudget(job.go, pos.sideToMove(), settings);
+    SearchLimits limits;
+    limits.infinite = budget.infinite;
+    limits.playouts = budget.playouts;
+    if (budget.timed) {
+      // The clock has run since `go` arrived: what is left of the budget, never zero (= no limit).
+      limits.seconds = std::max(0.0005, budget.seconds - double(msSince(job.received)) / 1000.0);
+    } else if (budget.playouts == 0) {
+      limits.playouts = job.options.playouts;
+    }
+    if (legal.size() == 1 && !untilStopped) limits.playouts = 1;  // a forced move: keep the clock
+    mcts::SearchParams params = setup.analyzer->params();
+    params.plyCap = pos.gamePly() + kSearchHorizonPlies;
+    setup.analyzer->setParams(params);
+    const int multiPv = job.options.multiPv;
+    auto progress = [&](const Analysis& a) { sendInfo(a, msSince(job.received), multiPv); };
+    const Analysis a = setup.analyzer->analyze(pos, limits, &stop_, progress, 1.0);
+    sendInfo(a, msSince(job.received), multiPv);
+    if (a.moves.empty()) return finish("resign");
+    const MoveInfo& best = a.moves.front();
+    if (job.options.resignThreshold > 0 && best.winRate < job.options.resignThreshold) {
+      std::ostringstream why;
+      why << "info string resigning: win rate " << best.winRate << " is below " << job.options.resignThreshold;
+      send(why.str());
+      return finish("resign");
+    }
+    std::string answer = best.usi;
+    if (best.pv.size() >= 2) answer += " ponder " + best.pv[1];
+    finish(answer);
+  } catch (const std::exception& e) {
+    send(std::string("info string error: search: ") + e.what());
+    finish("resign");
+  }
+}
+
+}  // namespace poppy::play

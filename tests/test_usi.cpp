@@ -1,0 +1,533 @@
+// play::UsiEngine (the protocol behind `poppy usi`): scripted sessions in-process with the rollout
+// search or a scripted evaluator, a cross-check of its moves against Fairy-Stockfish, and the
+// real binary with the shipped micro model through pipes under a tight clock.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "play/opening_book.h"
+#include "play/usi_engine.h"
+#include "support/fairy_stockfish.h"
+#include "support/scratch_files.h"
+
+namespace poppy {
+namespace {
+
+const char* kScratch = "poppy_test_usi_";
+::testing::Environment* const kCleanup = testing::removeScratchRootAtExit(kScratch);
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// One in-process session: commands in, output lines out (read only while no search runs).
+struct Session {
+  std::ostringstream out;
+  play::UsiEngine engine;
+  size_t consumed = 0;
+
+  explicit Session(play::UsiOptions options = {}, play::UsiEngine::EvaluatorFactory factory = nullptr)
+      : engine(out, std::move(options), std::move(factory)) {}
+
+  // Sends the commands; waits for a search they started; returns the new output lines.
+  std::vector<std::string> send(const std::string& commands) {
+    for (const std::string& c : lines(commands)) engine.handle(c);
+    engine.waitForSearch();
+    return fresh();
+  }
+  std::vector<std::string> fresh() {
+    const std::string all = out.str();
+    std::vector<std::string> got = lines(all.substr(consumed));
+    consumed = all.size();
+    return got;
+  }
+};
+
+std::string bestmoveOf(const std::vector<std::string>& out) {
+  for (const std::string& l : out)
+    if (startsWith(l, "bestmove ")) {
+      std::istringstream in(l);
+      std::string word, move;
+      in >> word >> move;
+      return move;
+    }
+  return "";
+}
+
+bool contains(const std::vector<std::string>& out, const std::string& prefix) {
+  return std::any_of(out.begin(), out.end(), [&](const std::string& l) { return startsWith(l, prefix); });
+}
+
+std::string joined(const std::vector<std::string>& out) {
+  std::string s;
+  for (const auto& l : out) s += l + "\n";
+  return s;
+}
+
+// Is `move` legal after `moves` from the variant's start (parseUsi checks legality)?
+bool legalAfter(const std::string& variant, const std::vector<std::string>& moves, const std::string& move,
+                const std::string& sfen = "") {
+  const auto v = game::loadVariant(variant);
+  game::Position pos = sfen.empty() ? game::Position(v) : game::Position::fromSfen(v, sfen);
+  for (const auto& m : moves) pos.makeMove(pos.parseUsi(m));
+  try {
+    pos.parseUsi(move);
+    return true;
+  } catch (const game::MoveError&) {
+    return false;
+  }
+}
+
+// Two legal opening plies of a variant (the first legal move each time).
+std::vector<std::string> twoPlies(const std::string& variant) {
+  game::Position pos(game::loadVariant(variant));
+  std::vector<std::string> moves;
+  for (int i = 0; i < 2; ++i) {
+    game::MoveList legal;
+    pos.generateLegal(legal);
+    moves.push_back(pos.moveToUsi(legal[0]));
+    pos.makeMove(legal[0]);
+  }
+  return moves;
+}
+
+TEST(Usi, HandshakeListsTheOptions) {
+  Session s;
+  const auto out = s.send("usi");
+  ASSERT_FALSE(out.empty());
+  EXPECT_TRUE(contains(out, "id name Poppy"));
+  EXPECT_TRUE(contains(out, "id author"));
+  for (const char* name : {"ModelFile", "UCI_Variant", "Playouts", "Threads", "MultiPV", "Book", "ResignThreshold"})
+    EXPECT_TRUE(contains(out, std::string("option name ") + name + " type")) << name << "\n" << joined(out);
+  for (const std::string& l : out)
+    if (startsWith(l, "option name UCI_Variant"))
+      for (const std::string& v : game::knownVariants()) EXPECT_NE(l.find(" var " + v), std::string::npos) << v;
+  EXPECT_EQ(out.back(), "usiok");
+  EXPECT_EQ(s.send("isready"), std::vector<std::string>{"readyok"});
+}
+
+TEST(Usi, GoNodesAfterMovesPlaysALegalMove) {
+  Session s;
+  const auto moves = twoPlies("micro");
+  const auto out = s.send("isready\nusinewgame\nposition startpos moves " + moves[0] + " " + moves[1] + "\ngo nodes 200");
+  const std::string best = bestmoveOf(out);
+  ASSERT_FALSE(best.empty()) << joined(out);
+  EXPECT_TRUE(legalAfter("micro", moves, best)) << best;
+  // The final info line: the node count is the playouts asked for, the PV starts with the move.
+  std::string info;
+  for (const auto& l : out)
+    if (startsWith(l, "info depth")) info = l;
+  ASSERT_FALSE(info.empty()) << joined(out);
+  EXPECT_NE(info.find(" nodes 200 "), std::string::npos) << info;
+  for (const char* field : {" seldepth ", " nps ", " time ", " score cp ", " multipv 1 "})
+    EXPECT_NE(info.find(field), std::string::npos) << field << " in " << info;
+  EXPECT_NE(info.find(" pv " + best), std::string::npos) << info;
+}
+
+TEST(Usi, MultiPvThreeGivesThreeRankedLines) {
+  Session s;
+  const auto out = s.send("setoption name MultiPV value 3\nposition startpos\ngo nodes 300");
+  const std::string best = bestmoveOf(out);
+  ASSERT_FALSE(best.empty()) << joined(out);
+  // The last three info lines are the final report: multipv 1, 2, 3 with different first moves.
+  std::vector<std::string> infos;
+  for (const auto& l : out)
+    if (startsWith(l, "info depth")) infos.push_back(l);
+  ASSERT_GE(infos.size(), 3u) << joined(out);
+  std::vector<std::string> firstMoves;
+  for (int k = 1; k <= 3; ++k) {
+    const std::string& l = infos[infos.size() - 3 + size_t(k) - 1];
+    EXPECT_NE(l.find(" multipv " + std::to_string(k) + " "), std::string::npos) << l;
+    const std::string move = l.substr(l.find(" pv ") + 4, l.find(' ', l.find(" pv ") + 4) - l.find(" pv ") - 4);
+    EXPECT_TRUE(legalAfter("micro", {}, move)) << l;
+    firstMoves.push_back(move);
+  }
+  EXPECT_EQ(firstMoves[0], best);
+  std::sort(firstMoves.begin(), firstMoves.end());
+  EXPECT_EQ(std::unique(firstMoves.begin(), firstMoves.end()), firstMoves.end());
+}
+
+TEST(Usi, GoInfiniteRunsUntilStopFromAnotherThread) {
+  Session s;
+  s.engine.handle("position startpos");
+  s.engine.handle("go infinite");
+  bool stillSearching = false;
+  std::thread gui([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stillSearching = s.engine.searching();  // an infinite search never ends by itself
+    s.engine.handle("stop");
+  });
+  s.engine.waitForSearch();
+  gui.join();
+  EXPECT_TRUE(stillSearching);
+  const auto out = s.fresh();
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+  EXPECT_EQ(std::count_if(out.begin(), out.end(), [](const std::string& l) { return startsWith(l, "bestmove"); }), 1);
+}
+
+TEST(Usi, QuitDuringASearchEndsIt) {
+  Session s;
+  s.engine.handle("go infinite");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(s.engine.handle("quit"));
+  EXPECT_FALSE(s.engine.searching());
+}
+
+TEST(Usi, BadPositionsAreReportedAndThePreviousOneKept) {
+  Session s;
+  const auto moves = twoPlies("micro");
+  s.send("position startpos moves " + moves[0]);
+  const std::string kept = s.engine.positionSfen();
+  EXPECT_NE(kept, game::loadVariant("micro")->startSfen);
+
+  auto out = s.send("position startpos moves " + moves[1] + " 1a1a");
+  ASSERT_EQ(out.size(), 1u) << joined(out);
+  EXPECT_TRUE(startsWith(out[0], "info string error: position: move 2 '1a1a'")) << out[0];
+  EXPECT_EQ(s.engine.positionSfen(), kept);
+
+  out = s.send("position sfen kbgs/p3/4/3P/SGBZ b - 1");
+  ASSERT_EQ(out.size(), 1u) << joined(out);
+  EXPECT_TRUE(startsWith(out[0], "info string error: position: bad SFEN 'kbgs/p3/4/3P/SGBZ b - 1'")) << out[0];
+  EXPECT_EQ(s.engine.positionSfen(), kept);
+
+  for (const char* bad : {"position", "position sfen", "position startpos moved 1e1d", "position fen x"}) {
+    out = s.send(bad);
+    ASSERT_EQ(out.size(), 1u) << bad;
+    EXPECT_TRUE(startsWith(out[0], "info string error: position: ")) << out[0];
+    EXPECT_EQ(s.engine.positionSfen(), kept) << bad;
+  }
+  // The search then starts from the kept position.
+  out = s.send("go nodes 50");
+  EXPECT_TRUE(legalAfter("micro", {moves[0]}, bestmoveOf(out))) << joined(out);
+}
+
+TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
+  Session s;
+  auto out = s.send("foo bar");
+  EXPECT_EQ(out, std::vector<std::string>{"info string unknown command foo bar"});
+  out = s.send("setoption name NoSuchOption value 3");
+  EXPECT_EQ(out, std::vector<std::string>{"info string unknown option NoSuchOption (ignored)"});
+  out = s.send("setoption name Playouts value lots");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(startsWith(out[0], "info string error: setoption Playouts: 'lots'")) << out[0];
+  out = s.send("setoption name ResignThreshold value 1.5");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(startsWith(out[0], "info string error: setoption ResignThreshold")) << out[0];
+  EXPECT_EQ(s.engine.options().resignThreshold, 0);
+  // go before any position: the start position; a bad number is reported and skipped.
+  out = s.send("go btime soon nodes 30");
+  EXPECT_TRUE(contains(out, "info string error: go: 'btime' needs a whole number, got 'soon'")) << joined(out);
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+  EXPECT_EQ(s.send("go mate 5"), std::vector<std::string>{"checkmate notimplemented"});
+  EXPECT_TRUE(s.send("gameover win").empty());
+  EXPECT_TRUE(s.send("").empty());
+}
+
+TEST(Usi, AMatedSideResigns) {
+  Session s;
+  // Gote to move, mated by the two golds.
+  const auto out = s.send("position sfen k3/G3/1G2/4/3K w - 1\ngo btime 1000 wtime 1000 byoyomi 1000");
+  EXPECT_EQ(bestmoveOf(out), "resign") << joined(out);
+}
+
+TEST(Usi, ResignsBelowTheThreshold) {
+  // With a threshold above every possible win rate the engine resigns at once; at 0 it never does.
+  Session s;
+  auto out = s.send("setoption name ResignThreshold value 0.999\nposition startpos\ngo nodes 100");
+  EXPECT_EQ(bestmoveOf(out), "resign") << joined(out);
+  EXPECT_TRUE(contains(out, "info string resigning: win rate")) << joined(out);
+  out = s.send("setoption name ResignThreshold value 0\ngo nodes 100");
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+}
+
+TEST(Usi, PlaysTheBookMoveWhileInBook) {
+  const auto dir = testing::freshTempDir(kScratch, "book");
+  const auto v = game::loadVariant("micro");
+  game::Position start(v);
+  game::MoveList legal;
+  start.generateLegal(legal);
+  // The last legal move: the book's choice, whatever the search would prefer.
+  const std::string bookMove = start.moveToUsi(legal[legal.size() - 1]);
+  play::OpeningBook book("micro");
+  book.set(start, {play::BookMove{bookMove, 1.0, 10, 0.5}});
+  const std::string path = (dir / "book.json").string();
+  book.save(path);
+
+  Session s;
+  auto out = s.send("setoption name Book value " + path + "\nisready");
+  EXPECT_TRUE(contains(out, "info string book " + path + " loaded (1 positions)")) << joined(out);
+  out = s.send("position startpos\ngo btime 60000 wtime 60000");
+  EXPECT_TRUE(contains(out, "info string book " + bookMove)) << joined(out);
+  EXPECT_EQ(bestmoveOf(out), bookMove);
+  // Out of book: a search.
+  out = s.send("position startpos moves " + bookMove + "\ngo nodes 50");
+  EXPECT_FALSE(contains(out, "info string book")) << joined(out);
+  EXPECT_TRUE(contains(out, "info depth")) << joined(out);
+  EXPECT_TRUE(legalAfter("micro", {bookMove}, bestmoveOf(out)));
+
+  // A broken book is reported and the engine plays on without one.
+  testing::spit(dir / "broken.json", "{\"format\": \"poppy-book\"");
+  out = s.send("setoption name Book value " + (dir / "broken.json").string() + "\nisready");
+  EXPECT_TRUE(contains(out, "info string error: Book: ")) << joined(out);
+  EXPECT_EQ(out.back(), "readyok");
+  std::filesystem::remove_all(dir);
+}
+
+// A network that likes one move (its policy logit is high at one index).
+class FavouriteMoveEvaluator : public mcts::Evaluator {
+ public:
+  FavouriteMoveEvaluator(int policySize, int favourite) : policySize_(policySize), favourite_(favourite) {}
+  void evaluate(const float*, int batch, float* logits, float* wdl) override {
+    for (int i = 0; i < batch; ++i) {
+      for (int k = 0; k < policySize_; ++k) logits[size_t(i) * policySize_ + k] = k == favourite_ ? 8.0f : 0.0f;
+      wdl[3 * i] = 0.3f;
+      wdl[3 * i + 1] = 0.4f;
+      wdl[3 * i + 2] = 0.3f;
+    }
+  }
+
+ private:
+  int policySize_, favourite_;
+};
+
+TEST(Usi, ModelsComeFromTheFactoryAndFailuresFallBackToRollouts) {
+  const auto v = game::loadVariant("micro");
+  game::Position start(v);
+  game::MoveList legal;
+  start.generateLegal(legal);
+  const game::Move favourite = legal[legal.size() - 1];
+  std::vector<std::string> asked;
+  auto factory = [&](const std::string& path, const std::string& variant) -> std::unique_ptr<mcts::Evaluator> {
+    asked.push_back(path + "@" + variant);
+    if (path != "good.model") throw std::runtime_error("cannot open '" + path + "'");
+    nn::Encoder enc(v);
+    return std::make_unique<FavouriteMoveEvaluator>(enc.policySize(), enc.moveIndex(start, favourite));
+  };
+  Session s({}, factory);
+  auto out = s.send("setoption name ModelFile value good.model\nisready");
+  EXPECT_TRUE(contains(out, "info string model good.model loaded")) << joined(out);
+  out = s.send("isready");  // unchanged: not loaded again
+  EXPECT_EQ(asked, std::vector<std::string>{"good.model@micro"});
+  out = s.send("position startpos\ngo nodes 100");
+  EXPECT_EQ(bestmoveOf(out), start.moveToUsi(favourite)) << joined(out);
+
+  out = s.send("setoption name ModelFile value missing.model\nisready");
+  EXPECT_TRUE(contains(out, "info string error: ModelFile missing.model: cannot open 'missing.model'")) << joined(out);
+  EXPECT_TRUE(contains(out, "info string playing with the rollout MCTS")) << joined(out);
+  out = s.send("go nodes 50");
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+
+  // No factory at all (a build without model loading): refused the same way.
+  Session bare;
+  out = bare.send("setoption name ModelFile value good.model\nisready");
+  EXPECT_TRUE(contains(out, "info string error: ModelFile good.model")) << joined(out);
+}
+
+TEST(Usi, SwitchesVariantsLikeFairyStockfish) {
+  Session s;
+  auto out = s.send("setoption name UCI_Variant value nosuchvariant");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(startsWith(out[0], "info string error: setoption UCI_Variant: 'nosuchvariant'")) << out[0];
+  EXPECT_EQ(s.engine.options().variant, "micro");
+
+  s.send("setoption name UCI_Variant value kyotoshogi\nisready");  // Fairy-Stockfish's name
+  EXPECT_EQ(s.engine.options().variant, "kyoto");
+  EXPECT_EQ(s.engine.positionSfen(), game::loadVariant("kyoto")->startSfen);
+
+  for (const std::string variant : {"minishogi", "shogi"}) {
+    const auto moves = twoPlies(variant);
+    out = s.send("setoption name UCI_Variant value " + variant + "\nisready\nusinewgame\nposition startpos moves " +
+                 moves[0] + " " + moves[1] + "\ngo nodes 40");
+    EXPECT_TRUE(legalAfter(variant, moves, bestmoveOf(out))) << variant << "\n" << joined(out);
+  }
+}
+
+TEST(Usi, MinishogiMovesAreLegalForFairyStockfish) {
+  // A GUI that drives Fairy-Stockfish drives Poppy the same way: the same commands, and every
+  // move Poppy answers is one Fairy-Stockfish (an independent engine) lists as legal.
+  testing::FairyStockfish fairy;
+  fairy.setVariant("minishogi");
+  Session s;
+  s.send("usi\nsetoption name USI_Hash value 16\nsetoption name USI_Ponder value false\n"
+         "setoption name UCI_Variant value minishogi\nisready\nusinewgame");
+  const std::string start = game::loadVariant("minishogi")->startSfen;
+  std::vector<std::string> moves;
+  for (int ply = 0; ply < 8; ++ply) {
+    std::string cmd = "position startpos";
+    if (!moves.empty()) cmd += " moves";
+    for (const auto& m : moves) cmd += " " + m;
+    const auto out = s.send(cmd + "\ngo btime 2000 wtime 2000 byoyomi 100 nodes 60");
+    const std::string best = bestmoveOf(out);
+    const auto fairyMoves = fairy.divide(start, moves, 1);
+    if (fairyMoves.empty()) {
+      EXPECT_EQ(best, "resign");
+      break;
+    }
+    ASSERT_TRUE(fairyMoves.count(best)) << "ply " << ply << ": " << best << "\n" << joined(out);
+    moves.push_back(best);
+  }
+}
+
+TEST(Usi, PonderRunsUntilPonderhitThenKeepsTheClock) {
+  Session s;
+  s.engine.handle("position startpos");
+  s.engine.handle("go ponder btime 2000 wtime 2000");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(s.engine.searching());  // pondering waits for the GUI
+  s.engine.handle("ponderhit");       // now a normal search on a 2 s clock: it ends by itself
+  s.engine.waitForSearch();
+  const auto out = s.fresh();
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+}
+
+TEST(Usi, AScriptedStreamEndsWithItsBestmove) {
+  std::istringstream in("usi\nisready\nposition startpos\ngo nodes 100\n");
+  std::ostringstream out;
+  play::UsiEngine engine(out);
+  engine.run(in);
+  const auto got = lines(out.str());
+  EXPECT_TRUE(contains(got, "usiok"));
+  EXPECT_TRUE(contains(got, "readyok"));
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(got))) << out.str();
+}
+
+// `poppy usi` as a GUI runs it: a child process on two pipes.
+class UsiProcess {
+ public:
+  explicit UsiProcess(const std::vector<std::string>& args) {
+    int toChild[2], fromChild[2];
+    if (pipe(toChild) != 0 || pipe(fromChild) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      dup2(toChild[0], 0);
+      dup2(fromChild[1], 1);
+      close(toChild[1]);
+      close(fromChild[0]);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(toChild[0]);
+    close(fromChild[1]);
+    in_ = toChild[1];
+    out_ = fromChild[0];
+    signal(SIGPIPE, SIG_IGN);
+  }
+  ~UsiProcess() {
+    if (in_ >= 0) close(in_);
+    if (out_ >= 0) close(out_);
+    if (pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  void send(const std::string& line) {
+    const std::string text = line + "\n";
+    ASSERT_EQ(write(in_, text.data(), text.size()), ssize_t(text.size()));
+  }
+  // Lines up to and including the first that starts with `prefix`; gives up after `seconds`
+  // (a hang guard, not a timing check).
+  std::vector<std::string> readUntil(const std::string& prefix, double seconds = 60) {
+    std::vector<std::string> got;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < end) {
+      size_t nl;
+      while ((nl = buffer_.find('\n')) != std::string::npos) {
+        got.push_back(buffer_.substr(0, nl));
+        buffer_.erase(0, nl + 1);
+        if (startsWith(got.back(), prefix)) return got;
+      }
+      pollfd p{out_, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char chunk[4096];
+      const ssize_t n = read(out_, chunk, sizeof chunk);
+      if (n <= 0) break;
+      buffer_.append(chunk, size_t(n));
+    }
+    ADD_FAILURE() << "no line starting with '" << prefix << "'; got:\n" << joined(got);
+    return got;
+  }
+  int wait() {
+    close(in_);
+    in_ = -1;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return testing::exitCodeOf(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string buffer_;
+};
+
+TEST(UsiBinary, AnswersWellWithinASecondOnTheClockWithTheShippedModel) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model";
+  ASSERT_TRUE(std::filesystem::exists(model));
+  UsiProcess engine({POPPY_BINARY, "usi", "--model", model});
+  engine.send("usi");
+  engine.readUntil("usiok");
+  engine.send("isready");
+  const auto ready = engine.readUntil("readyok");
+  EXPECT_TRUE(contains(ready, "info string model " + model + " loaded")) << joined(ready);
+  const auto moves = twoPlies("micro");
+  for (int game = 0; game < 2; ++game) {
+    engine.send("position startpos moves " + moves[0] + " " + moves[1]);
+    const auto start = std::chrono::steady_clock::now();
+    engine.send("go btime 1000 wtime 1000");
+    const auto out = engine.readUntil("bestmove");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(legalAfter("micro", moves, bestmoveOf(out))) << joined(out);
+    // The engine had 1000 ms on its clock: answering after that is losing on time. Its budget
+    // is 1000/20 = 50 ms, so this bound is loose even on a busy machine.
+    EXPECT_LT(ms, 1000.0) << joined(out);
+    EXPECT_TRUE(contains(out, "info depth")) << joined(out);
+  }
+  engine.send("quit");
+  EXPECT_EQ(engine.wait(), 0);
+}
+
+TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
+  const std::string cmd = std::string(POPPY_BINARY) + " usi --variant nosuchvariant </dev/null 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) text += buf;
+  EXPECT_EQ(testing::exitCodeOf(pclose(p)), 2);
+  EXPECT_NE(text.find("poppy: error:"), std::string::npos) << text;
+  EXPECT_NE(text.find("nosuchvariant"), std::string::npos) << text;
+
+  // Rollout MCTS out of the box; the GUI closing the pipe ends a pending search with its bestmove.
+  UsiProcess engine({POPPY_BINARY, "usi", "--variant", "minishogi"});
+  engine.send("position startpos");
+  engine.send("go nodes 50");
+  const auto out = engine.readUntil("bestmove");
+  EXPECT_TRUE(legalAfter("minishogi", {}, bestmoveOf(out))) << joined(out);
+  EXPECT_EQ(engine.wait(), 0);
+}
+
+}  // namespace
+}  // namespace poppy
