@@ -26,15 +26,15 @@ MoveBudget moveBudget(const GoLimits& go, int side, const TimeSettings& s) {
   b.infinite = go.infinite || go.ponder;
   b.playouts = std::max<int64_t>(0, go.nodes);
   int64_t ms = -1;
-  if (go.movetime >= 0) {
+  if (go.movetime != GoLimits::kNotGiven) {
     // Exactly the time asked for, less the latency; a movetime shorter than the latency gets a
     // quarter of itself rather than nothing.
     ms = go.movetime - std::max<int64_t>(0, s.overheadMs);
-    if (ms < s.minimumMs) ms = go.movetime / 4;
+    if (ms < s.minimumMs) ms = std::max<int64_t>(0, go.movetime / 4);
   } else {
     const int64_t remaining = side == 0 ? go.btime : go.wtime;
     const int64_t increment = side == 0 ? go.binc : go.winc;
-    if (remaining >= 0 || go.byoyomi > 0) ms = clockBudgetMs(remaining, increment, go.byoyomi, s);
+    if (remaining != GoLimits::kNotGiven || go.byoyomi > 0) ms = clockBudgetMs(remaining, increment, go.byoyomi, s);
   }
   if (ms >= 0) {
     b.timed = true;

@@ -11,15 +11,18 @@
 // what is left instead, so an answer still comes before the flag falls.
 #pragma once
 #include <cstdint>
+#include <limits>
 
 namespace poppy::play {
 
-// The limits of one `go` command, in milliseconds; -1 means "not given".
+// The limits of one `go` command, in milliseconds. A clock may be negative (a GUI that counts
+// its own lag), so "not given" is a separate value.
 struct GoLimits {
-  int64_t btime = -1, wtime = -1;  // time left on sente's / gote's clock
+  static constexpr int64_t kNotGiven = std::numeric_limits<int64_t>::min();
+  int64_t btime = kNotGiven, wtime = kNotGiven;  // time left on sente's / gote's clock
   int64_t binc = 0, winc = 0;      // Fischer increment per move
   int64_t byoyomi = 0;             // per-move time once (or as well as) the main time is spent
-  int64_t movetime = -1;           // think exactly this long
+  int64_t movetime = kNotGiven;    // think exactly this long
   int64_t nodes = 0;               // playouts (0: not given)
   bool infinite = false;           // until `stop`
   bool ponder = false;             // thinking on the opponent's time: until `stop` or `ponderhit`

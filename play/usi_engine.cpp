@@ -116,7 +116,9 @@ bool UsiEngine::handle(const std::string& rawLine) {
     } else if (cmd == "go") {
       cmdGo(words);
     } else if (cmd == "stop") {
-      stop_ = true;  // the worker writes the bestmove
+      // Waits for the bestmove (the search checks its flag every few milliseconds), so that
+      // the commands that follow (position, setoption, go) find the engine idle.
+      stopSearch();
     } else if (cmd == "ponderhit") {
       cmdPonderHit();
     } else if (cmd == "gameover") {
@@ -297,9 +299,12 @@ void UsiEngine::prepare() {
 }
 
 void UsiEngine::cmdPosition(const std::vector<std::string>& words) {
+  // A UCI_Variant set just before must apply to this position, even if that means ending a
+  // search the GUI did not stop.
+  if (searching_ && options_.variant != loadedVariant_) stopSearch();
   if (!searching_) {
     joinWorker();
-    prepare();  // a UCI_Variant set just before must apply to this position
+    prepare();
   }
   auto fail = [&](const std::string& why) {
     send("info string error: position: " + why + " (keeping the previous position)");
@@ -478,9 +483,16 @@ void UsiEngine::search(SearchJob job) {
     setup.analyzer->setParams(params);
     const int multiPv = job.options.multiPv;
     auto progress = [&](const Analysis& a) { sendInfo(a, msSince(job.received), multiPv); };
-    const Analysis a = setup.analyzer->analyze(pos, limits, &stop_, progress, 1.0);
+    Analysis a = setup.analyzer->analyze(pos, limits, &stop_, progress, 1.0);
+    if (a.moves.empty()) {
+      // Stopped (or out of time) before the first playout: one more playout, which takes a
+      // millisecond, rather than resigning a live game.
+      SearchLimits one;
+      one.playouts = 1;
+      a = setup.analyzer->analyze(pos, one);
+    }
     sendInfo(a, msSince(job.received), multiPv);
-    if (a.moves.empty()) return finish("resign");
+    if (a.moves.empty()) return finish(pos.moveToUsi(legal[0]));
     const MoveInfo& best = a.moves.front();
     if (job.options.resignThreshold > 0 && best.winRate < job.options.resignThreshold) {
       std::ostringstream why;

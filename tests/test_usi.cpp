@@ -198,9 +198,9 @@ TEST(Usi, BadPositionsAreReportedAndThePreviousOneKept) {
   const std::string kept = s.engine.positionSfen();
   EXPECT_NE(kept, game::loadVariant("micro")->startSfen);
 
-  auto out = s.send("position startpos moves " + moves[1] + " 1a1a");
+  auto out = s.send("position startpos moves " + moves[0] + " " + moves[1] + " 1a1a");
   ASSERT_EQ(out.size(), 1u) << joined(out);
-  EXPECT_TRUE(startsWith(out[0], "info string error: position: move 2 '1a1a'")) << out[0];
+  EXPECT_TRUE(startsWith(out[0], "info string error: position: move 3 '1a1a'")) << out[0];
   EXPECT_EQ(s.engine.positionSfen(), kept);
 
   out = s.send("position sfen kbgs/p3/4/3P/SGBZ b - 1");
