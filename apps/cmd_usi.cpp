@@ -34,7 +34,6 @@ void runUsi(const UsiCommandOptions& o) {
     return std::make_unique<nn::TorchEvaluator>(nn::loadModel(path, nullptr, variant, nn::Encoder::kVersion),
                                                 nn::parseDevice(device));
   };
-  std::ios::sync_with_stdio(false);
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);
 }

@@ -88,6 +88,9 @@ void UsiEngine::send(const std::string& line) {
 }
 
 void UsiEngine::run(std::istream& in) {
+  // std::cin is tied to std::cout: every read would flush the output from this thread, outside
+  // outMutex_, while the worker writes to it (seen as duplicated bestmove lines). Untie it.
+  in.tie(nullptr);
   for (std::string line; std::getline(in, line);)
     if (!handle(line)) return;
   // The input ended (the GUI closed the pipe, or a scripted session ran out): finish a finite

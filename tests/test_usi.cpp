@@ -117,9 +117,10 @@ TEST(Usi, HandshakeListsTheOptions) {
   EXPECT_TRUE(contains(out, "id author"));
   for (const char* name : {"ModelFile", "UCI_Variant", "Playouts", "Threads", "MultiPV", "Book", "ResignThreshold"})
     EXPECT_TRUE(contains(out, std::string("option name ") + name + " type")) << name << "\n" << joined(out);
-  for (const std::string& l : out)
-    if (startsWith(l, "option name UCI_Variant"))
-      for (const std::string& v : game::knownVariants()) EXPECT_NE(l.find(" var " + v), std::string::npos) << v;
+  for (const std::string& l : out) {
+    if (!startsWith(l, "option name UCI_Variant")) continue;
+    for (const std::string& v : game::knownVariants()) EXPECT_NE(l.find(" var " + v), std::string::npos) << v;
+  }
   EXPECT_EQ(out.back(), "usiok");
   EXPECT_EQ(s.send("isready"), std::vector<std::string>{"readyok"});
 }
@@ -239,6 +240,15 @@ TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
   EXPECT_EQ(s.send("go mate 5"), std::vector<std::string>{"checkmate notimplemented"});
   EXPECT_TRUE(s.send("gameover win").empty());
   EXPECT_TRUE(s.send("").empty());
+}
+
+TEST(Usi, NoTimeLeftOrAnImmediateStopStillAnswersAMove) {
+  // A flag about to fall, or a stop before the first playout: a legal move, never a resignation.
+  Session s;
+  auto out = s.send("position startpos\ngo btime 0 wtime 0 byoyomi 0");
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+  out = s.send("go nodes 4000000\nstop");
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
 }
 
 TEST(Usi, AMatedSideResigns) {
@@ -493,7 +503,7 @@ TEST(UsiBinary, AnswersWellWithinASecondOnTheClockWithTheShippedModel) {
   const auto ready = engine.readUntil("readyok");
   EXPECT_TRUE(contains(ready, "info string model " + model + " loaded")) << joined(ready);
   const auto moves = twoPlies("micro");
-  for (int game = 0; game < 2; ++game) {
+  for (int game = 0; game < 4; ++game) {
     engine.send("position startpos moves " + moves[0] + " " + moves[1]);
     const auto start = std::chrono::steady_clock::now();
     engine.send("go btime 1000 wtime 1000");
@@ -503,7 +513,7 @@ TEST(UsiBinary, AnswersWellWithinASecondOnTheClockWithTheShippedModel) {
     // The engine had 1000 ms on its clock: answering after that is losing on time. Its budget
     // is 1000/20 = 50 ms, so this bound is loose even on a busy machine.
     EXPECT_LT(ms, 1000.0) << joined(out);
-    EXPECT_TRUE(contains(out, "info depth")) << joined(out);
+    EXPECT_TRUE(contains(out, "info depth")) << "game " << game << "\n" << joined(ready) << joined(out);
   }
   engine.send("quit");
   EXPECT_EQ(engine.wait(), 0);
