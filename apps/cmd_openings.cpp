@@ -181,8 +181,10 @@ void runGames(const GamesArgs& a) {
 }  // namespace
 
 void addOpeningsCommands(CLI::App& app) {
-  CLI::App* openings = app.get_subcommand_no_throw("openings");
-  if (!openings) openings = app.add_subcommand("openings", "Study the network's opening preferences");
+  // CLI11 2.1 has no get_subcommand_no_throw: find the group with a filter instead.
+  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "openings"; });
+  CLI::App* openings =
+      found.empty() ? app.add_subcommand("openings", "Study the network's opening preferences") : found.front();
   openings->require_subcommand(1);
 
   auto tree = std::make_shared<TreeArgs>();

@@ -211,7 +211,8 @@ TEST(OpeningTree, ReportsProgressAndRejectsBadOptions) {
 }
 
 TEST(OpeningTree, MateEndsABranch) {
-  // Sente mates with a gold drop on 4b; the rollout search finds it and the node after it is over.
+  // Sente mates with a gold drop (several squares do); the rollout search finds the mates, and
+  // the nodes after them are over: not searched, no children.
   auto v = micro();
   const game::Position pos = game::Position::fromSfen(v, "k3/4/1G2/4/3K b G 1");
   mcts::SearchParams params;
@@ -219,7 +220,7 @@ TEST(OpeningTree, MateEndsABranch) {
   play::Analyzer analyzer(v, nullptr, params);
   play::OpeningTreeOptions o;
   o.depth = 2;
-  o.minShare = 0.2;
+  o.minShare = 0.05;
   const play::OpeningTree tree = play::buildOpeningTree(analyzer, pos, o);
   EXPECT_FALSE(tree.network);
   ASSERT_FALSE(tree.root.children.empty());
@@ -228,6 +229,10 @@ TEST(OpeningTree, MateEndsABranch) {
   EXPECT_TRUE(best.terminal);
   EXPECT_FALSE(best.searched);
   EXPECT_TRUE(best.children.empty());
+  game::Position after = pos;
+  after.makeMove(after.parseUsi(best.move));
+  EXPECT_TRUE(after.outcome().over());
+  EXPECT_EQ(after.outcome().winner, 0);
 }
 
 selfplay::GameRecord record(const std::string& id, const std::vector<std::string>& moves,
