@@ -109,6 +109,7 @@ std::string openingStatsText(const OpeningStats& stats) {
                   g.model.c_str(), (long long)g.games, (long long)g.distinctLines, (long long)g.senteWins,
                   (long long)g.draws, (long long)g.goteWins);
     out += head;
+    out += "   games  of group  sente/draws/gote   sente score  line\n";
     for (const OpeningLineStats& l : g.lines) {
       std::string moves;
       for (const std::string& m : l.moves) moves += (moves.empty() ? "" : " ") + m;
@@ -116,7 +117,7 @@ std::string openingStatsText(const OpeningStats& stats) {
       if (int(l.moves.size()) < stats.depth) moves += " (game over)";
       if (l.start != commonStart) moves += "  [from " + l.start + "]";
       char row[512];
-      std::snprintf(row, sizeof row, "  %6lld  %5s of games  %4lld / %4lld / %4lld  sente score %6s  %s\n",
+      std::snprintf(row, sizeof row, "  %6lld  %8s  %4lld / %4lld / %4lld  %11s  %s\n",
                     (long long)l.games, percent(g.games ? double(l.games) / double(g.games) : 0).c_str(),
                     (long long)l.senteWins, (long long)l.draws, (long long)l.goteWins,
                     percent(l.senteScore()).c_str(), moves.c_str());

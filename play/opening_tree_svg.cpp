@@ -14,8 +14,8 @@ namespace poppy::play {
 
 namespace {
 
-constexpr double kBoxWidth = 150, kBoxHeight = 50, kColumnGap = 70, kRowHeight = 62, kMargin = 20,
-                 kHeader = 56, kMaxEdgeWidth = 14;
+constexpr double kBoxWidth = 164, kBoxHeight = 50, kColumnGap = 70, kRowHeight = 62, kMargin = 20,
+                 kHeader = 74, kMaxEdgeWidth = 14;
 
 std::string escapeXml(const std::string& s) {
   std::string out;
@@ -56,7 +56,8 @@ class Drawer {
     place(tree_.root, 0, nextRow);
     int depth = 0;
     for (const Placed& p : placed_) depth = std::max<int>(depth, int(p.node->line.size()));
-    const double width = 2 * kMargin + (depth + 1) * kBoxWidth + depth * kColumnGap;
+    // At least wide enough for the legend lines.
+    const double width = std::max(560.0, 2 * kMargin + (depth + 1) * kBoxWidth + depth * kColumnGap);
     const double height = kHeader + std::max(1.0, nextRow) * kRowHeight + kMargin;
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", width) + "\" height=\"" +
@@ -65,12 +66,13 @@ class Drawer {
     out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     out += "<text class=\"title\" x=\"" + fmt("%.0f", kMargin) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" +
            escapeXml("Opening tree: " + tree_.variant + " from " + tree_.startSfen) + "</text>\n";
-    out += "<text class=\"legend\" x=\"" + fmt("%.0f", kMargin) + "\" y=\"42\" fill=\"#444\">" +
-           escapeXml(std::string(tree_.network ? "network" : "rollout") + " search, " +
-                     std::to_string(tree_.root.playouts) + " playouts per position; share = visit share; " +
-                     "win = W + D/2 for the player who made the move (red 0%, green 100%); " +
-                     "edge width = share") +
-           "</text>\n";
+    const std::string legend[] = {
+        std::string(tree_.network ? "network" : "rollout") + " search, " + std::to_string(tree_.root.playouts) +
+            " playouts per position; share = visit share, edge width = share",
+        "win = W + D/2 for the player who made the move (box colour: red 0%, green 100%)"};
+    for (int i = 0; i < 2; ++i)
+      out += "<text class=\"legend\" x=\"" + fmt("%.0f", kMargin) + "\" y=\"" + fmt("%.0f", 42.0 + 16 * i) +
+             "\" fill=\"#444\">" + escapeXml(legend[i]) + "</text>\n";
     // Edges first, so the boxes cover their ends.
     for (const Placed& p : placed_)
       for (const OpeningNode& c : p.node->children) edge(p, at(&c), c.share, out);
@@ -117,8 +119,9 @@ class Drawer {
     const bool root = n.line.empty();
     const int ply = int(n.line.size());
     const char* mover = (rootSide_ + ply + (root ? 0 : 1)) % 2 == 0 ? "sente" : "gote";
-    std::string line1 = root ? std::string("start, ") + mover + " to move" : n.move + " (" + mover + ")";
-    std::string line2 = root ? "win " + pct(n.winRate) : "share " + pct(n.share) + " \u00b7 win " + pct(n.winRate);
+    std::string line1 = root ? std::string("start") : n.move + " (" + mover + ")";
+    std::string line2 = root ? std::string(mover) + " to move \u00b7 win " + pct(n.winRate)
+                             : "share " + pct(n.share) + " \u00b7 win " + pct(n.winRate);
     std::string line3 = root ? std::to_string(n.playouts) + " playouts" : "prior " + pct(n.prior);
     if (tree_.recordGames > 0) line3 += " \u00b7 games " + std::to_string(n.games);
     if (n.terminal) line3 += " \u00b7 game over";
