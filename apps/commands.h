@@ -10,6 +10,7 @@ void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
 void addTrainCommands(CLI::App& app);
 void addUsiCommand(CLI::App& app);
+void addOpeningsCommands(CLI::App& app);  // openings tree, games, book
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
 
 }  // namespace poppy::apps

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   poppy::apps::addVariantsCommand(app);
   poppy::apps::addTrainCommands(app);
   poppy::apps::addUsiCommand(app);
+  poppy::apps::addOpeningsCommands(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

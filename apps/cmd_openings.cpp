@@ -1,0 +1,223 @@
+// `poppy openings tree|games|book`: what the network prefers in the opening (a searched tree of
+// its preferred moves, drawn as text, JSON or SVG, or exported as an opening book) and what its
+// self-play games actually played. The `openings` group is shared: `openings history` lives in
+// another file and registers itself on the same group, whichever comes first.
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "apps/commands.h"
+#include "common/atomic_file.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "nn/torch_evaluator.h"
+#include "play/analyzer.h"
+#include "play/opening_stats.h"
+#include "play/opening_tree.h"
+#include "selfplay/game_record.h"
+
+namespace poppy::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Defaults when --playouts is not given: a network search needs far fewer playouts than the
+// rollout search (whose playouts are random games) for stable visit shares.
+constexpr int kNetworkPlayouts = 400;
+constexpr int kRolloutPlayouts = 2000;
+
+struct TreeArgs {
+  std::string model, variant = "micro", sfen, format = "text", out, device = "cpu";
+  bool noModel = false;
+  int depth = 3, playouts = 0, maxChildren = 5, threads = 1, plyCap = 200;
+  double minShare = 0.05;
+  std::vector<std::string> records;
+  uint64_t seed = 1;
+};
+
+struct GamesArgs {
+  std::string runDir, format = "text";
+  int depth = 4, top = 10;
+  bool byGeneration = false;
+};
+
+// Registers the options shared by `tree` and `book`.
+void addTreeOptions(CLI::App* cmd, TreeArgs& a) {
+  auto* model = cmd->add_option("--model", a.model, "Model file whose preferences to show");
+  auto* none = cmd->add_flag("--no-model", a.noModel, "Search with the rollout MCTS instead of a network");
+  model->excludes(none);
+  cmd->add_option("--variant", a.variant, "Variant (name or YAML path)")->capture_default_str();
+  cmd->add_option("--sfen", a.sfen, "Start position (default: the variant's start)");
+  cmd->add_option("--depth", a.depth, "Plies of the tree")
+      ->check(CLI::Range(1, play::kMaxOpeningTreeDepth))
+      ->capture_default_str();
+  cmd->add_option("--playouts", a.playouts,
+                  "Playouts per searched position (default " + std::to_string(kNetworkPlayouts) + " with a model, " +
+                      std::to_string(kRolloutPlayouts) + " rollouts without)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--min-share", a.minShare, "Expand moves with at least this visit share")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--max-children", a.maxChildren, "Expand at most this many moves per position")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--ply-cap", a.plyCap, "Plies after which the search scores a game as drawn")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--device", a.device, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--threads", a.threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--seed", a.seed, "Random seed (the rollout search)")->capture_default_str();
+}
+
+// Prints "searched N / ~M positions" on stderr: rewritten in place on a terminal, otherwise a
+// line every few seconds (logs stay short).
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(::isatty(2) != 0) {}
+  void update(const play::OpeningTreeProgress& p) {
+    const double rate = p.seconds > 0 ? double(p.searched) / p.seconds : 0;
+    const double left = rate > 0 ? double(std::max<int64_t>(0, p.estimate - p.searched)) / rate : 0;
+    const bool done = p.searched >= p.estimate;
+    if (!tty_ && !done && p.seconds - lastPrinted_ < 5) return;
+    lastPrinted_ = p.seconds;
+    std::fprintf(stderr, "%sopenings: searched %lld / ~%lld positions, %.1f/s, ~%.0f s left%s", tty_ ? "\r" : "",
+                 (long long)p.searched, (long long)p.estimate, rate, left, tty_ ? "   " : "\n");
+    printedOnTty_ = tty_;
+  }
+  void finish() {
+    if (printedOnTty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool tty_;
+  bool printedOnTty_ = false;
+  double lastPrinted_ = -1e9;
+};
+
+play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) {
+  if (a.model.empty() && !a.noModel) throw std::runtime_error("give --model PATH, or --no-model for the rollout search");
+  game::Position start(variant);
+  if (!a.sfen.empty()) start = game::Position::fromSfen(variant, a.sfen);  // SfenError names the text
+  std::unique_ptr<nn::TorchEvaluator> evaluator;
+  if (!a.noModel) {
+    torch::set_num_threads(a.threads);
+    evaluator = std::make_unique<nn::TorchEvaluator>(nn::loadModel(a.model, nullptr, variant->name, nn::Encoder::kVersion),
+                                                     nn::parseDevice(a.device));
+  }
+  mcts::SearchParams params;
+  params.playouts = a.playouts > 0 ? a.playouts : (evaluator ? kNetworkPlayouts : kRolloutPlayouts);
+  params.plyCap = a.plyCap;
+  play::Analyzer analyzer(variant, evaluator.get(), params, a.seed);
+  play::OpeningTreeOptions options;
+  options.depth = a.depth;
+  options.minShare = a.minShare;
+  options.maxChildren = a.maxChildren;
+  ProgressLine progress;
+  play::OpeningTree tree =
+      play::buildOpeningTree(analyzer, start, options, [&](const play::OpeningTreeProgress& p) { progress.update(p); });
+  progress.finish();
+  return tree;
+}
+
+void writeOutput(const std::string& text, const std::string& out) {
+  if (out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  common::writeFileAtomically(out, text);
+  std::fprintf(stderr, "openings: wrote %s\n", out.c_str());
+}
+
+void runTree(const TreeArgs& a) {
+  const game::VariantPtr variant = game::loadVariant(a.variant);
+  // Read the records first: a bad file should fail before minutes of searching.
+  std::vector<std::pair<std::string, std::vector<selfplay::GameRecord>>> records;
+  for (const std::string& path : a.records) {
+    records.emplace_back(path, selfplay::readGameRecords(path));
+    play::checkGameRecords(records.back().second, path, variant);
+  }
+  play::OpeningTree tree = buildTree(a, variant);
+  for (const auto& [path, list] : records) play::countGames(tree, list, path, variant);
+  if (a.format == "json") {
+    writeOutput(play::openingTreeJson(tree), a.out);
+  } else if (a.format == "svg") {
+    writeOutput(play::openingTreeSvg(tree), a.out);
+  } else {
+    writeOutput(play::openingTreeText(tree), a.out);
+  }
+}
+
+void runBook(const TreeArgs& a, const std::string& out) {
+  const game::VariantPtr variant = game::loadVariant(a.variant);
+  const play::OpeningTree tree = buildTree(a, variant);
+  const play::OpeningBook book = play::openingTreeToBook(tree, variant);
+  book.save(out);
+  std::fprintf(stderr, "openings: wrote %s (%zu positions from %lld searches)\n", out.c_str(), book.size(),
+               (long long)tree.searches);
+}
+
+void runGames(const GamesArgs& a) {
+  const std::string path = fs::is_directory(a.runDir) ? (fs::path(a.runDir) / "games.jsonl").string() : a.runDir;
+  if (!fs::exists(path)) {
+    throw std::runtime_error(fs::is_directory(a.runDir) ? "run directory '" + a.runDir + "' has no games.jsonl"
+                                                        : "'" + a.runDir + "': no such run directory or file");
+  }
+  const std::vector<selfplay::GameRecord> records = selfplay::readGameRecords(path);
+  for (const selfplay::GameRecord& r : records)
+    if (r.variant != records.front().variant)
+      throw std::runtime_error("game records '" + path + "' mix variants ('" + records.front().variant + "' and '" +
+                               r.variant + "' in game '" + r.id + "')");
+  const play::OpeningStats stats = play::openingStats(records, a.depth, a.top, a.byGeneration);
+  const std::string text = a.format == "json" ? play::openingStatsJson(stats) : play::openingStatsText(stats);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+}  // namespace
+
+void addOpeningsCommands(CLI::App& app) {
+  // CLI11 2.1 has no get_subcommand_no_throw: find the group with a filter instead.
+  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "openings"; });
+  CLI::App* openings =
+      found.empty() ? app.add_subcommand("openings", "Study the network's opening preferences") : found.front();
+  openings->require_subcommand(1);
+
+  auto tree = std::make_shared<TreeArgs>();
+  CLI::App* treeCmd = openings->add_subcommand(
+      "tree", "The tree of the moves the network prefers from the start, with visit shares and win rates");
+  addTreeOptions(treeCmd, *tree);
+  treeCmd->add_option("--records", tree->records, "Game records (JSONL, e.g. a run's games.jsonl) to count games per node")
+      ->check(CLI::ExistingFile);
+  treeCmd->add_option("--format", tree->format, "text, json or svg")
+      ->check(CLI::IsMember({"text", "json", "svg"}))
+      ->capture_default_str();
+  treeCmd->add_option("--out", tree->out, "Write to this file (default: standard output)");
+  treeCmd->callback([tree] { runTree(*tree); });
+
+  auto games = std::make_shared<GamesArgs>();
+  CLI::App* gamesCmd =
+      openings->add_subcommand("games", "The opening lines a run's self-play played most, and how they scored");
+  gamesCmd->add_option("RUN_DIR", games->runDir, "Run directory (its games.jsonl) or a game-records file")->required();
+  gamesCmd->add_option("--depth", games->depth, "Plies that make a line")->check(CLI::Range(1, 1000))->capture_default_str();
+  gamesCmd->add_option("--top", games->top, "Lines shown per group")->check(CLI::Range(1, 100000))->capture_default_str();
+  gamesCmd->add_flag("--by-generation", games->byGeneration, "One table per generation (the records' model)");
+  gamesCmd->add_option("--format", games->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  gamesCmd->callback([games] { runGames(*games); });
+
+  auto book = std::make_shared<TreeArgs>();
+  auto bookOut = std::make_shared<std::string>();
+  CLI::App* bookCmd = openings->add_subcommand(
+      "book", "Export the tree as an opening book (weights = visit shares) for `poppy usi` and `poppy match`");
+  addTreeOptions(bookCmd, *book);
+  bookCmd->add_option("--out", *bookOut, "Book file to write (JSON)")->required();
+  bookCmd->callback([book, bookOut] { runBook(*book, *bookOut); });
+}
+
+}  // namespace poppy::apps
