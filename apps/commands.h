@@ -9,6 +9,8 @@ void addPerftCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
 void addTrainCommands(CLI::App& app);
+void addReportCommand(CLI::App& app);
+void addOpeningsHistoryCommand(CLI::App& app);  // openings history
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
 
 }  // namespace poppy::apps
