@@ -155,8 +155,10 @@ void runHistory(const HistoryArgs& o) {
 }  // namespace
 
 void addOpeningsHistoryCommand(CLI::App& app) {
-  // Other files add sibling subcommands to the same group.
-  CLI::App* openings = app.get_subcommand_no_throw("openings");
+  // Other files add sibling subcommands to the same group, in any order. (CLI11 2.1 has no
+  // get_subcommand_no_throw: find the group with a filter.)
+  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "openings"; });
+  CLI::App* openings = found.empty() ? nullptr : found.front();
   if (!openings) {
     openings = app.add_subcommand("openings", "Study the learned opening preferences");
     openings->require_subcommand(1);

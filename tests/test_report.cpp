@@ -35,6 +35,10 @@ namespace {
 const std::string kScratch = "poppy_test_report_";
 [[maybe_unused]] ::testing::Environment* const kScratchCleanup = poppy::testing::removeScratchRootAtExit(kScratch);
 fs::path freshDir(const std::string& name) { return poppy::testing::freshTempDir(kScratch, name); }
+// A test's files stay for inspection when something failed, and go otherwise.
+void removeUnlessFailed(const fs::path& dir) {
+  if (!::testing::UnitTest::GetInstance()->Failed()) fs::remove_all(dir);
+}
 using poppy::testing::slurp;
 using poppy::testing::spit;
 
@@ -429,6 +433,7 @@ TEST(RunMetrics, GroupsGameRecordsByIteration) {
   EXPECT_THAT(all, HasSubstr((dir / "metrics.jsonl").string() + ":4:"));
   EXPECT_THAT(all, HasSubstr((dir / "games.jsonl").string() + ":3:"));
   EXPECT_DOUBLE_EQ(run.startTime(), 1000 - 36);
+  removeUnlessFailed(dir);
 }
 
 TEST(RunMetrics, ResumedSelfplayPhasesCountOnce) {
@@ -471,6 +476,7 @@ TEST(RunReport, WritesEveryChartCsvAndIndex) {
   EXPECT_THAT(results, HasSubstr("\n1,0,0,1\n"));
   // Nothing half-written is left behind.
   for (const auto& e : fs::directory_iterator(out)) EXPECT_NE(e.path().extension(), ".tmp");
+  removeUnlessFailed(dir);
 }
 
 TEST(RunMetrics, RefusesWhatIsNotARun) {
@@ -492,6 +498,7 @@ TEST(RunMetrics, RefusesWhatIsNotARun) {
   spit(dir / "metrics.jsonl", "\n{broken\n");
   EXPECT_THAT(message(dir), HasSubstr("has no selfplay, train or gate events"));
   EXPECT_THAT(message(dir), HasSubstr("metrics.jsonl:2: not JSON"));
+  removeUnlessFailed(dir);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -564,6 +571,8 @@ CmdResult poppy(const std::vector<std::string>& args, int seconds = 120) {
   r.err = slurp(err);
   fs::remove(out);
   fs::remove(err);
+  std::error_code ec;
+  fs::remove(dir, ec);  // only when empty
   return r;
 }
 
@@ -594,7 +603,7 @@ class TinyRun : public ::testing::Test {
     trainLog_ = new std::string(r.describe());
   }
   static void TearDownTestSuite() {
-    fs::remove_all(*root_);
+    removeUnlessFailed(*root_);
     delete root_;
     delete trainLog_;
   }
@@ -672,7 +681,7 @@ TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {
     double shares = 0;
     for (const auto& m : c["first"]) shares += m["share"].get<double>();
     EXPECT_NEAR(shares, 1.0, 1e-9);
-    EXPECT_EQ(c["first"].size(), 8u);  // micro shogi has 8 legal first moves (perft 1)
+    EXPECT_EQ(c["first"].size(), 9u);  // micro shogi has 9 legal first moves (perft 1)
     EXPECT_EQ(c["second"].size(), 2u);
   }
   EXPECT_FALSE(slurp(*root_ / "history" / "openings.csv").empty());
