@@ -1,5 +1,6 @@
 #include "report/run_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -45,13 +46,17 @@ LineChart lossChart(const RunMetrics& run) {
 LineChart speedChart(const RunMetrics& run) {
   LineChart c;
   c.title = "Self-play speed";
-  c.xLabel = "time since the run began (hours, wall clock)";
   c.yLabel = "games per hour";
   c.yFromZero = true;
   LineSeries s{"games per hour", {}, {}};
   const double start = run.startTime();
+  double span = 0;
+  for (const SelfplayEvent& e : run.metrics.selfplay) span = std::max(span, e.time - start);
+  // Minutes for short runs, so the axis does not read 0.0002 hours.
+  const bool minutes = span < 2 * 3600;
+  c.xLabel = std::string("time since the run began (") + (minutes ? "minutes" : "hours") + ", wall clock)";
   for (const SelfplayEvent& e : run.metrics.selfplay) {
-    s.x.push_back((e.time - start) / 3600.0);
+    s.x.push_back((e.time - start) / (minutes ? 60.0 : 3600.0));
     s.y.push_back(e.gamesPerHour);
   }
   c.series = {s};
