@@ -105,30 +105,47 @@ std::string stem(const std::string& svgPath) {
 void runHistory(const HistoryArgs& o) {
   torch::set_num_threads(o.threads);
   const std::vector<Checkpoint> checkpoints = findCheckpoints(o);
-  const nn::ModelInfo firstInfo = nn::readModelInfo(checkpoints.front().path.string());
+  // A damaged checkpoint is reported and skipped, never used; all of them damaged is an error.
+  std::vector<std::string> problems;
+  auto load = [&](const Checkpoint& c, const std::string& variant) -> std::unique_ptr<CheckpointSearcher> {
+    try {
+      return std::make_unique<CheckpointSearcher>(o, c, variant.empty() ? nn::readModelInfo(c.path.string()).variant
+                                                                        : variant);
+    } catch (const nn::ModelError& e) {
+      problems.push_back(e.what());
+      std::fprintf(stderr, "warning: skipping a checkpoint: %s\n", e.what());
+      return nullptr;
+    }
+  };
   report::OpeningHistory h;
   h.runDir = o.runDir;
-  h.variant = firstInfo.variant;
-  h.startSfen = game::Position(game::loadVariant(h.variant)).sfen();
   h.playouts = o.playouts;
+  // Which replies to follow is decided by where the run ended up: its newest loadable checkpoint,
+  // which also names the variant.
+  for (auto c = checkpoints.rbegin(); c != checkpoints.rend() && h.variant.empty(); ++c) {
+    if (auto last = load(*c, "")) {
+      h.variant = last->info().variant;
+      h.followed = favourites(last->search({}), o.follow);
+    }
+  }
+  if (h.variant.empty())
+    throw std::runtime_error("no checkpoint of " + o.runDir + " could be loaded (" + problems.front() + ")");
+  h.startSfen = game::Position(game::loadVariant(h.variant)).sfen();
   const std::string out = o.out.empty() ? (fs::path(o.runDir) / "report" / "openings-history.svg").string() : o.out;
   if (!fs::path(out).parent_path().empty()) fs::create_directories(fs::path(out).parent_path());
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  {  // Which replies to follow: decided by where the run ended up.
-    CheckpointSearcher last(o, checkpoints.back(), h.variant);
-    h.followed = favourites(last.search({}), o.follow);
-  }
   for (size_t i = 0; i < checkpoints.size(); ++i) {
     const Checkpoint& c = checkpoints[i];
-    CheckpointSearcher searcher(o, c, h.variant);
+    const auto searcher = load(c, h.variant);
+    if (!searcher) continue;
     report::CheckpointOpenings row;
     row.generation = c.generation;
     row.model = c.path.filename().string();
-    row.step = searcher.info().step;
-    row.first = searcher.search({});
-    for (const std::string& move : h.followed) row.second[move] = searcher.search({move});
+    row.step = searcher->info().step;
+    row.first = searcher->search({});
+    for (const std::string& move : h.followed) row.second[move] = searcher->search({move});
     h.checkpoints.push_back(row);
 
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -148,7 +165,8 @@ void runHistory(const HistoryArgs& o) {
       {base + ".csv", report::historyCsv(h)},
   };
   for (const auto& [path, contents] : files) common::writeFileAtomically(path, contents);
-  std::printf("%zu checkpoints searched with %d playouts; wrote %s, %s, %s, %s\n", checkpoints.size(), o.playouts,
+  std::printf("%zu checkpoints searched (%zu skipped) with %d playouts; wrote %s, %s, %s, %s\n", h.checkpoints.size(),
+              checkpoints.size() - h.checkpoints.size(), o.playouts,
               files[0].first.c_str(), files[1].first.c_str(), files[2].first.c_str(), files[3].first.c_str());
 }
 

@@ -184,6 +184,16 @@ void expectNiceTicks(double lo, double hi) {
 // ---------------------------------------------------------------------------------------------
 // svg_chart
 
+TEST(SvgChart, TheXmlCheckerCatchesBadDocuments) {
+  EXPECT_EQ(xmlProblem("<a x=\"1\"><b/>t &amp; u</a>"), "");
+  EXPECT_NE(xmlProblem("<a><b></a>"), "");
+  EXPECT_NE(xmlProblem("<a>t & u</a>"), "");
+  EXPECT_NE(xmlProblem("<a>1 < 2</a>"), "");
+  EXPECT_NE(xmlProblem("<a x=\"<\"/>"), "");
+  EXPECT_NE(xmlProblem("<a>"), "");
+  EXPECT_NE(xmlProblem("<a/><b/>"), "");
+}
+
 TEST(SvgChart, TicksAreNiceForCommonRanges) {
   expectNiceTicks(0, 1);
   expectNiceTicks(0, 37);
@@ -691,6 +701,18 @@ TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {
                                 "0", "--out", (*root_ / "thin.svg").string()});
   ASSERT_EQ(thin.code, 0) << thin.describe();
   EXPECT_EQ(nlohmann::json::parse(slurp(*root_ / "thin.json"))["checkpoints"].size(), 2u);
+
+  // A damaged checkpoint (here the newest) is reported and skipped.
+  const fs::path damaged = *root_ / "damaged";
+  fs::create_directories(damaged);
+  fs::copy(run() / "models", damaged / "models");
+  spit(damaged / "models" / "gen-0003.model", "not a model");
+  const CmdResult skip = poppy({"openings", "history", damaged.string(), "--playouts", "8", "--follow", "1"});
+  ASSERT_EQ(skip.code, 0) << skip.describe();
+  EXPECT_THAT(skip.err, HasSubstr("warning: skipping a checkpoint: model " + (damaged / "models" / "gen-0003.model").string()));
+  const auto kept = nlohmann::json::parse(slurp(damaged / "report" / "openings-history.json"));
+  EXPECT_EQ(kept["checkpoints"].size(), 3u);
+  EXPECT_EQ(kept["checkpoints"].back()["generation"], 2);
 }
 
 TEST_F(TinyRun, ErrorsNameTheProblem) {
