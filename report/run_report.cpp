@@ -203,7 +203,8 @@ std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& ru
   return rows;
 }
 
-std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts) {
+std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts,
+                      const std::vector<std::string>& extraSvgs) {
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<title>Poppy run report: " + xmlEscape(run.runDir) + "</title>\n";
@@ -220,6 +221,8 @@ std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& char
     h += "<figcaption>" + xmlEscape(c.caption) + " Data: <a href=\"" + c.name + ".csv\">" + c.name +
          ".csv</a></figcaption>\n</figure>\n";
   }
+  for (const std::string& svg : extraSvgs)
+    h += "<figure>\n<img src=\"" + xmlEscape(svg) + "\" alt=\"" + xmlEscape(svg) + "\">\n</figure>\n";
   if (!run.problems.empty()) {
     h += "<h2>Problems in the run's files (skipped)</h2>\n<ul class=\"problems\">\n";
     for (const std::string& p : run.problems) h += "<li>" + xmlEscape(p) + "</li>\n";
@@ -244,7 +247,10 @@ std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string
     write(c.name + ".svg", render(c));
     write(c.name + ".csv", csv(c));
   }
-  write("index.html", indexHtml(run, charts));
+  std::vector<std::string> extra;
+  for (const char* name : {"openings-history.svg", "openings-history-second.svg"})
+    if (fs::exists(fs::path(outDir) / name)) extra.push_back(name);
+  write("index.html", indexHtml(run, charts, extra));
   return written;
 }
 

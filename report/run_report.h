@@ -23,9 +23,12 @@ std::vector<NamedChart> runCharts(const RunMetrics& run);
 // The summary table (label, value) shown at the top of index.html.
 std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& run);
 
-std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts);
+// extraSvgs: other charts already in the folder (file names), shown after the run's charts.
+std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts,
+                      const std::vector<std::string>& extraSvgs = {});
 
 // Writes the charts (SVG + CSV) and index.html into outDir (created); returns the paths written.
+// The charts of `poppy openings history` found in outDir are shown in index.html too.
 std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir);
 
 }  // namespace poppy::report

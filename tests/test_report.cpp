@@ -711,6 +711,11 @@ TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {
   ASSERT_EQ(skip.code, 0) << skip.describe();
   EXPECT_THAT(skip.err, HasSubstr("warning: skipping a checkpoint: model " + (damaged / "models" / "gen-0003.model").string()));
   const auto kept = nlohmann::json::parse(slurp(damaged / "report" / "openings-history.json"));
+  // The report in the same folder shows the opening charts too.
+  fs::copy_file(run() / "state.json", damaged / "state.json");
+  fs::copy_file(run() / "metrics.jsonl", damaged / "metrics.jsonl");
+  ASSERT_EQ(poppy({"report", damaged.string()}).code, 0);
+  EXPECT_THAT(slurp(damaged / "report" / "index.html"), HasSubstr("<img src=\"openings-history-second.svg\""));
   EXPECT_EQ(kept["checkpoints"].size(), 3u);
   EXPECT_EQ(kept["checkpoints"].back()["generation"], 2);
 }
