@@ -11,6 +11,8 @@ void addVariantsCommand(CLI::App& app);
 void addTrainCommands(CLI::App& app);
 void addUsiCommand(CLI::App& app);
 void addOpeningsCommands(CLI::App& app);  // openings tree, games, book
+void addReportCommand(CLI::App& app);
+void addOpeningsHistoryCommand(CLI::App& app);  // openings history
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
 
 }  // namespace poppy::apps

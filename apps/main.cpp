@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   poppy::apps::addTrainCommands(app);
   poppy::apps::addUsiCommand(app);
   poppy::apps::addOpeningsCommands(app);
+  poppy::apps::addReportCommand(app);
+  poppy::apps::addOpeningsHistoryCommand(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

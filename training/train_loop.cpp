@@ -349,7 +349,7 @@ class Run {
                   state_.iteration, done, seconds, sum.policy / done, sum.value / done, window_->size());
     status(line, true);
     metric({{"event", "train"}, {"steps", done}, {"seconds", seconds}, {"policy_loss", sum.policy / done},
-            {"value_loss", sum.value / done}, {"window", window_->size()},
+            {"value_loss", sum.value / done}, {"total_loss", sum.total / done}, {"window", window_->size()},
             {"samples_per_second", done * double(batch) / std::max(seconds, 1e-9)},
             {"learning_rate", trainer_->learningRateAt(trainer_->steps())}});
     state_.trainedThisIteration = true;
@@ -399,7 +399,8 @@ class Run {
       nlohmann::json m = {{"event", "gate"},           {"games", r.games()},     {"wins", r.winsA},
                           {"draws", r.draws},          {"losses", r.lossesA},    {"score", r.score()},
                           {"elo_diff", r.elo()},       {"elo_margin", r.eloMargin95()},
-                          {"promoted", promote},       {"opponent", generationName(state_.generation)}};
+                          {"promoted", promote},       {"opponent", generationName(state_.generation)},
+                          {"threshold", config_.gateThreshold}};
       if (promote) {
         state_.bestElo += config_.gateGames > 0 ? r.elo() : 0;
         ++state_.generation;

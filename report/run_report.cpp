@@ -1,0 +1,257 @@
+#include "report/run_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "common/atomic_file.h"
+
+namespace poppy::report {
+namespace fs = std::filesystem;
+namespace {
+
+// "gen-0007" -> 7; -1 when the name has another shape.
+int generationNumber(const std::string& name) {
+  if (name.rfind("gen-", 0) != 0 || name.size() == 4) return -1;
+  for (size_t i = 4; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return -1;
+  return std::stoi(name.substr(4));
+}
+
+std::string fixed(double v, int decimals) {
+  if (isMissing(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+LineChart lossChart(const RunMetrics& run) {
+  LineChart c;
+  c.title = "Training losses";
+  c.xLabel = "training steps";
+  c.yLabel = "loss (mean over each train phase)";
+  c.yFromZero = true;
+  LineSeries policy{"policy loss", {}, {}}, value{"value loss", {}, {}}, total{"total loss", {}, {}};
+  for (const TrainEvent& e : run.metrics.train) {
+    for (LineSeries* s : {&policy, &value, &total}) s->x.push_back(double(e.step));
+    policy.y.push_back(e.policyLoss);
+    value.y.push_back(e.valueLoss);
+    total.y.push_back(e.totalLoss);
+  }
+  c.series = {policy, value, total};
+  return c;
+}
+
+LineChart speedChart(const RunMetrics& run) {
+  LineChart c;
+  c.title = "Self-play speed";
+  c.yLabel = "games per hour";
+  c.yFromZero = true;
+  LineSeries s{"games per hour", {}, {}};
+  const double start = run.startTime();
+  double span = 0;
+  for (const SelfplayEvent& e : run.metrics.selfplay) span = std::max(span, e.time - start);
+  // Minutes for short runs, so the axis does not read 0.0002 hours.
+  const bool minutes = span < 2 * 3600;
+  c.xLabel = std::string("time since the run began (") + (minutes ? "minutes" : "hours") + ", wall clock)";
+  for (const SelfplayEvent& e : run.metrics.selfplay) {
+    s.x.push_back((e.time - start) / (minutes ? 60.0 : 3600.0));
+    s.y.push_back(e.gamesPerHour);
+  }
+  c.series = {s};
+  return c;
+}
+
+BarChart gateChart(const RunMetrics& run) {
+  BarChart c;
+  c.title = "Gates: candidate's score against the best model";
+  c.xLabel = "iteration";
+  c.yLabel = "score (win = 1, draw = 1/2)";
+  c.stacked = true;  // each gate is either promoted or kept: one bar, coloured by the outcome
+  c.fixedY = true;
+  c.yMin = 0;
+  c.yMax = 1;
+  BarSeries promoted{"promoted", {}}, kept{"kept", {}};
+  std::set<double> thresholds;
+  for (const GateEvent& e : run.metrics.gate) {
+    c.categories.push_back(std::to_string(e.iteration));
+    promoted.values.push_back(e.promoted ? e.score : kMissing);
+    kept.values.push_back(e.promoted ? kMissing : e.score);
+    thresholds.insert(e.threshold);
+  }
+  if (run.metrics.gate.empty()) thresholds.insert(run.gateThreshold);
+  for (double t : thresholds) c.references.push_back({t, "pass threshold " + formatNumber(t, 3)});
+  c.series = {promoted, kept};
+  return c;
+}
+
+LineChart eloChart(const RunMetrics& run) {
+  LineChart c;
+  c.title = "Elo of each promoted model";
+  c.xLabel = "generation of the best model";
+  c.yLabel = "Elo (gen-0000 = 0, summed gate results)";
+  LineSeries s{"best model", {0.0}, {0.0}};
+  for (const GateEvent& e : run.metrics.gate) {
+    if (!e.promoted) continue;
+    const int gen = generationNumber(e.newBest);
+    s.x.push_back(gen >= 0 ? double(gen) : kMissing);
+    s.y.push_back(e.bestElo);
+  }
+  c.series = {s};
+  c.references.push_back({0.0, "gen-0000"});
+  return c;
+}
+
+LineChart lengthChart(const RunMetrics& run) {
+  LineChart c;
+  c.title = "Average game length";
+  c.xLabel = "iteration";
+  c.yLabel = "plies per self-play game";
+  c.yFromZero = true;
+  LineSeries s{"average plies", {}, {}};
+  if (run.haveGameRecords) {
+    for (const IterationGames& g : run.iterations) {
+      s.x.push_back(g.iteration);
+      s.y.push_back(g.averagePlies());
+    }
+  } else {
+    for (const SelfplayEvent& e : run.metrics.selfplay) {
+      s.x.push_back(e.iteration);
+      s.y.push_back(e.avgPlies);
+    }
+  }
+  c.series = {s};
+  return c;
+}
+
+BarChart resultChart(const RunMetrics& run) {
+  BarChart c;
+  c.title = "Self-play results";
+  c.xLabel = "iteration";
+  c.yLabel = "share of the iteration's games";
+  c.stacked = true;
+  c.fixedY = true;
+  c.yMin = 0;
+  c.yMax = 1;
+  BarSeries sente{"sente wins", {}}, draws{"draws", {}}, gote{"gote wins", {}};
+  for (const IterationGames& g : run.iterations) {
+    if (g.games == 0) continue;
+    c.categories.push_back(std::to_string(g.iteration));
+    sente.values.push_back(double(g.senteWins) / g.games);
+    draws.values.push_back(double(g.draws) / g.games);
+    gote.values.push_back(double(g.goteWins) / g.games);
+  }
+  c.series = {sente, draws, gote};
+  return c;
+}
+
+std::string render(const NamedChart& c) {
+  return std::visit([](const auto& chart) { return renderSvg(chart); }, c.chart);
+}
+std::string csv(const NamedChart& c) {
+  return std::visit([](const auto& chart) { return toCsv(chart); }, c.chart);
+}
+
+}  // namespace
+
+std::vector<NamedChart> runCharts(const RunMetrics& run) {
+  return {
+      {"losses", "Mean policy, value and total (policy + value) loss of each train phase.", lossChart(run)},
+      {"games-per-hour", "Self-play games finished per hour in each self-play phase.", speedChart(run)},
+      {"gates", "Score of each candidate against the best model; the dashed line is the pass threshold.",
+       gateChart(run)},
+      {"elo", "Elo of each new best model, the sum of the gate results that promoted it and its ancestors.",
+       eloChart(run)},
+      {"game-length", "Average number of plies of the self-play games of each iteration.", lengthChart(run)},
+      {"results", run.haveGameRecords ? "How the self-play games of each iteration ended."
+                                      : "No games.jsonl in the run: no results to show.",
+       resultChart(run)},
+  };
+}
+
+std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& run) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  int64_t steps = 0;
+  for (const TrainEvent& e : run.metrics.train) steps = std::max(steps, e.step);
+  int promoted = 0;
+  for (const GateEvent& e : run.metrics.gate) promoted += e.promoted;
+  rows.push_back({"run directory", run.runDir});
+  rows.push_back({"variant", run.variant.empty() ? "-" : run.variant});
+  rows.push_back({"iterations finished", std::to_string(run.iteration) +
+                                             (run.phase.empty() ? "" : " (now in " + run.phase + ")")});
+  rows.push_back({"self-play games", std::to_string(run.totalGames)});
+  rows.push_back({"training samples", std::to_string(run.totalSamples)});
+  rows.push_back({"training steps", std::to_string(steps)});
+  rows.push_back({"time trained", fixed(isMissing(run.secondsTrained) ? kMissing : run.secondsTrained / 3600.0, 2) +
+                                      " hours"});
+  rows.push_back({"gates", std::to_string(run.metrics.gate.size()) + " (" + std::to_string(promoted) + " promoted)"});
+  char gen[32];
+  std::snprintf(gen, sizeof gen, "gen-%04d", run.generation);
+  rows.push_back({"best model", std::string(gen) + ", Elo " + fixed(run.bestElo, 0)});
+  if (!run.metrics.train.empty()) {
+    const TrainEvent& last = run.metrics.train.back();
+    rows.push_back({"last losses", "policy " + fixed(last.policyLoss, 3) + ", value " + fixed(last.valueLoss, 3) +
+                                       ", total " + fixed(last.totalLoss, 3)});
+  }
+  if (!run.metrics.selfplay.empty()) {
+    const SelfplayEvent& last = run.metrics.selfplay.back();
+    rows.push_back({"last self-play", fixed(last.gamesPerHour, 0) + " games/hour, " + fixed(last.avgPlies, 1) +
+                                          " plies/game"});
+  }
+  rows.push_back({"problems in the files", std::to_string(run.problems.size())});
+  return rows;
+}
+
+std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts,
+                      const std::vector<std::string>& extraSvgs) {
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<title>Poppy run report: " + xmlEscape(run.runDir) + "</title>\n";
+  h += "<style>body{font-family:sans-serif;margin:2em;max-width:800px}table{border-collapse:collapse}"
+       "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}figure{margin:2em 0}"
+       "figcaption{color:#444}img{max-width:100%}</style>\n</head>\n<body>\n";
+  h += "<h1>Poppy run report</h1>\n<table class=\"summary\">\n";
+  for (const auto& [label, value] : runSummary(run))
+    h += "<tr><th>" + xmlEscape(label) + "</th><td>" + xmlEscape(value) + "</td></tr>\n";
+  h += "</table>\n";
+  for (const NamedChart& c : charts) {
+    h += "<figure id=\"" + c.name + "\">\n<img src=\"" + c.name + ".svg\" alt=\"" +
+         xmlEscape(std::visit([](const auto& chart) { return chart.title; }, c.chart)) + "\">\n";
+    h += "<figcaption>" + xmlEscape(c.caption) + " Data: <a href=\"" + c.name + ".csv\">" + c.name +
+         ".csv</a></figcaption>\n</figure>\n";
+  }
+  for (const std::string& svg : extraSvgs)
+    h += "<figure>\n<img src=\"" + xmlEscape(svg) + "\" alt=\"" + xmlEscape(svg) + "\">\n</figure>\n";
+  if (!run.problems.empty()) {
+    h += "<h2>Problems in the run's files (skipped)</h2>\n<ul class=\"problems\">\n";
+    for (const std::string& p : run.problems) h += "<li>" + xmlEscape(p) + "</li>\n";
+    h += "</ul>\n";
+  }
+  h += "</body>\n</html>\n";
+  return h;
+}
+
+std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir) {
+  std::error_code ec;
+  fs::create_directories(outDir, ec);
+  if (ec) throw common::FileError("cannot create the report directory " + outDir + ": " + ec.message());
+  const std::vector<NamedChart> charts = runCharts(run);
+  std::vector<std::string> written;
+  auto write = [&](const std::string& name, const std::string& contents) {
+    const std::string path = (fs::path(outDir) / name).string();
+    common::writeFileAtomically(path, contents);
+    written.push_back(path);
+  };
+  for (const NamedChart& c : charts) {
+    write(c.name + ".svg", render(c));
+    write(c.name + ".csv", csv(c));
+  }
+  std::vector<std::string> extra;
+  for (const char* name : {"openings-history.svg", "openings-history-second.svg"})
+    if (fs::exists(fs::path(outDir) / name)) extra.push_back(name);
+  write("index.html", indexHtml(run, charts, extra));
+  return written;
+}
+
+}  // namespace poppy::report

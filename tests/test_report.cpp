@@ -1,0 +1,738 @@
+// Reports of training runs: the SVG chart writer (well-formed XML, escaped text, one polyline per
+// unbroken series, sensible ticks, CSV), the reader of a run's metrics.jsonl / games.jsonl
+// (known sums, bad lines skipped and reported by FILE:LINE), the report folder, and the real
+// `poppy report` and `poppy openings history` on a tiny run made by `poppy train`, with their
+// errors for a missing directory, a directory that is not a run and a run without metrics.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/opening_history.h"
+#include "report/run_metrics.h"
+#include "report/run_report.h"
+#include "report/svg_chart.h"
+#include "selfplay/game_record.h"
+#include "support/scratch_files.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+using namespace poppy::report;
+
+namespace {
+
+const std::string kScratch = "poppy_test_report_";
+[[maybe_unused]] ::testing::Environment* const kScratchCleanup = poppy::testing::removeScratchRootAtExit(kScratch);
+fs::path freshDir(const std::string& name) { return poppy::testing::freshTempDir(kScratch, name); }
+// A test's files stay for inspection when something failed, and go otherwise.
+void removeUnlessFailed(const fs::path& dir) {
+  if (!::testing::UnitTest::GetInstance()->Failed()) fs::remove_all(dir);
+}
+using poppy::testing::slurp;
+using poppy::testing::spit;
+
+// ---------------------------------------------------------------------------------------------
+// A small XML checker: tags balance, attribute values are quoted, and text and attribute values
+// hold no raw '<' and only known entities. Returns "" when the document is well-formed.
+std::string xmlProblem(const std::string& doc) {
+  std::vector<std::string> open;
+  auto entitiesOk = [](const std::string& text) {
+    for (size_t i = text.find('&'); i != std::string::npos; i = text.find('&', i + 1)) {
+      bool ok = false;
+      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"})
+        if (text.compare(i, std::strlen(e), e) == 0) ok = true;
+      if (!ok) return false;
+    }
+    return text.find('<') == std::string::npos;
+  };
+  size_t i = 0;
+  bool root = false;
+  while (i < doc.size()) {
+    const size_t lt = doc.find('<', i);
+    const std::string text = doc.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
+    if (!entitiesOk(text) || text.find('>') != std::string::npos) return "bad text: " + text;
+    if (lt == std::string::npos) break;
+    if (doc.compare(lt, 2, "<?") == 0) {
+      i = doc.find("?>", lt);
+      if (i == std::string::npos) return "unterminated <?";
+      i += 2;
+      continue;
+    }
+    if (doc.compare(lt, 2, "</") == 0) {
+      const size_t gt = doc.find('>', lt);
+      if (gt == std::string::npos) return "unterminated end tag";
+      const std::string name = doc.substr(lt + 2, gt - lt - 2);
+      if (open.empty() || open.back() != name) return "end tag </" + name + "> does not match";
+      open.pop_back();
+      i = gt + 1;
+      continue;
+    }
+    // A start tag: name, then attributes name="value" until > or />.
+    size_t p = lt + 1;
+    const size_t nameEnd = doc.find_first_of(" />", p);
+    if (nameEnd == std::string::npos) return "unterminated tag";
+    const std::string name = doc.substr(p, nameEnd - p);
+    if (name.empty()) return "empty tag name";
+    if (open.empty() && root) return "second root element <" + name + ">";
+    p = nameEnd;
+    std::set<std::string> attributes;
+    while (true) {
+      while (p < doc.size() && (doc[p] == ' ' || doc[p] == '\n')) ++p;
+      if (p >= doc.size()) return "unterminated tag <" + name;
+      if (doc[p] == '>') {
+        open.push_back(name);
+        root = true;
+        ++p;
+        break;
+      }
+      if (doc.compare(p, 2, "/>") == 0) {
+        root = true;
+        p += 2;
+        break;
+      }
+      const size_t eq = doc.find('=', p);
+      if (eq == std::string::npos || doc[eq + 1] != '"') return "attribute without a quoted value in <" + name;
+      const std::string attribute = doc.substr(p, eq - p);
+      if (!attributes.insert(attribute).second) return "attribute " + attribute + " twice in <" + name;
+      const size_t close = doc.find('"', eq + 2);
+      if (close == std::string::npos) return "unterminated attribute value";
+      if (!entitiesOk(doc.substr(eq + 2, close - eq - 2))) return "bad attribute value in <" + name;
+      p = close + 1;
+    }
+    i = p;
+  }
+  if (!open.empty()) return "unclosed <" + open.back() + ">";
+  if (!root) return "no element";
+  return "";
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t i = text.find(needle); i != std::string::npos; i = text.find(needle, i + needle.size())) ++n;
+  return n;
+}
+
+// The contents of each series group (<g class="series" data-name="NAME"> ... </g>), by name.
+std::map<std::string, std::string> seriesGroups(const std::string& svg) {
+  std::map<std::string, std::string> out;
+  const std::regex group("<g class=\"series\" data-name=\"([^\"]*)\">([\\s\\S]*?)</g>");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), group), end; it != end; ++it) out[(*it)[1]] = (*it)[2];
+  return out;
+}
+
+// The points of every polyline in the text, as (x, y) pairs.
+std::vector<std::vector<std::pair<double, double>>> polylines(const std::string& svg) {
+  std::vector<std::vector<std::pair<double, double>>> out;
+  const std::regex line("<polyline[^>]* points=\"([^\"]*)\"");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), line), end; it != end; ++it) {
+    std::vector<std::pair<double, double>> points;
+    std::istringstream in((*it)[1].str());
+    for (std::string pair; in >> pair;) {
+      const size_t comma = pair.find(',');
+      points.push_back({std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1))});
+    }
+    out.push_back(points);
+  }
+  return out;
+}
+
+std::vector<std::string> tickLabels(const std::string& svg, const std::string& axis) {
+  std::vector<std::string> out;
+  const size_t start = svg.find("<g class=\"" + axis + "-ticks\">");
+  const size_t end = svg.find("</g>", start);
+  const std::string part = svg.substr(start, end - start);
+  const std::regex label("<text class=\"tick\"[^>]*>([^<]*)</text>");
+  for (std::sregex_iterator it(part.begin(), part.end(), label), e; it != e; ++it) out.push_back((*it)[1]);
+  return out;
+}
+
+void expectNiceTicks(double lo, double hi) {
+  SCOPED_TRACE(std::to_string(lo) + ".." + std::to_string(hi));
+  const Ticks t = niceTicks(lo, hi, 5);
+  EXPECT_LE(t.lo, lo);
+  EXPECT_GE(t.hi, hi);
+  EXPECT_GE(t.values.size(), 3u);
+  EXPECT_LE(t.values.size(), 11u);
+  // The step is 1, 2 or 5 times a power of ten, and the ticks are its multiples.
+  const double mantissa = t.step / std::pow(10.0, std::floor(std::log10(t.step)));
+  EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9)
+      << t.step;
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    EXPECT_NEAR(t.values[i], t.lo + double(i) * t.step, 1e-9 * std::max(1.0, std::fabs(t.hi)));
+    EXPECT_NEAR(std::remainder(t.values[i], t.step), 0, 1e-9 * std::max(1.0, std::fabs(t.values[i])));
+  }
+  EXPECT_DOUBLE_EQ(t.values.back(), t.hi);
+  // Not wastefully wide: the data fill more than a third of the axis.
+  EXPECT_GT(hi - lo, (t.hi - t.lo) / 3);
+  if (lo < 0 && hi > 0) {
+    const bool zero = std::any_of(t.values.begin(), t.values.end(), [](double v) { return std::fabs(v) < 1e-12; });
+    EXPECT_TRUE(zero) << "0 is a tick when the range crosses it";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// svg_chart
+
+TEST(SvgChart, TheXmlCheckerCatchesBadDocuments) {
+  EXPECT_EQ(xmlProblem("<a x=\"1\"><b/>t &amp; u</a>"), "");
+  EXPECT_NE(xmlProblem("<a><b></a>"), "");
+  EXPECT_NE(xmlProblem("<a>t & u</a>"), "");
+  EXPECT_NE(xmlProblem("<a>1 < 2</a>"), "");
+  EXPECT_NE(xmlProblem("<a x=\"<\"/>"), "");
+  EXPECT_NE(xmlProblem("<a>"), "");
+  EXPECT_NE(xmlProblem("<a/><b/>"), "");
+}
+
+TEST(SvgChart, TicksAreNiceForCommonRanges) {
+  expectNiceTicks(0, 1);
+  expectNiceTicks(0, 37);
+  expectNiceTicks(-3.5, 5);
+  expectNiceTicks(-120, -7);
+  expectNiceTicks(0.0012, 0.0047);
+  expectNiceTicks(1500, 2300);
+  const Ticks unit = niceTicks(0, 1, 5);
+  EXPECT_DOUBLE_EQ(unit.lo, 0);
+  EXPECT_DOUBLE_EQ(unit.hi, 1);
+  EXPECT_EQ(unit.decimals, 1);
+  const Ticks thirtySeven = niceTicks(0, 37, 5);
+  EXPECT_DOUBLE_EQ(thirtySeven.step, 10);
+  EXPECT_DOUBLE_EQ(thirtySeven.hi, 40);
+  EXPECT_EQ(thirtySeven.decimals, 0);
+  // One value: a range around it; whole-number axes never get a tick between two integers.
+  const Ticks one = niceTicks(3, 3, 5);
+  EXPECT_LT(one.lo, 3);
+  EXPECT_GT(one.hi, 3);
+  EXPECT_GE(niceTicks(0, 2, 6, 1).step, 1);
+  EXPECT_EQ(formatTick(-0.0001, 2), "0.00");
+  EXPECT_EQ(formatTick(-0.5, 1), "-0.5");
+  EXPECT_EQ(formatNumber(0.25), "0.25");
+  EXPECT_EQ(formatNumber(3.0), "3");
+  EXPECT_EQ(formatNumber(kMissing), "");
+}
+
+LineChart threeSeries() {
+  LineChart c;
+  c.title = "Losses <per step> & \"more\"";
+  c.xLabel = "steps";
+  c.yLabel = "loss (nats)";
+  c.series.push_back({"policy", {0, 10, 20, 30}, {3.2, 2.9, 2.5, 2.4}});
+  c.series.push_back({"value & <wdl>", {0, 10, 20, 30}, {1.1, 1.0, 0.9, 0.95}});
+  c.series.push_back({"total", {0, 10, 20, 30}, {4.3, 3.9, 3.4, 3.35}});
+  return c;
+}
+
+TEST(SvgChart, LineChartIsWellFormedWithOnePolylinePerSeries) {
+  const LineChart c = threeSeries();
+  const std::string svg = renderSvg(c);
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_THAT(svg, HasSubstr("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_EQ(count(svg, "<polyline"), 3u);
+  const auto groups = seriesGroups(svg);
+  ASSERT_EQ(groups.size(), 3u);
+  for (const auto& [name, body] : groups) {
+    EXPECT_EQ(count(body, "<polyline"), 1u) << name;
+    EXPECT_EQ(count(body, "<circle"), 4u) << name;
+  }
+  // Text is escaped, in the title, the legend and the series' attribute.
+  EXPECT_THAT(svg, HasSubstr("Losses &lt;per step&gt; &amp; &quot;more&quot;"));
+  EXPECT_THAT(svg, HasSubstr("value &amp; &lt;wdl&gt;"));
+  EXPECT_THAT(svg, Not(HasSubstr("<wdl>")));
+  EXPECT_THAT(svg, HasSubstr(">steps</text>"));
+  EXPECT_THAT(svg, HasSubstr(">loss (nats)</text>"));
+  // Every point lies inside the plot area; the first x is at its left edge, the last at its right.
+  double minX = 1e9, maxX = -1e9;
+  for (const auto& line : polylines(svg))
+    for (const auto& [x, y] : line) {
+      EXPECT_GE(x, 0);
+      EXPECT_LE(x, c.width);
+      EXPECT_GE(y, 30);
+      EXPECT_LE(y, c.height - 40);
+      minX = std::min(minX, x);
+      maxX = std::max(maxX, x);
+    }
+  EXPECT_LT(minX + 300, maxX);
+  // Same data, same bytes.
+  EXPECT_EQ(svg, renderSvg(threeSeries()));
+}
+
+TEST(SvgChart, TickLabelsFollowTheData) {
+  LineChart c;
+  c.title = "counts";
+  c.series.push_back({"games", {1, 2, 3}, {0, 20, 37}});
+  c.yFromZero = true;
+  const std::string svg = renderSvg(c);
+  EXPECT_EQ(tickLabels(svg, "y"), (std::vector<std::string>{"0", "10", "20", "30", "40"}));
+  EXPECT_EQ(tickLabels(svg, "x"), (std::vector<std::string>{"1", "2", "3"}));  // whole x: no 1.5
+
+  LineChart shares;
+  shares.series.push_back({"share", {0.5, 1.5}, {0.1, 0.8}});
+  shares.fixedY = true;
+  EXPECT_EQ(tickLabels(renderSvg(shares), "y"), (std::vector<std::string>{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}));
+
+  LineChart negative;
+  negative.series.push_back({"elo", {0, 1, 2}, {-35, 12, -7}});
+  negative.references.push_back({0, "zero"});
+  const std::string svg2 = renderSvg(negative);
+  EXPECT_EQ(xmlProblem(svg2), "");
+  const auto labels = tickLabels(svg2, "y");
+  ASSERT_FALSE(labels.empty());
+  EXPECT_LE(std::stod(labels.front()), -35);
+  EXPECT_GE(std::stod(labels.back()), 12);
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "0"), labels.end());
+  for (const auto& l : labels) EXPECT_NE(l, "-0");
+  EXPECT_THAT(svg2, HasSubstr("class=\"reference\""));
+}
+
+TEST(SvgChart, MissingDataBreaksLinesAndIsSaidInTheLegend) {
+  LineChart c;
+  c.title = "gaps";
+  c.series.push_back({"broken", {0, 1, 2, 3, 4}, {1, 2, kMissing, 4, 5}});
+  c.series.push_back({"empty", {0, 1}, {kMissing, kMissing}});
+  c.series.push_back({"lonely", {2}, {3}});
+  const std::string svg = renderSvg(c);
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  const auto groups = seriesGroups(svg);
+  EXPECT_EQ(count(groups.at("broken"), "<polyline"), 2u);
+  EXPECT_EQ(count(groups.at("broken"), "<circle"), 4u);
+  EXPECT_EQ(count(groups.at("empty"), "<polyline"), 0u);
+  EXPECT_EQ(count(groups.at("lonely"), "<circle"), 1u);  // a single point still shows
+  EXPECT_THAT(svg, HasSubstr("empty (no data)"));
+  EXPECT_THAT(svg, Not(HasSubstr("broken (no data)")));
+  EXPECT_THAT(svg, Not(HasSubstr("nan")));
+
+  LineChart none;
+  none.title = "nothing";
+  none.series.push_back({"a", {}, {}});
+  const std::string empty = renderSvg(none);
+  EXPECT_EQ(xmlProblem(empty), "");
+  EXPECT_THAT(empty, HasSubstr("no data yet"));
+}
+
+TEST(SvgChart, BarChartsStackOrGroupAndWriteCsv) {
+  BarChart c;
+  c.title = "results";
+  c.xLabel = "iteration";
+  c.categories = {"0", "1", "2"};
+  c.series = {{"sente wins", {0.5, 0.25, kMissing}}, {"draws", {0.25, 0.5, 1}}, {"gote, wins", {0.25, 0.25, 0}}};
+  c.stacked = true;
+  c.references.push_back({0.55, "threshold"});
+  const std::string svg = renderSvg(c);
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  EXPECT_EQ(count(svg, "<rect") - 1 /*background*/ - 3 /*legend*/, 8u);  // one missing value: no bar
+  EXPECT_THAT(svg, HasSubstr(">threshold</text>"));
+  EXPECT_EQ(toCsv(c), "iteration,sente wins,draws,\"gote, wins\"\n0,0.5,0.25,0.25\n1,0.25,0.5,0.25\n2,,1,0\n");
+  c.stacked = false;
+  EXPECT_EQ(xmlProblem(renderSvg(c)), "");
+}
+
+TEST(SvgChart, LineCsvHasOneRowPerDistinctX) {
+  LineChart c;
+  c.xLabel = "step";
+  c.series.push_back({"a", {0, 10}, {1, 2}});
+  c.series.push_back({"b", {10, 20}, {5, kMissing}});
+  EXPECT_EQ(toCsv(c), "step,a,b\n0,1,\n10,2,5\n20,,\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// run_metrics on hand-written files
+
+const char* kMetrics =
+    R"({"event":"selfplay","games":3,"seconds":36,"games_per_hour":300,"avg_plies":40,"decisive":0.67,"time":1000,"iteration":0,"total_games":3,"step":0}
+{"event":"train","steps":10,"seconds":2,"policy_loss":3.0,"value_loss":1.0,"window":120,"time":1002,"iteration":0,"total_games":3,"step":10}
+{"event":"gate","games":4,"wins":3,"draws":0,"losses":1,"score":0.75,"elo_diff":191,"elo_margin":400,"promoted":true,"opponent":"gen-0000","new_best":"gen-0001","best_elo":191,"time":1010,"iteration":0,"total_games":3,"step":10}
+{this is not json
+{"event":"selfplay","games":2,"seconds":18,"time":1100,"iteration":1,"total_games":5,"step":10}
+{"event":"train","steps":10,"policy_loss":2.5,"value_loss":0.75,"total_loss":3.5,"time":1105,"iteration":1,"total_games":5,"step":20}
+{"event":"train","steps":10,"value_loss":0.75,"time":1106,"iteration":1,"total_games":5,"step":20}
+{"event":"gate","games":4,"wins":1,"draws":1,"losses":2,"score":0.375,"promoted":false,"opponent":"gen-0001","time":1120,"iteration":1,"total_games":5,"step":20}
+{"event":"something_new","time":1200}
+[1,2,3]
+)";
+
+TEST(RunMetrics, ParsesEventsAndReportsBadLinesByFileAndLine) {
+  const ParsedMetrics m = parseMetrics(kMetrics, "runs/x/metrics.jsonl");
+  ASSERT_EQ(m.selfplay.size(), 2u);
+  ASSERT_EQ(m.train.size(), 2u);
+  ASSERT_EQ(m.gate.size(), 2u);
+  EXPECT_EQ(m.unknownEvents, 1);
+  ASSERT_EQ(m.problems.size(), 3u) << ::testing::PrintToString(m.problems);
+  EXPECT_THAT(m.problems[0], HasSubstr("runs/x/metrics.jsonl:4: not JSON"));
+  EXPECT_THAT(m.problems[1], HasSubstr("runs/x/metrics.jsonl:7: no \"policy_loss\""));
+  EXPECT_THAT(m.problems[2], HasSubstr("runs/x/metrics.jsonl:10: not a JSON object"));
+  int games = 0;
+  for (const auto& e : m.selfplay) games += e.games;
+  EXPECT_EQ(games, 5);
+  EXPECT_DOUBLE_EQ(m.selfplay[1].gamesPerHour, 2 * 3600.0 / 18);  // not logged: games / seconds
+  EXPECT_DOUBLE_EQ(m.train[0].totalLoss, 4.0);                    // not logged: policy + value
+  EXPECT_DOUBLE_EQ(m.train[1].totalLoss, 3.5);
+  EXPECT_EQ(m.train[1].step, 20);
+  EXPECT_TRUE(m.gate[0].promoted);
+  EXPECT_EQ(m.gate[0].newBest, "gen-0001");
+  EXPECT_DOUBLE_EQ(m.gate[0].bestElo, 191);
+  EXPECT_FALSE(m.gate[1].promoted);
+  EXPECT_EQ(m.gate[1].line, 8);
+}
+
+poppy::selfplay::GameRecord record(int id, const std::string& result, int plies) {
+  poppy::selfplay::GameRecord r;
+  r.id = "chunk-" + std::to_string(id);
+  r.variant = "micro";
+  r.start = "kbgs/p3/4/3P/SGBK b - 1";
+  r.result = result;
+  r.reason = result == "draw" ? "ply_cap" : "checkmate";
+  r.plies = plies;
+  r.model = "gen-0000";
+  return r;
+}
+
+// A run directory written by hand: 3 games in iteration 0, 2 in iteration 1, 1 in progress.
+fs::path handWrittenRun(const std::string& name) {
+  const fs::path dir = freshDir(name);
+  spit(dir / "state.json",
+       R"({"format":1,"iteration":2,"phase":"selfplay","games_at_iteration_start":5,"total_games":6,"total_samples":250,)"
+       R"("generation":1,"best_elo":191,"seconds":130,"trained_this_iteration":false})");
+  spit(dir / "config.yaml", "variant: micro\ngate: {games: 4, threshold: 0.6}\n");
+  spit(dir / "metrics.jsonl", kMetrics);
+  std::string games;
+  const std::vector<poppy::selfplay::GameRecord> records = {record(0, "sente", 30), record(1, "sente", 50),
+                                                            record(2, "draw", 40),  record(3, "gote", 21),
+                                                            record(4, "gote", 23),  record(5, "sente", 11)};
+  for (size_t i = 0; i < records.size(); ++i) {
+    games += poppy::selfplay::gameRecordToJson(records[i]) + "\n";
+    if (i == 1) games += "{\"id\": broken\n";  // line 3
+  }
+  spit(dir / "games.jsonl", games);
+  return dir;
+}
+
+TEST(RunMetrics, GroupsGameRecordsByIteration) {
+  const fs::path dir = handWrittenRun("grouping");
+  const RunMetrics run = loadRunMetrics(dir.string());
+  EXPECT_EQ(run.iteration, 2);
+  EXPECT_EQ(run.totalGames, 6);
+  EXPECT_EQ(run.variant, "micro");
+  EXPECT_DOUBLE_EQ(run.gateThreshold, 0.6);
+  for (const GateEvent& g : run.metrics.gate) EXPECT_DOUBLE_EQ(g.threshold, 0.6);  // from config.yaml
+  EXPECT_EQ(run.gameRecords, 6);
+  ASSERT_EQ(run.iterations.size(), 3u);
+  EXPECT_EQ(run.iterations[0].iteration, 0);
+  EXPECT_EQ(run.iterations[0].games, 3);
+  EXPECT_EQ(run.iterations[0].senteWins, 2);
+  EXPECT_EQ(run.iterations[0].draws, 1);
+  EXPECT_EQ(run.iterations[0].goteWins, 0);
+  EXPECT_DOUBLE_EQ(run.iterations[0].averagePlies(), 40);
+  EXPECT_EQ(run.iterations[1].games, 2);
+  EXPECT_EQ(run.iterations[1].goteWins, 2);
+  EXPECT_DOUBLE_EQ(run.iterations[1].averagePlies(), 22);
+  EXPECT_EQ(run.iterations[2].iteration, 2);  // the game of the iteration in progress
+  EXPECT_EQ(run.iterations[2].games, 1);
+  // Problems of both files, each naming the file and line.
+  const std::string all = ::testing::PrintToString(run.problems);
+  EXPECT_THAT(all, HasSubstr((dir / "metrics.jsonl").string() + ":4:"));
+  EXPECT_THAT(all, HasSubstr((dir / "games.jsonl").string() + ":3:"));
+  EXPECT_DOUBLE_EQ(run.startTime(), 1000 - 36);
+  removeUnlessFailed(dir);
+}
+
+TEST(RunMetrics, ResumedSelfplayPhasesCountOnce) {
+  // Iteration 0 was stopped after 2 games and resumed for 3 more: its last event has the total.
+  std::vector<SelfplayEvent> events(3);
+  events[0].iteration = 0, events[0].games = 2, events[0].totalGames = 2;
+  events[1].iteration = 0, events[1].games = 3, events[1].totalGames = 5;
+  events[2].iteration = 1, events[2].games = 4, events[2].totalGames = 9;
+  std::vector<GameResultLite> games(9, {"draw", 10});
+  const auto grouped = groupGamesByIteration(games, events, 2);
+  ASSERT_EQ(grouped.size(), 2u);
+  EXPECT_EQ(grouped[0].games, 5);
+  EXPECT_EQ(grouped[1].games, 4);
+}
+
+TEST(RunReport, WritesEveryChartCsvAndIndex) {
+  const fs::path dir = handWrittenRun("report");
+  const RunMetrics run = loadRunMetrics(dir.string());
+  const fs::path out = dir / "out";
+  const auto written = writeRunReport(run, out.string());
+  EXPECT_EQ(written.size(), 13u);
+  for (const char* name : {"losses", "games-per-hour", "gates", "elo", "game-length", "results"}) {
+    SCOPED_TRACE(name);
+    const std::string svg = slurp(out / (std::string(name) + ".svg"));
+    EXPECT_EQ(xmlProblem(svg), "");
+    EXPECT_FALSE(slurp(out / (std::string(name) + ".csv")).empty());
+  }
+  const std::string index = slurp(out / "index.html");
+  for (const char* name : {"losses.svg", "gates.svg", "elo.svg", "results.svg", "losses.csv"})
+    EXPECT_THAT(index, HasSubstr(name));
+  EXPECT_THAT(index, HasSubstr("metrics.jsonl:4: not JSON"));
+  EXPECT_THAT(index, HasSubstr("<td>6</td>"));  // self-play games
+  // The numbers behind the charts, from the hand-written files.
+  EXPECT_EQ(slurp(out / "losses.csv"), "training steps,policy loss,value loss,total loss\n10,3,1,4\n20,2.5,0.75,3.5\n");
+  EXPECT_EQ(slurp(out / "game-length.csv"), "iteration,average plies\n0,40\n1,22\n2,11\n");
+  EXPECT_EQ(slurp(out / "elo.csv"), "generation of the best model,best model\n0,0\n1,191\n");
+  EXPECT_EQ(slurp(out / "gates.csv"), "iteration,promoted,kept\n0,0.75,\n1,,0.375\n");
+  EXPECT_THAT(slurp(out / "gates.svg"), HasSubstr("pass threshold 0.6"));
+  const std::string results = slurp(out / "results.csv");
+  EXPECT_THAT(results, HasSubstr("\n1,0,0,1\n"));
+  // Nothing half-written is left behind.
+  for (const auto& e : fs::directory_iterator(out)) EXPECT_NE(e.path().extension(), ".tmp");
+  removeUnlessFailed(dir);
+}
+
+TEST(RunMetrics, RefusesWhatIsNotARun) {
+  const fs::path dir = freshDir("errors");
+  auto message = [](const fs::path& p) {
+    try {
+      loadRunMetrics(p.string());
+    } catch (const RunDirError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message(dir / "nowhere"), HasSubstr("does not exist"));
+  spit(dir / "file", "x");
+  EXPECT_THAT(message(dir / "file"), HasSubstr("not a directory"));
+  EXPECT_THAT(message(dir), HasSubstr("no state.json"));
+  spit(dir / "state.json", "{}");
+  EXPECT_THAT(message(dir), HasSubstr("metrics.jsonl does not exist"));
+  spit(dir / "metrics.jsonl", "\n{broken\n");
+  EXPECT_THAT(message(dir), HasSubstr("has no selfplay, train or gate events"));
+  EXPECT_THAT(message(dir), HasSubstr("metrics.jsonl:2: not JSON"));
+  removeUnlessFailed(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// opening_history without a network
+
+TEST(OpeningHistory, ChartsFollowTheCheckpoints) {
+  OpeningHistory h;
+  h.variant = "micro";
+  h.playouts = 100;
+  h.followed = {"a1b2"};
+  for (int gen : {0, 2, 5}) {
+    CheckpointOpenings c;
+    c.generation = gen;
+    c.model = "gen-000" + std::to_string(gen) + ".model";
+    const double a = 0.2 + 0.15 * gen;  // grows
+    c.first = {{"a1b2", {int(a * 100), a, 0.3}}, {"c3d4", {int((0.98 - a) * 100), 0.98 - a, 0.6}},
+               {"e5f6", {2, 0.02, 0.1}}};
+    c.second["a1b2"] = {{"x1y1", {60, 0.6, 0.5}}, {"z2z3", {40, 0.4, 0.5}}};
+    h.checkpoints.push_back(c);
+  }
+  EXPECT_EQ(checkpointGeneration("gen-0012.model"), 12);
+  EXPECT_EQ(checkpointGeneration("gen-12.model.tmp"), -1);
+  EXPECT_EQ(checkpointGeneration("best"), -1);
+  const std::string svg = renderSvg(firstMoveChart(h, 0.03));
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  const auto groups = seriesGroups(svg);
+  // Two moves reach 3 %; e5f6 (2 %) is folded into "other moves".
+  ASSERT_EQ(groups.size(), 3u) << svg;
+  EXPECT_TRUE(groups.count("a1b2") && groups.count("c3d4") && groups.count("other moves"));
+  for (const auto& [name, body] : groups) {
+    const auto lines = polylines(body);
+    ASSERT_EQ(lines.size(), 1u) << name;
+    EXPECT_EQ(lines[0].size(), 3u) << name;  // one point per checkpoint
+  }
+  EXPECT_THAT(renderSvg(secondMoveChart(h, 0.03)), HasSubstr("Replies to a1b2"));
+  const auto json = nlohmann::json::parse(historyJson(h));
+  EXPECT_EQ(json["checkpoints"].size(), 3u);
+  EXPECT_EQ(json["checkpoints"][2]["first"][0]["move"], "a1b2");  // most visited first at gen 5
+  const std::string csv = historyCsv(h);
+  EXPECT_EQ(count(csv, "\n"), 1u + 3 * (3 + 2));
+  EXPECT_THAT(csv, HasSubstr("5,gen-0005.model,0,a1b2,x1y1,60,0.6,0.5\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real commands on a tiny run made by `poppy train`.
+
+struct CmdResult {
+  int code = -1;
+  std::string out, err, command;
+  std::string describe() const {
+    return "command: " + command + "\nexit: " + std::to_string(code) + "\nstdout:\n" + out + "\nstderr:\n" + err;
+  }
+};
+
+CmdResult poppy(const std::vector<std::string>& args, int seconds = 120) {
+  static int serial = 0;
+  const fs::path dir = poppy::testing::scratchRoot(kScratch) / "cmd";
+  fs::create_directories(dir);
+  const fs::path out = dir / ("out" + std::to_string(serial)), err = dir / ("err" + std::to_string(serial++));
+  CmdResult r;
+  r.command = "poppy";
+  std::string cmd = "timeout -k 5 " + std::to_string(seconds) + " " + poppy::testing::shellQuote(POPPY_BINARY);
+  for (const auto& a : args) {
+    cmd += " " + poppy::testing::shellQuote(a);
+    r.command += " " + poppy::testing::shellQuote(a);
+  }
+  cmd += " </dev/null >" + poppy::testing::shellQuote(out.string()) + " 2>" + poppy::testing::shellQuote(err.string());
+  r.code = poppy::testing::exitCodeOf(std::system(cmd.c_str()));
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  std::error_code ec;
+  fs::remove(dir, ec);  // only when empty
+  return r;
+}
+
+void expectCleanError(const CmdResult& r, const std::string& needle) {
+  EXPECT_EQ(r.code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("poppy: error: ")) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr(needle)) << r.describe();
+  for (const char* crash : {"terminate", "Segmentation", "Aborted", "what():"})
+    EXPECT_THAT(r.err, Not(HasSubstr(crash))) << r.describe();
+}
+
+// One tiny two-iteration run for every test below; a gate threshold of 0 promotes every
+// candidate, so the run has three checkpoints.
+class TinyRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = new fs::path(freshDir("tiny"));
+    const fs::path config = *root_ / "tiny.yaml";
+    spit(config,
+         "variant: micro\ndevice: cpu\nseed: 7\n"
+         "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
+         "selfplay: {games_per_iteration: 6, parallel_games: 6, playouts: 12, threads: 1}\n"
+         "training: {batch_size: 32, steps_per_iteration: 6, min_samples: 20, window: 20000, threads: 1}\n"
+         "gate: {games: 2, playouts: 8, parallel_games: 2, threshold: 0}\n"
+         "run: {iterations: 2}\n");
+    const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", (*root_ / "run").string()}, 300);
+    trainOk_ = r.code == 0;
+    trainLog_ = new std::string(r.describe());
+  }
+  static void TearDownTestSuite() {
+    removeUnlessFailed(*root_);
+    delete root_;
+    delete trainLog_;
+  }
+  void SetUp() override { ASSERT_TRUE(trainOk_) << *trainLog_; }
+  static fs::path run() { return *root_ / "run"; }
+  static fs::path* root_;
+  static std::string* trainLog_;
+  static bool trainOk_;
+};
+fs::path* TinyRun::root_ = nullptr;
+std::string* TinyRun::trainLog_ = nullptr;
+bool TinyRun::trainOk_ = false;
+
+TEST_F(TinyRun, ReportWritesChartsCsvsAndIndex) {
+  const CmdResult r = poppy({"report", run().string()});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr("index.html"));
+  const fs::path out = run() / "report";
+  for (const char* name : {"losses", "games-per-hour", "gates", "elo", "game-length", "results"}) {
+    SCOPED_TRACE(name);
+    const std::string svg = slurp(out / (std::string(name) + ".svg"));
+    ASSERT_FALSE(svg.empty());
+    EXPECT_EQ(xmlProblem(svg), "");
+    EXPECT_THAT(svg, Not(HasSubstr("no data yet")));
+    EXPECT_FALSE(slurp(out / (std::string(name) + ".csv")).empty());
+  }
+  // Two train phases: two loss points per series; two promotions: Elo for gen 0, 1 and 2.
+  const auto groups = seriesGroups(slurp(out / "losses.svg"));
+  ASSERT_EQ(groups.size(), 3u);
+  for (const auto& [name, body] : groups) EXPECT_EQ(polylines(body).at(0).size(), 2u) << name;
+  const std::string elo = slurp(out / "elo.csv");
+  EXPECT_EQ(std::count(elo.begin(), elo.end(), '\n'), 4) << elo;
+  // Every game is counted in the results: 6 per iteration.
+  const RunMetrics metrics = loadRunMetrics(run().string());
+  ASSERT_EQ(metrics.iterations.size(), 2u);
+  for (const IterationGames& g : metrics.iterations) {
+    EXPECT_EQ(g.games, 6);
+    EXPECT_EQ(g.senteWins + g.draws + g.goteWins, 6);
+  }
+  EXPECT_TRUE(metrics.problems.empty()) << ::testing::PrintToString(metrics.problems);
+  EXPECT_FALSE(metrics.metrics.train.empty());
+  EXPECT_DOUBLE_EQ(metrics.metrics.gate.at(0).threshold, 0);  // logged by the run
+  EXPECT_THAT(slurp(out / "index.html"), HasSubstr("<img src=\"results.svg\""));
+
+  // --out elsewhere; the same run gives the same bytes.
+  const fs::path other = *root_ / "elsewhere";
+  ASSERT_EQ(poppy({"report", run().string(), "--out", other.string()}).code, 0);
+  EXPECT_EQ(slurp(other / "losses.svg"), slurp(out / "losses.svg"));
+  EXPECT_EQ(slurp(other / "index.html"), slurp(out / "index.html"));
+}
+
+TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {
+  size_t checkpoints = 0;
+  for (const auto& e : fs::directory_iterator(run() / "models")) checkpoints += checkpointGeneration(e.path().filename().string()) >= 0;
+  ASSERT_EQ(checkpoints, 3u);
+  const fs::path svgPath = *root_ / "history" / "openings.svg";
+  const CmdResult r = poppy({"openings", "history", run().string(), "--playouts", "24", "--follow", "2", "--out",
+                             svgPath.string()});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("3/3 gen-0002.model"));  // progress
+  const std::string svg = slurp(svgPath);
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  const auto groups = seriesGroups(svg);
+  ASSERT_FALSE(groups.empty());
+  for (const auto& [name, body] : groups) {
+    const auto lines = polylines(body);
+    ASSERT_EQ(lines.size(), 1u) << name;
+    EXPECT_EQ(lines[0].size(), checkpoints) << name;
+  }
+  EXPECT_EQ(xmlProblem(slurp(*root_ / "history" / "openings-second.svg")), "");
+  const auto json = nlohmann::json::parse(slurp(*root_ / "history" / "openings.json"));
+  ASSERT_EQ(json["checkpoints"].size(), checkpoints);
+  EXPECT_EQ(json["followed"].size(), 2u);
+  for (const auto& c : json["checkpoints"]) {
+    double shares = 0;
+    for (const auto& m : c["first"]) shares += m["share"].get<double>();
+    EXPECT_NEAR(shares, 1.0, 1e-9);
+    EXPECT_EQ(c["first"].size(), 9u);  // micro shogi has 9 legal first moves (perft 1)
+    EXPECT_EQ(c["second"].size(), 2u);
+  }
+  EXPECT_FALSE(slurp(*root_ / "history" / "openings.csv").empty());
+
+  // --every 2: gen 0 and the last one.
+  const CmdResult thin = poppy({"openings", "history", run().string(), "--playouts", "8", "--every", "2", "--follow",
+                                "0", "--out", (*root_ / "thin.svg").string()});
+  ASSERT_EQ(thin.code, 0) << thin.describe();
+  EXPECT_EQ(nlohmann::json::parse(slurp(*root_ / "thin.json"))["checkpoints"].size(), 2u);
+
+  // A damaged checkpoint (here the newest) is reported and skipped.
+  const fs::path damaged = *root_ / "damaged";
+  fs::create_directories(damaged);
+  fs::copy(run() / "models", damaged / "models");
+  spit(damaged / "models" / "gen-0003.model", "not a model");
+  const CmdResult skip = poppy({"openings", "history", damaged.string(), "--playouts", "8", "--follow", "1"});
+  ASSERT_EQ(skip.code, 0) << skip.describe();
+  EXPECT_THAT(skip.err, HasSubstr("warning: skipping a checkpoint: model " + (damaged / "models" / "gen-0003.model").string()));
+  const auto kept = nlohmann::json::parse(slurp(damaged / "report" / "openings-history.json"));
+  // The report in the same folder shows the opening charts too.
+  fs::copy_file(run() / "state.json", damaged / "state.json");
+  fs::copy_file(run() / "metrics.jsonl", damaged / "metrics.jsonl");
+  ASSERT_EQ(poppy({"report", damaged.string()}).code, 0);
+  EXPECT_THAT(slurp(damaged / "report" / "index.html"), HasSubstr("<img src=\"openings-history-second.svg\""));
+  EXPECT_EQ(kept["checkpoints"].size(), 3u);
+  EXPECT_EQ(kept["checkpoints"].back()["generation"], 2);
+}
+
+TEST_F(TinyRun, ErrorsNameTheProblem) {
+  expectCleanError(poppy({"report", (*root_ / "missing").string()}), "does not exist");
+  expectCleanError(poppy({"report", root_->string()}), "no state.json");
+  const fs::path empty = *root_ / "empty-run";
+  fs::create_directories(empty);
+  fs::copy_file(run() / "state.json", empty / "state.json");
+  spit(empty / "metrics.jsonl", "");
+  expectCleanError(poppy({"report", empty.string()}), "no selfplay, train or gate events");
+  expectCleanError(poppy({"openings", "history", (*root_ / "missing").string()}), "does not exist");
+  expectCleanError(poppy({"openings", "history", root_->string()}), "no models/");
+  fs::create_directories(empty / "models");
+  spit(empty / "models" / "gen-0000.model", "not a model");
+  expectCleanError(poppy({"openings", "history", empty.string(), "--playouts", "4"}), "gen-0000.model");
+}
+
+}  // namespace
