@@ -8,7 +8,8 @@ namespace poppy::apps {
 void addPerftCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
-void addTrainCommands(CLI::App& app);
+void addTrainCommands(CLI::App& app);  // train, selfplay, gate
+void addMatchCommand(CLI::App& app);
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
 
 }  // namespace poppy::apps
