@@ -116,7 +116,7 @@ TEST(Match, RolloutBeatsRandomWithAlternatingColoursAndLegalRecords) {
   EXPECT_GE(r.score(), 0.8) << "+" << r.winsA << " =" << r.draws << " -" << r.lossesA;
   const auto [lo, hi] = r.eloInterval95();
   EXPECT_LT(lo, r.elo());
-  EXPECT_GT(hi, r.elo());
+  EXPECT_GE(hi, r.elo());  // equal at a 100% score (both clamped)
   int aSente = 0, wins = 0, draws = 0;
   std::set<std::string> ids;
   for (size_t i = 0; i < r.records.size(); ++i) {
