@@ -123,6 +123,8 @@ void runMatchCommand(MatchArgs o, bool gamesGiven) {
   if (o.records == "none") o.records.clear();
   if (o.summary == "none") o.summary.clear();
 
+  // An unwritable records file is found now, not after the first game.
+  if (!o.records.empty()) selfplay::appendGameRecords(o.records, {});
   MatchPlayer a = makePlayer(o.a, "a", o, variant);
   MatchPlayer b = makePlayer(o.b, "b", o, variant);
   ms.games = o.games;

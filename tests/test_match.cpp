@@ -361,6 +361,38 @@ TEST(UsiClient, FairyStockfishOnMinishogiPlaysOnlyLegalMoves) {
   EXPECT_GE(r.winsA + forfeits, 3) << "+" << r.winsA << " =" << r.draws << " -" << r.lossesA;
 }
 
+// A network player with a time limit and no real node limit (the uniform evaluator stands in
+// for a model) against Fairy-Stockfish thinking in its own thread at the same time: the deadline
+// must end every search, and the games must replay legally.
+TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good());
+  const auto v = game::loadVariant("minishogi");
+  const nn::Encoder encoder(v);
+  mcts::UniformEvaluator uniform(encoder.policySize());
+  selfplay::PlayerSpec net;
+  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  net.name = "uniform";
+  net.evaluator = &uniform;
+  net.search.playouts = 1000000;
+  net.moveSeconds = 0.02;
+  play::UsiEngineConfig config;
+  config.command = pt::FairyStockfish::kPath;
+  config.variant = "minishogi";
+  config.movetimeMs = 20;
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  ms.parallelGames = 2;
+  ms.plyCap = 60;
+  const auto r = selfplay::playMatch(v, encoder, net, usiPlayer(config, "fairy"), ms);
+  ASSERT_EQ(r.games(), 2);
+  for (const auto& rec : r.records) {
+    expectRecordReplays(rec, v, ms.plyCap);
+    if (!rec.detail.empty()) {
+      EXPECT_THAT(rec.detail, HasSubstr("'P*"));
+    }
+  }
+}
+
 TEST(MatchReport, NamesAndSummary) {
   EXPECT_EQ(play::shortPlayerName("model:runs/x/gen-0042.model:128"), "gen-0042-128");
   EXPECT_EQ(play::shortPlayerName("rollout:1000"), "rollout1000");
