@@ -1,4 +1,5 @@
-// `poppy train`, `poppy selfplay`, `poppy gate`, `poppy match`: the training loop and its parts.
+// `poppy train`, `poppy selfplay`, `poppy gate`: the training loop and its parts (`poppy match`
+// is apps/cmd_match.cpp).
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -153,13 +154,6 @@ void addTrainCommands(CLI::App& app) {
     std::printf("%s\n", r.score() >= g->threshold ? "promote: the candidate passes the gate"
                                                   : "keep: the candidate does not pass the gate");
   });
-
-  auto m = std::make_shared<MatchArgs>();
-  CLI::App* match = app.add_subcommand("match", "Play two players against each other; score with Elo");
-  match->add_option("--a", m->a, "Player A: model:PATH[:PLAYOUTS], rollout[:SIMULATIONS] or random")->required();
-  match->add_option("--b", m->b, "Player B, same forms")->required();
-  addMatchOptions(match, *m);
-  match->callback([m] { printMatch(runMatch(*m), m->a, m->b); });
 }
 
 }  // namespace poppy::apps

@@ -8,11 +8,12 @@ namespace poppy::apps {
 void addPerftCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
-void addTrainCommands(CLI::App& app);
 void addUsiCommand(CLI::App& app);
 void addOpeningsCommands(CLI::App& app);  // openings tree, games, book
 void addReportCommand(CLI::App& app);
 void addOpeningsHistoryCommand(CLI::App& app);  // openings history
-void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
+void addTrainCommands(CLI::App& app);  // train, selfplay, gate
+void addMatchCommand(CLI::App& app);
+void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
 
 }  // namespace poppy::apps

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   poppy::apps::addOpeningsCommands(app);
   poppy::apps::addReportCommand(app);
   poppy::apps::addOpeningsHistoryCommand(app);
+  poppy::apps::addMatchCommand(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

@@ -18,7 +18,8 @@ namespace {
 using Json = nlohmann::ordered_json;  // keeps the documented key order in the file
 
 const char* const kResults[] = {"sente", "gote", "draw"};
-const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap"};
+const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",
+                                "resign",    "illegal_move", "timeout",       "crash"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -31,7 +32,8 @@ void validate(const GameRecord& r) {
   }
   if (!oneOf(r.reason, kReasons)) {
     throw GameRecordError("reason '" + r.reason +
-                          "' is not checkmate, repetition, perpetual_check or ply_cap");
+                          "' is not checkmate, repetition, perpetual_check, ply_cap, resign, illegal_move, "
+                          "timeout or crash");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
 }
@@ -103,6 +105,7 @@ std::string gameRecordToJson(const GameRecord& r) {
   j["reason"] = r.reason;
   j["plies"] = r.plies;
   j["model"] = r.model;
+  if (!r.detail.empty()) j["detail"] = r.detail;
   try {
     return j.dump();  // escapes control characters, so always one line
   } catch (const Json::exception& e) {
@@ -153,6 +156,7 @@ GameRecord gameRecordFromJson(const std::string& line) {
   }
   r.plies = int(plies.get<int64_t>());
   r.model = text("model");
+  if (j.contains("detail")) r.detail = text("detail");
   validate(r);
   return r;
 }

@@ -2,6 +2,9 @@
 //   {"id":"...", "variant":"micro", "start":"<SFEN>", "moves":["2e2d", ...],
 //    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap",
 //    "plies":N, "model":"..."}
+// Matches add the reasons "resign", "illegal_move", "timeout" and "crash" (a player forfeits; the
+// other side wins) and an optional "detail" string saying what happened, e.g.
+//   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
 // Appends write whole lines in one write() under an exclusive flock() and fsync, so several
 // processes may append to one file. A crash mid-append can leave an unterminated last line: readers
 // ignore it (when it does not parse), and the next append first cuts it off.
@@ -19,13 +22,16 @@ struct GameRecord {
   std::string start;    // SFEN of the start position
   std::vector<std::string> moves;  // USI
   std::string result;   // "sente", "gote" or "draw"
-  std::string reason;   // "checkmate", "repetition", "perpetual_check" or "ply_cap"
+  std::string reason;   // "checkmate", "repetition", "perpetual_check", "ply_cap", or a forfeit:
+                        // "resign", "illegal_move", "timeout", "crash"
   int plies = 0;        // moves played
   std::string model;    // the model that played (name or path)
+  std::string detail;   // optional (written only when not empty): what ended a forfeited game
 
   bool operator==(const GameRecord& o) const {
     return id == o.id && variant == o.variant && start == o.start && moves == o.moves &&
-           result == o.result && reason == o.reason && plies == o.plies && model == o.model;
+           result == o.result && reason == o.reason && plies == o.plies && model == o.model &&
+           detail == o.detail;
   }
 };
 

@@ -1,6 +1,9 @@
 #include "selfplay/match.h"
 
+#include <chrono>
 #include <cmath>
+#include <exception>
+#include <future>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -37,11 +40,14 @@ double MatchResult::eloMargin95() const {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 struct Side {
   const PlayerSpec* spec;
   std::unique_ptr<mcts::SearchDriver> driver;
   std::unique_ptr<mcts::RolloutPlayer> rollout;
   std::unique_ptr<mcts::RandomPlayer> random;
+  std::vector<std::unique_ptr<MovePlayer>> external;  // one per game slot
 };
 
 struct Game {
@@ -50,13 +56,62 @@ struct Game {
   GameRecord record;
   int index = 0;
   bool active = false;
+  // This round's move of the player to move:
+  game::Move bookMove;
+  std::future<MoveChoice> externalMove;
 };
+
+bool aIsSente(const Game& g) { return g.index % 2 == 0; }
+
+// Which player (0 = A, 1 = B) is to move in game g.
+int playerToMove(const Game& g) {
+  const bool senteToMove = g.pos->sideToMove() == 0;
+  return senteToMove == aIsSente(g) ? 0 : 1;
+}
+
+// Makes every slot's external player, in parallel threads (engines may take seconds to start).
+std::vector<std::unique_ptr<MovePlayer>> makeExternalPlayers(const PlayerSpec& spec, int slots) {
+  if (!spec.external) throw std::invalid_argument("external player '" + spec.name + "' has no factory");
+  std::vector<std::future<std::unique_ptr<MovePlayer>>> pending;
+  for (int i = 0; i < slots; ++i) pending.push_back(std::async(std::launch::async, spec.external, i));
+  std::vector<std::unique_ptr<MovePlayer>> players;
+  std::exception_ptr error;
+  for (auto& f : pending) {
+    try {
+      players.push_back(f.get());
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  return players;
+}
+
+// The rollout search of one move with a time limit: simulations in small steps until either
+// limit is reached, then the most visited root move.
+game::Move timedRolloutMove(mcts::RolloutPlayer& player, const game::Position& pos, int simulations, double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  player.startSearch(pos);
+  while (player.rootVisits() < simulations && Clock::now() < deadline)
+    player.searchMore(std::min(16, simulations - player.rootVisits()));
+  game::Move best = game::Move::none();
+  int visits = -1;
+  for (const auto& c : player.rootChildren())
+    if (c.visits > visits) best = c.move, visits = c.visits;
+  if (best == game::Move::none()) {  // no simulation finished in time: any legal move
+    game::MoveList moves;
+    pos.generateLegal(moves);
+    if (moves.size() > 0) best = moves[0];
+  }
+  return best;
+}
 
 }  // namespace
 
 MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,
                       const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress) {
   const PlayerSpec* specs[2] = {&a, &b};
+  const int slots = std::max(1, std::min(settings.parallelGames, settings.games));
   Side sides[2];
   for (int p = 0; p < 2; ++p) {
     sides[p].spec = specs[p];
@@ -73,64 +128,133 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       case PlayerSpec::Kind::kRandom:
         sides[p].random = std::make_unique<mcts::RandomPlayer>(settings.seed * 37 + p);
         break;
+      case PlayerSpec::Kind::kExternal:
+        sides[p].external = makeExternalPlayers(s, slots);
+        break;
     }
   }
   std::mt19937 rng(uint32_t(settings.seed));
   MatchResult result;
-  const game::Position startPos(variant);
-  std::vector<Game> games(std::min(settings.parallelGames, settings.games));
+  const game::Position variantStart(variant);
+  std::vector<Game> games(slots);
   int started = 0;
-  auto startGame = [&](Game& g) {
+  auto startGame = [&](Game& g, int slot) {
     g.index = started++;
-    g.pos = std::make_unique<game::Position>(startPos);
+    if (settings.openings.empty()) {
+      g.pos = std::make_unique<game::Position>(variantStart);
+    } else {
+      const MatchOpening& o = settings.openings[size_t(g.index / 2) % settings.openings.size()];
+      g.pos = std::make_unique<game::Position>(game::Position::fromSfen(variant, o.sfen));
+    }
+    g.record = GameRecord{};
+    g.record.start = g.pos->sfen();
+    if (!settings.openings.empty()) {
+      for (const std::string& m : settings.openings[size_t(g.index / 2) % settings.openings.size()].moves) {
+        g.pos->makeMove(g.pos->parseUsi(m));
+        g.record.moves.push_back(m);
+      }
+    }
     for (int p = 0; p < 2; ++p) {
       g.trees[p].reset();
       if (specs[p]->kind == PlayerSpec::Kind::kNetwork) {
         mcts::SearchParams params = specs[p]->search;
         params.rootNoise = false;
         params.plyCap = settings.plyCap;
-        g.trees[p] = std::make_unique<mcts::Tree>(startPos, params, settings.seed * 1000003 + uint64_t(g.index) * 2 + p);
+        g.trees[p] = std::make_unique<mcts::Tree>(*g.pos, params, settings.seed * 1000003 + uint64_t(g.index) * 2 + p);
       }
+      if (!sides[p].external.empty()) sides[p].external[size_t(slot)]->newGame(*g.pos);
     }
-    g.record = GameRecord{};
-    g.record.id = "match-" + std::to_string(g.index);
+    g.record.id = settings.idPrefix + std::to_string(g.index);
     g.record.variant = variant->name;
-    g.record.start = startPos.sfen();
-    const bool aIsSente = g.index % 2 == 0;
-    g.record.model = (aIsSente ? a.name : b.name) + " vs " + (aIsSente ? b.name : a.name);
+    g.record.model = (aIsSente(g) ? a.name : b.name) + " vs " + (aIsSente(g) ? b.name : a.name);
     g.active = true;
   };
-  for (Game& g : games) startGame(g);
+  for (size_t slot = 0; slot < games.size(); ++slot) startGame(games[slot], int(slot));
 
-  // Which player (0 = A, 1 = B) is to move in game g.
-  auto playerToMove = [](const Game& g) {
-    const bool aIsSente = g.index % 2 == 0;
-    const bool senteToMove = g.pos->sideToMove() == 0;
-    return senteToMove == aIsSente ? 0 : 1;
+  // Ends game g: winner is a colour or -1 for a draw; tells external players and starts the
+  // next game in the slot.
+  int finished = 0;
+  auto endGame = [&](Game& g, int slot, game::Color winner) {
+    const bool aSente = aIsSente(g);
+    const int aResult = winner < 0 ? 0 : ((winner == 0) == aSente ? 1 : -1);
+    if (aResult == 0) ++result.draws, result.drawsAAsSente += aSente;
+    else if (aResult > 0) ++result.winsA, result.winsAAsSente += aSente;
+    else ++result.lossesA, result.lossesAAsSente += aSente;
+    for (int p = 0; p < 2; ++p)
+      if (!sides[p].external.empty()) sides[p].external[size_t(slot)]->gameOver(p == 0 ? aResult : -aResult);
+    result.records.push_back(std::move(g.record));
+    result.aWasSente.push_back(aSente);
+    ++finished;
+    if (progress) progress(result, settings.games);
+    if (started < settings.games) startGame(g, slot);
+    else g.active = false;
   };
 
   std::vector<mcts::Tree*> batch;
-  int finished = 0;
   while (finished < settings.games) {
+    // Book moves first, then external players start thinking in their own threads.
+    for (size_t slot = 0; slot < games.size(); ++slot) {
+      Game& g = games[slot];
+      if (!g.active) continue;
+      const int p = playerToMove(g);
+      g.bookMove = specs[p]->book ? specs[p]->book(*g.pos, rng) : game::Move::none();
+      if (g.bookMove == game::Move::none() && !sides[p].external.empty()) {
+        MovePlayer* player = sides[p].external[slot].get();
+        g.externalMove = std::async(std::launch::async, [player, &g] {
+          return player->choose(GameSoFar{*g.pos, g.record.start, g.record.moves});
+        });
+      }
+    }
     // Network players: one batched search over every game where it is their turn.
     for (int p = 0; p < 2; ++p) {
       if (!sides[p].driver) continue;
       batch.clear();
       for (Game& g : games)
-        if (g.active && playerToMove(g) == p) batch.push_back(g.trees[p].get());
-      if (!batch.empty()) sides[p].driver->search(batch, specs[p]->search.playouts);
+        if (g.active && playerToMove(g) == p && g.bookMove == game::Move::none()) batch.push_back(g.trees[p].get());
+      if (batch.empty()) continue;
+      const PlayerSpec& s = *specs[p];
+      if (s.moveSeconds <= 0) {
+        sides[p].driver->search(batch, s.search.playouts);
+      } else {  // one deadline for the round (see the header)
+        const auto deadline = Clock::now() + std::chrono::duration<double>(s.moveSeconds);
+        while (sides[p].driver->round(batch, s.search.playouts) && Clock::now() < deadline) {
+        }
+      }
     }
-    for (Game& g : games) {
+    for (size_t slot = 0; slot < games.size(); ++slot) {
+      Game& g = games[slot];
       if (!g.active) continue;
       const int p = playerToMove(g);
-      game::Move move;
-      if (sides[p].driver) {
+      game::Move move = g.bookMove;
+      if (move != game::Move::none()) {
+      } else if (sides[p].driver) {
         const float t = g.pos->gamePly() < settings.openingTemperaturePlies ? 1.0f : 0.0f;
         move = g.trees[p]->pickMove(t, rng);
       } else if (sides[p].rollout) {
-        move = sides[p].rollout->choose(*g.pos);
-      } else {
+        move = specs[p]->moveSeconds > 0
+                   ? timedRolloutMove(*sides[p].rollout, *g.pos, specs[p]->simulations, specs[p]->moveSeconds)
+                   : sides[p].rollout->choose(*g.pos);
+      } else if (sides[p].random) {
         move = sides[p].random->choose(*g.pos);
+      } else {
+        MoveChoice choice = g.externalMove.get();
+        if (choice.failure.empty()) {
+          try {
+            move = g.pos->parseUsi(choice.usi);
+          } catch (const game::MoveError& e) {
+            choice.failure = "illegal_move";
+            choice.detail = "played '" + choice.usi + "': " + e.what();
+          }
+        }
+        if (!choice.failure.empty()) {  // a forfeit: the player to move loses
+          const game::Color mover = g.pos->sideToMove();
+          g.record.result = mover == 0 ? "gote" : "sente";
+          g.record.reason = choice.failure;
+          g.record.detail = std::string(mover == 0 ? "sente" : "gote") + " (" + specs[p]->name + ") " + choice.detail;
+          g.record.plies = int(g.record.moves.size());
+          endGame(g, int(slot), game::Color(1 - mover));
+          continue;
+        }
       }
       g.record.moves.push_back(g.pos->moveToUsi(move));
       g.pos->makeMove(move);
@@ -138,16 +262,8 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
         if (tree) tree->advance(move);
       const game::Outcome outcome = g.pos->outcome(settings.plyCap);
       if (!outcome.over()) continue;
-      const bool aIsSente = g.index % 2 == 0;
-      if (outcome.winner < 0) ++result.draws;
-      else if ((outcome.winner == 0) == aIsSente) ++result.winsA;
-      else ++result.lossesA;
       finishRecord(g.record, outcome);
-      result.records.push_back(std::move(g.record));
-      ++finished;
-      if (progress) progress(result, settings.games);
-      if (started < settings.games) startGame(g);
-      else g.active = false;
+      endGame(g, int(slot), outcome.winner);
     }
   }
   return result;

@@ -1,9 +1,19 @@
 // Games between two players with alternating colours, many at once: network players share one
-// batched search per round (as in self-play), rollout and random players move directly. Used
-// by the gate of `poppy train`, `poppy gate`, `poppy match` and the learning benchmarks.
+// batched search per round (as in self-play), rollout and random players move directly, and
+// external players (MovePlayer: a USI engine, ...) are asked in parallel threads, one player
+// object per game slot. Used by the gate of `poppy train`, `poppy gate`, `poppy match` and the
+// learning benchmarks.
+//
+// Time limits (PlayerSpec::moveSeconds): the games in which a network player is to move are
+// searched together, so they share one deadline per round: every one of those moves gets
+// moveSeconds of wall time, and the CPU (or GPU) is shared by the games of that round. A
+// rollout player searches one game at a time, each move for moveSeconds. External players keep
+// their own clocks (play/usi_client.h).
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,13 +25,55 @@
 
 namespace poppy::selfplay {
 
+// What an external player sees of a game.
+struct GameSoFar {
+  const game::Position& pos;              // the position to move in, history included
+  const std::string& startSfen;           // where the game started
+  const std::vector<std::string>& moves;  // every USI move since startSfen
+};
+
+// An external player's answer: a move in USI, or a forfeit.
+struct MoveChoice {
+  std::string usi;      // checked by playMatch: a move that does not parse or is illegal loses
+  std::string failure;  // non-empty: the player loses the game: "resign", "illegal_move", "timeout", "crash"
+  std::string detail;   // what happened, for the game record
+};
+
+// A player that picks its own moves. playMatch makes one per game slot (games played at once)
+// and may call the players of different slots from different threads at the same time, never
+// one player from two threads.
+class MovePlayer {
+ public:
+  virtual ~MovePlayer() = default;
+  // A game starts in this slot (the player may restart a process that failed before).
+  virtual void newGame(const game::Position& /*start*/) {}
+  virtual MoveChoice choose(const GameSoFar& game) = 0;
+  // The game ended; result from this player's view: 1 win, 0 draw, -1 loss.
+  virtual void gameOver(int /*result*/) {}
+};
+
+// Makes the player of one slot (0, 1, ...). May throw: playMatch then throws the same error.
+using MovePlayerFactory = std::function<std::unique_ptr<MovePlayer>(int slot)>;
+
+// A book move for pos, or Move::none() when pos is out of the book.
+using BookLookup = std::function<game::Move(const game::Position& pos, std::mt19937& rng)>;
+
 struct PlayerSpec {
-  enum class Kind { kNetwork, kRollout, kRandom };
+  enum class Kind { kNetwork, kRollout, kRandom, kExternal };
   Kind kind = Kind::kRandom;
   std::string name;                      // for records and reports
   mcts::Evaluator* evaluator = nullptr;  // kNetwork
-  mcts::SearchParams search;             // kNetwork (rootNoise is turned off)
+  mcts::SearchParams search;             // kNetwork (rootNoise is turned off); playouts = nodes per move
   int simulations = 1000;                // kRollout
+  double moveSeconds = 0;                // kNetwork, kRollout: also stop each move after this wall time (0: no limit)
+  MovePlayerFactory external;            // kExternal
+  BookLookup book;                       // optional: played instead of searching while in the book
+};
+
+// A game's first position: an SFEN and moves from it (legal: the caller checks them).
+struct MatchOpening {
+  std::string sfen;
+  std::vector<std::string> moves;
 };
 
 struct MatchSettings {
@@ -30,10 +82,15 @@ struct MatchSettings {
   int openingTemperaturePlies = 2;  // network players sample their first moves by visits (variety)
   int plyCap = 200;
   uint64_t seed = 1;
+  // Game i starts from openings[(i / 2) % size()], so each opening is played with both colour
+  // assignments; empty: every game starts from the variant's start position.
+  std::vector<MatchOpening> openings;
+  std::string idPrefix = "match-";  // record ids are idPrefix + game number
 };
 
 struct MatchResult {
   int winsA = 0, draws = 0, lossesA = 0;
+  int winsAAsSente = 0, drawsAAsSente = 0, lossesAAsSente = 0;  // the part of those where A was sente
   int games() const { return winsA + draws + lossesA; }
   double score() const;        // A's score, draws counted as half
   double elo() const;          // A's Elo difference implied by the score
@@ -41,13 +98,15 @@ struct MatchResult {
   // meaningful at 0 or 100%); eloMargin95 is its half-width.
   std::pair<double, double> eloInterval95() const;
   double eloMargin95() const;
-  std::vector<GameRecord> records;
+  std::vector<GameRecord> records;  // in the order games finished
+  std::vector<bool> aWasSente;      // per record
 };
 
+// Called after every finished game (its record is soFar.records.back()).
 using MatchProgress = std::function<void(const MatchResult& soFar, int gamesWanted)>;
 
 // Game i has A as sente when i is even. Throws std::invalid_argument for a network player
-// without an evaluator.
+// without an evaluator or an external player without a factory, and whatever a factory throws.
 MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,
                       const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress = nullptr);
 

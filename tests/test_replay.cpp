@@ -684,7 +684,7 @@ TEST_F(GameRecords, BadRecordsAreNotAppendedAndMissingFileIsAnError) {
   const std::string p = path("games.jsonl");
   appendGameRecords(p, {record(0)});
   GameRecord bad = record(1);
-  bad.reason = "resign";
+  bad.reason = "adjourned";  // not a reason (resign is one since matches record forfeits)
   EXPECT_THROW(appendGameRecords(p, {record(2), bad}), GameRecordError);
   EXPECT_EQ(readGameRecords(p).size(), 1u);
   EXPECT_THROW(readGameRecords(path("absent.jsonl")), GameRecordError);

@@ -1,0 +1,58 @@
+// What `poppy match` reports: the progress line on stderr, the default file names, and the
+// summary JSON that plots read. The summary (written atomically, also while the match runs):
+//   {"format": "poppy-match-summary", "version": 1, "finished": true, "variant": "micro",
+//    "a": {"player": "rollout:200", "nodes": 0, "movetime_ms": 0, "book": ""}, "b": {...},
+//    "games_wanted": 200, "games": 200, "wins": 120, "draws": 10, "losses": 70,
+//    "score": 0.625, "elo": 88.7, "elo_low": 40.1, "elo_high": 139.3,
+//    "a_as_sente": {"wins":, "draws":, "losses":}, "a_as_gote": {...},
+//    "reasons": {"checkmate": 180, "ply_cap": 20, ...},
+//    "forfeits": {"a": {"timeout": 1}, "b": {"illegal_move": 2}},
+//    "average_plies": 41.3, "seconds": 63.2, "games_per_hour": 11392,
+//    "openings": "file or empty", "openings_count": 0, "records": "match-....jsonl", "settings": {...}}
+#pragma once
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "selfplay/match.h"
+
+namespace poppy::play {
+
+struct MatchSideInfo {
+  std::string player;  // the description as given (model:..., usi:..., ...)
+  int64_t nodes = 0;
+  int64_t movetimeMs = 0;
+  std::string book;
+};
+
+struct MatchInfo {
+  std::string variant;
+  MatchSideInfo a, b;
+  int gamesWanted = 0;
+  int parallel = 0;
+  int plyCap = 0;
+  uint64_t seed = 0;
+  std::string openings;  // file, or empty
+  int openingsCount = 0;
+  std::string records;   // file, or empty
+};
+
+// A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->
+// "gen-0042-128", rollout:1000 -> "rollout1000", usi:/usr/games/fairy-stockfish ... ->
+// "fairy-stockfish", random -> "random".
+std::string shortPlayerName(const std::string& description);
+// "match-<a>-vs-<b>": the default stem of the records (.jsonl) and summary (.summary.json) files.
+std::string defaultMatchFileStem(const std::string& a, const std::string& b);
+
+nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::MatchResult& result, double seconds,
+                                    bool finished);
+// Atomic (common::writeFileAtomically); throws common::FileError naming the file.
+void writeMatchSummary(const std::string& path, const MatchInfo& info, const selfplay::MatchResult& result,
+                       double seconds, bool finished);
+
+// "37/200 games  +20 =5 -12  score 0.608  Elo +76 (95%: +12 to +145)  2.1 games/s  1m18s left"
+std::string progressLine(const selfplay::MatchResult& soFar, int wanted, double seconds);
+// "A vs B: 200 games, +120 =10 -70, score 0.625, Elo +89 (95%: +40 to +139)"
+std::string resultLine(const selfplay::MatchResult& r, const std::string& a, const std::string& b);
+
+}  // namespace poppy::play

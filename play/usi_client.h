@@ -1,0 +1,107 @@
+// The client side of USI: runs any USI engine (Fairy-Stockfish, YaneuraOu, `poppy usi`, ...) as a
+// child process over pipes and asks it for moves, so `poppy match` can play against it.
+//
+// The engine is started as `/bin/sh -c "exec COMMAND"` in its own process group (so a killed
+// script takes its children along), then: usi -> usiok, setoption ..., isready -> readyok (within
+// startTimeoutSeconds), and per game isready -> readyok, usinewgame; per move
+// `position sfen START moves ...` and `go [nodes N] [movetime MS]`, then everything up to
+// `bestmove` is read (info lines and other chatter are skipped). A move that takes longer than
+// movetime + grace (moveTimeoutSeconds without a movetime) is a timeout: the process group is
+// killed. SIGPIPE is ignored in this process (a dead engine's pipe then fails with EPIPE) and
+// restored to the default in the engine.
+#pragma once
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "selfplay/match.h"
+
+namespace poppy::play {
+
+// The engine could not be started or did not complete the handshake; the message names the
+// command and says what happened (exit status, last lines of its stderr).
+class UsiError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct UsiEngineConfig {
+  std::string command;  // a shell command line
+  std::vector<std::pair<std::string, std::string>> options;  // setoption NAME value VALUE, in order
+  // Poppy's variant name. Unless options set UCI_Variant, it is sent for every variant but shogi
+  // (with Fairy-Stockfish's name: kyoto -> kyotoshogi).
+  std::string variant = "shogi";
+  int64_t nodes = 0;       // go nodes N (0: not sent)
+  int64_t movetimeMs = 0;  // go movetime MS (0: not sent); with neither limit, movetime 1000
+  double graceSeconds = 1.0;          // a move may take movetime + grace
+  double moveTimeoutSeconds = 60.0;   // the limit of a move without movetime
+  double startTimeoutSeconds = 30.0;  // usiok and each readyok
+};
+
+// Fairy-Stockfish's UCI_Variant name of a Poppy variant.
+std::string fairyVariantName(const std::string& poppyVariant);
+
+// One engine process. Not thread-safe; one instance per game slot.
+class UsiEngine {
+ public:
+  // Starts the engine and completes the handshake; throws UsiError.
+  explicit UsiEngine(UsiEngineConfig config);
+  ~UsiEngine();  // quit, then kill what is left of the process group
+  UsiEngine(const UsiEngine&) = delete;
+  UsiEngine& operator=(const UsiEngine&) = delete;
+
+  const std::string& name() const { return name_; }  // from "id name", else the command
+  bool alive() const { return pid_ > 0; }
+
+  // isready -> readyok, usinewgame. Throws UsiError (the engine is then killed).
+  void newGame();
+  // The engine's move for the game so far (a forfeit when it fails). After a timeout or a crash
+  // the engine is dead (alive() false).
+  selfplay::MoveChoice go(const std::string& startSfen, const std::vector<std::string>& moves);
+  void gameOver(int result);  // gameover win / lose / draw (nothing when dead)
+
+ private:
+  enum class Read { kLine, kEof, kTimeout };
+  void start();
+  void send(const std::string& line);  // throws UsiError when the pipe is closed
+  Read readLine(std::string& line, std::chrono::steady_clock::time_point deadline);
+  void drainStderr();
+  // Waits for a line starting with `token`; throws UsiError naming `what` on EOF or timeout.
+  void expect(const std::string& token, const std::string& what);
+  std::string deathNote();  // "exited with status N" / "killed by signal N", plus stderr
+  void kill();
+
+  UsiEngineConfig config_;
+  std::string name_;
+  pid_t pid_ = -1;
+  int toEngine_ = -1, fromEngine_ = -1, engineErr_ = -1;
+  std::string outBuffer_, errBuffer_;
+  std::deque<std::string> stderrTail_;  // the engine's last stderr lines
+};
+
+// A match player backed by a UsiEngine. A dead engine (crash, timeout) is replaced by a fresh
+// process at the next game; if that fails too, the player forfeits its games ("crash").
+class UsiPlayer : public selfplay::MovePlayer {
+ public:
+  explicit UsiPlayer(UsiEngineConfig config);  // starts the engine: throws UsiError
+  void newGame(const game::Position& start) override;
+  selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override;
+  void gameOver(int result) override;
+
+ private:
+  UsiEngineConfig config_;
+  std::unique_ptr<UsiEngine> engine_;
+  std::string startFailure_;  // why the engine could not be (re)started for this game
+};
+
+// One UsiPlayer per game slot.
+selfplay::MovePlayerFactory usiPlayerFactory(const UsiEngineConfig& config);
+
+}  // namespace poppy::play

@@ -1,0 +1,473 @@
+// Matches (selfplay/match.h) with Poppy players and with external USI engines (play/usi_client.h):
+// scores, colour alternation, openings, records that replay legally, forfeits of broken engines
+// (garbage, illegal moves, crashes, hangs), Fairy-Stockfish as a real opponent, and `poppy match`
+// end to end.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "game/variant_loader.h"
+#include "play/match_openings.h"
+#include "play/match_report.h"
+#include "play/usi_client.h"
+#include "selfplay/match.h"
+#include "support/fairy_stockfish.h"
+#include "support/scratch_files.h"
+
+using namespace poppy;
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+namespace pt = poppy::testing;
+
+namespace {
+
+const char* kPrefix = "poppy_match_test_";
+::testing::Environment* const kCleanup = pt::removeScratchRootAtExit(kPrefix);
+
+fs::path tempDir(const std::string& name) { return pt::freshTempDir(kPrefix, name); }
+
+// Replays a record with Poppy's rules: every move must be legal, the game must end exactly at
+// its last move (or, for a forfeit, go on), and the result must be what the rules say.
+void expectRecordReplays(const selfplay::GameRecord& r, const game::VariantPtr& v, int plyCap) {
+  SCOPED_TRACE(r.id + " " + r.reason);
+  game::Position pos = game::Position::fromSfen(v, r.start);
+  for (size_t i = 0; i < r.moves.size(); ++i) {
+    ASSERT_FALSE(pos.outcome(plyCap).over()) << "moves after the end, at ply " << i;
+    game::Move m;
+    ASSERT_NO_THROW(m = pos.parseUsi(r.moves[i])) << r.moves[i];
+    pos.makeMove(m);
+  }
+  EXPECT_EQ(r.plies, int(r.moves.size()));
+  const game::Outcome o = pos.outcome(plyCap);
+  if (r.detail.empty()) {
+    ASSERT_TRUE(o.over());
+    EXPECT_EQ(r.result, o.winner < 0 ? "draw" : o.winner == 0 ? "sente" : "gote");
+  } else {  // a forfeit: the side to move lost
+    EXPECT_FALSE(o.over());
+    EXPECT_EQ(r.result, pos.sideToMove() == 0 ? "gote" : "sente");
+  }
+}
+
+selfplay::PlayerSpec rollout(int sims) {
+  selfplay::PlayerSpec p;
+  p.kind = selfplay::PlayerSpec::Kind::kRollout;
+  p.simulations = sims;
+  p.name = "rollout:" + std::to_string(sims);
+  return p;
+}
+
+selfplay::PlayerSpec randomPlayer() {
+  selfplay::PlayerSpec p;
+  p.kind = selfplay::PlayerSpec::Kind::kRandom;
+  p.name = "random";
+  return p;
+}
+
+selfplay::PlayerSpec usiPlayer(const play::UsiEngineConfig& c, const std::string& name) {
+  selfplay::PlayerSpec p;
+  p.kind = selfplay::PlayerSpec::Kind::kExternal;
+  p.name = name;
+  p.external = play::usiPlayerFactory(c);
+  return p;
+}
+
+// A USI engine written in sh: a correct handshake, then `onGo` (shell code) for every go.
+fs::path scriptEngine(const fs::path& dir, const std::string& name, const std::string& onGo) {
+  const fs::path p = dir / name;
+  pt::spit(p,
+                "#!/bin/sh\n"
+                "while read -r cmd rest; do\n"
+                "  case \"$cmd\" in\n"
+                "    usi) echo 'id name " + name + "'; echo 'option name Foo type string default x'; echo usiok ;;\n"
+                "    isready) echo readyok ;;\n"
+                "    go) " + onGo + " ;;\n"
+                "    quit) exit 0 ;;\n"
+                "  esac\n"
+                "done\n");
+  fs::permissions(p, fs::perms::owner_all);
+  return p;
+}
+
+TEST(Match, RolloutBeatsRandomWithAlternatingColoursAndLegalRecords) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 10;
+  ms.parallelGames = 4;
+  ms.seed = 7;
+  int calls = 0;
+  const auto r = selfplay::playMatch(v, encoder, rollout(300), randomPlayer(), ms,
+                                     [&](const selfplay::MatchResult& s, int wanted) {
+                                       ++calls;
+                                       EXPECT_EQ(wanted, 10);
+                                       EXPECT_EQ(s.games(), calls);
+                                     });
+  EXPECT_EQ(r.games(), 10);
+  EXPECT_EQ(calls, 10);
+  ASSERT_EQ(r.records.size(), 10u);
+  ASSERT_EQ(r.aWasSente.size(), 10u);
+  // UCT with 300 random playouts against a random mover: it should win nearly every game.
+  EXPECT_GE(r.score(), 0.8) << "+" << r.winsA << " =" << r.draws << " -" << r.lossesA;
+  const auto [lo, hi] = r.eloInterval95();
+  EXPECT_LT(lo, r.elo());
+  EXPECT_GE(hi, r.elo());  // equal at a 100% score (both clamped)
+  int aSente = 0, wins = 0, draws = 0;
+  std::set<std::string> ids;
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const auto& rec = r.records[i];
+    ids.insert(rec.id);
+    const int index = std::stoi(rec.id.substr(std::string("match-").size()));
+    EXPECT_EQ(bool(r.aWasSente[i]), index % 2 == 0) << rec.id;
+    EXPECT_EQ(rec.model, r.aWasSente[i] ? "rollout:300 vs random" : "random vs rollout:300");
+    EXPECT_EQ(rec.start, game::Position(v).sfen());
+    aSente += r.aWasSente[i];
+    const bool aWon = rec.result == (r.aWasSente[i] ? "sente" : "gote");
+    wins += aWon;
+    draws += rec.result == "draw";
+    expectRecordReplays(rec, v, ms.plyCap);
+  }
+  EXPECT_EQ(ids.size(), 10u);
+  EXPECT_EQ(aSente, 5);
+  EXPECT_EQ(wins, r.winsA);
+  EXPECT_EQ(draws, r.draws);
+
+  // Records survive the JSONL file.
+  const fs::path dir = tempDir("records");
+  selfplay::appendGameRecords((dir / "g.jsonl").string(), r.records);
+  const auto file = selfplay::readGameRecordFile((dir / "g.jsonl").string());
+  EXPECT_TRUE(file.errors.empty());
+  EXPECT_EQ(file.records, r.records);
+  fs::remove_all(dir);
+}
+
+TEST(Match, TimedRolloutAndBooksAreUsed) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::PlayerSpec a = rollout(1000000);
+  a.moveSeconds = 0.01;  // the time limit, not the simulation count, must end each move
+  // A's book: always the first legal move while the game is shorter than 2 plies.
+  int bookCalls = 0;
+  a.book = [&](const game::Position& pos, std::mt19937&) {
+    ++bookCalls;
+    if (pos.gamePly() >= 2) return game::Move::none();
+    game::MoveList moves;
+    pos.generateLegal(moves);
+    return moves[0];
+  };
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  ms.parallelGames = 2;
+  const auto r = selfplay::playMatch(v, encoder, a, randomPlayer(), ms);
+  ASSERT_EQ(r.games(), 2);
+  EXPECT_GT(bookCalls, 2);
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    game::Position pos(v);
+    game::MoveList moves;
+    pos.generateLegal(moves);
+    if (r.aWasSente[i]) {
+      EXPECT_EQ(r.records[i].moves[0], pos.moveToUsi(moves[0]));
+    }
+    expectRecordReplays(r.records[i], v, ms.plyCap);
+  }
+}
+
+TEST(MatchOpenings, ParsesStartposSfenAndComments) {
+  const auto v = game::loadVariant("micro");
+  const std::string start = game::Position(v).sfen();
+  game::Position pos(v);
+  game::MoveList moves;
+  pos.generateLegal(moves);
+  const std::string m0 = pos.moveToUsi(moves[0]);
+  const std::string text = "# openings\n\nstartpos\nstartpos moves " + m0 + "   # one move\nsfen " + start +
+                           "\nposition " + start + " moves " + m0 + "\n";
+  const auto o = play::parseOpenings(text, "o.txt", v, 200);
+  ASSERT_EQ(o.size(), 4u);
+  EXPECT_EQ(o[0].sfen, start);
+  EXPECT_TRUE(o[0].moves.empty());
+  EXPECT_EQ(o[1].moves, std::vector<std::string>{m0});
+  EXPECT_EQ(o[2].sfen, start);
+  EXPECT_EQ(o[3].moves, std::vector<std::string>{m0});
+}
+
+TEST(MatchOpenings, EveryBadLineIsNamedWithFileAndLine) {
+  const auto v = game::loadVariant("micro");
+  const std::string text =
+      "startpos\n"                  // 1 good
+      "# comment\n"                 // 2
+      "kbgs/p3/4/3P/SGBK x - 1\n"   // 3 bad side to move
+      "startpos moves 9z9y\n"       // 4 unparsable move
+      "startpos junk\n"             // 5 not 'moves'
+      "startpos moves\n"            // 6 no moves
+      "moves 1a1b\n";               // 7 no position
+  try {
+    play::parseOpenings(text, "book.txt", v, 200);
+    FAIL() << "no error";
+  } catch (const play::OpeningsError& e) {
+    const std::string m = e.what();
+    for (int line : {3, 4, 5, 6, 7}) EXPECT_THAT(m, HasSubstr("book.txt:" + std::to_string(line) + ": ")) << m;
+    EXPECT_THAT(m, Not(HasSubstr("book.txt:1:")));
+    EXPECT_THAT(m, HasSubstr("9z9y"));
+    EXPECT_THAT(m, HasSubstr("junk"));
+  }
+  EXPECT_THROW(play::parseOpenings("# nothing\n\n", "empty.txt", v, 200), play::OpeningsError);
+  try {
+    play::loadOpenings("/nonexistent/openings.txt", v, 200);
+    FAIL() << "no error";
+  } catch (const play::OpeningsError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent/openings.txt"));
+  }
+}
+
+TEST(MatchOpenings, EachOpeningIsPlayedTwiceWithColoursSwapped) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  game::Position pos(v);
+  game::MoveList moves;
+  pos.generateLegal(moves);
+  const std::string m0 = pos.moveToUsi(moves[0]), m1 = pos.moveToUsi(moves[1]);
+  selfplay::MatchSettings ms;
+  ms.openings = play::parseOpenings("startpos moves " + m0 + "\nstartpos moves " + m1 + "\n", "o", v, 200);
+  ms.games = 4;
+  ms.parallelGames = 4;
+  const auto r = selfplay::playMatch(v, encoder, rollout(50), randomPlayer(), ms);
+  ASSERT_EQ(r.games(), 4);
+  std::map<int, const selfplay::GameRecord*> byIndex;
+  for (size_t i = 0; i < r.records.size(); ++i) byIndex[std::stoi(r.records[i].id.substr(6))] = &r.records[i];
+  ASSERT_EQ(byIndex.size(), 4u);
+  EXPECT_EQ(byIndex[0]->moves[0], m0);
+  EXPECT_EQ(byIndex[1]->moves[0], m0);
+  EXPECT_EQ(byIndex[2]->moves[0], m1);
+  EXPECT_EQ(byIndex[3]->moves[0], m1);
+  EXPECT_EQ(byIndex[0]->model, "rollout:50 vs random");
+  EXPECT_EQ(byIndex[1]->model, "random vs rollout:50");
+  for (const auto& rec : r.records) expectRecordReplays(rec, v, ms.plyCap);
+}
+
+// Broken engines lose each game with the reason recorded, and the match finishes.
+struct BrokenCase {
+  const char* name;
+  const char* onGo;
+  const char* reason;
+  const char* detail;
+};
+
+class BrokenEngine : public ::testing::TestWithParam<BrokenCase> {};
+
+TEST_P(BrokenEngine, LosesEveryGameAndTheMatchFinishes) {
+  const BrokenCase& c = GetParam();
+  const fs::path dir = tempDir(std::string("broken_") + c.name);
+  play::UsiEngineConfig config;
+  config.command = pt::shellQuote(scriptEngine(dir, "engine.sh", c.onGo).string());
+  config.variant = "micro";
+  config.movetimeMs = 50;
+  config.graceSeconds = 0.3;
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 4;
+  ms.parallelGames = 2;
+  const auto r = selfplay::playMatch(v, encoder, randomPlayer(), usiPlayer(config, "usi:broken"), ms);
+  ASSERT_EQ(r.games(), 4);
+  EXPECT_EQ(r.winsA, 4);
+  for (const auto& rec : r.records) {
+    EXPECT_EQ(rec.reason, c.reason) << rec.detail;
+    EXPECT_THAT(rec.detail, HasSubstr("(usi:broken)"));
+    EXPECT_THAT(rec.detail, HasSubstr(c.detail));
+    // After a crash or a timeout the next game has a fresh engine, not a dead one.
+    EXPECT_THAT(rec.detail, Not(HasSubstr("not running")));
+    EXPECT_THAT(rec.detail, Not(HasSubstr("could not (re)start")));
+    expectRecordReplays(rec, v, ms.plyCap);
+  }
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scripts, BrokenEngine,
+    ::testing::Values(BrokenCase{"garbage", "echo 'hello there'; echo 'bestmove zzz'", "illegal_move", "'zzz'"},
+                      BrokenCase{"illegal", "echo 'info depth 1'; echo 'bestmove 4e4a'", "illegal_move", "4e4a"},
+                      BrokenCase{"exits", "echo 'dying' >&2; exit 3", "crash", "exited with status 3"},
+                      BrokenCase{"hangs", "sleep 30", "timeout", "no bestmove within"},
+                      BrokenCase{"chatters", "echo 'thinking...'", "timeout", "go movetime 50"},
+                      BrokenCase{"resigns", "echo 'bestmove resign'", "resign", "resigned"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(UsiClient, AnEngineThatDoesNotStartIsAClearError) {
+  const fs::path dir = tempDir("nostart");
+  const fs::path script = dir / "dead.sh";
+  pt::spit(script, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 7\n");
+  fs::permissions(script, fs::perms::owner_all);
+  play::UsiEngineConfig config;
+  config.command = pt::shellQuote(script.string());
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  try {
+    selfplay::playMatch(v, encoder, randomPlayer(), usiPlayer(config, "usi:dead"), ms);
+    FAIL() << "no error";
+  } catch (const play::UsiError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(script.string()));
+    EXPECT_THAT(e.what(), HasSubstr("exited with status 7"));
+    EXPECT_THAT(e.what(), HasSubstr("cannot load weights"));
+  }
+  config.command = "/nonexistent/engine";
+  EXPECT_THROW(play::UsiEngine{config}, play::UsiError);
+  // Silent: the handshake times out.
+  pt::spit(script, "#!/bin/sh\nsleep 30\n");
+  config.command = pt::shellQuote(script.string());
+  config.startTimeoutSeconds = 0.3;
+  try {
+    play::UsiEngine engine(config);
+    FAIL() << "no error";
+  } catch (const play::UsiError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no 'usiok' within"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST(UsiClient, FairyStockfishOnMinishogiPlaysOnlyLegalMoves) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good())
+      << pt::FairyStockfish::kPath << " is missing: run scripts/setup.sh";
+  const auto v = game::loadVariant("minishogi");
+  const nn::Encoder encoder(v);
+  play::UsiEngineConfig config;
+  config.command = pt::FairyStockfish::kPath;
+  config.variant = "minishogi";  // UCI_Variant minishogi is sent by the client
+  config.options = {{"Threads", "1"}, {"Hash", "1"}};
+  config.nodes = 3000;
+  selfplay::MatchSettings ms;
+  ms.games = 4;
+  ms.parallelGames = 2;
+  const auto r = selfplay::playMatch(v, encoder, usiPlayer(config, "fairy"), rollout(100), ms);
+  ASSERT_EQ(r.games(), 4);
+  int forfeits = 0;
+  for (const auto& rec : r.records) {
+    expectRecordReplays(rec, v, ms.plyCap);
+    // The only forfeit Fairy-Stockfish 11.1 may commit is its known defect: a mating pawn drop.
+    if (!rec.detail.empty()) {
+      ++forfeits;
+      EXPECT_EQ(rec.reason, "illegal_move") << rec.detail;
+      EXPECT_THAT(rec.detail, HasSubstr("'P*")) << rec.detail;
+    }
+    EXPECT_GT(rec.plies, 4);
+  }
+  // A real engine at 3000 nodes against 100 random playouts.
+  EXPECT_GE(r.winsA + forfeits, 3) << "+" << r.winsA << " =" << r.draws << " -" << r.lossesA;
+}
+
+// A network player with a time limit and no real node limit (the uniform evaluator stands in
+// for a model) against Fairy-Stockfish thinking in its own thread at the same time: the deadline
+// must end every search, and the games must replay legally.
+TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good());
+  const auto v = game::loadVariant("minishogi");
+  const nn::Encoder encoder(v);
+  mcts::UniformEvaluator uniform(encoder.policySize());
+  selfplay::PlayerSpec net;
+  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  net.name = "uniform";
+  net.evaluator = &uniform;
+  net.search.playouts = 1000000;
+  net.moveSeconds = 0.02;
+  play::UsiEngineConfig config;
+  config.command = pt::FairyStockfish::kPath;
+  config.variant = "minishogi";
+  config.movetimeMs = 20;
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  ms.parallelGames = 2;
+  ms.plyCap = 60;
+  const auto r = selfplay::playMatch(v, encoder, net, usiPlayer(config, "fairy"), ms);
+  ASSERT_EQ(r.games(), 2);
+  for (const auto& rec : r.records) {
+    expectRecordReplays(rec, v, ms.plyCap);
+    if (!rec.detail.empty()) {
+      EXPECT_THAT(rec.detail, HasSubstr("'P*"));
+    }
+  }
+}
+
+TEST(MatchReport, NamesAndSummary) {
+  EXPECT_EQ(play::shortPlayerName("model:runs/x/gen-0042.model:128"), "gen-0042-128");
+  EXPECT_EQ(play::shortPlayerName("rollout:1000"), "rollout1000");
+  EXPECT_EQ(play::shortPlayerName("usi:/usr/games/fairy-stockfish --x"), "fairy-stockfish");
+  EXPECT_EQ(play::defaultMatchFileStem("random", "rollout"), "match-random-vs-rollout");
+  selfplay::MatchResult r;
+  r.winsA = 3, r.draws = 1, r.lossesA = 1, r.winsAAsSente = 2;
+  for (int i = 0; i < 5; ++i) {
+    selfplay::GameRecord g;
+    g.result = i < 3 ? "sente" : i == 3 ? "draw" : "gote";
+    g.reason = i == 4 ? "timeout" : "checkmate";
+    if (i == 4) g.detail = "sente (x) no bestmove";
+    g.plies = 10;
+    r.records.push_back(g);
+    r.aWasSente.push_back(i % 2 == 0);
+  }
+  play::MatchInfo info;
+  info.variant = "micro";
+  const auto j = play::matchSummary(info, r, 2.0, true);
+  EXPECT_EQ(j["games"], 5);
+  EXPECT_DOUBLE_EQ(j["score"].get<double>(), 3.5 / 5);
+  EXPECT_EQ(j["a_as_gote"]["wins"], 1);
+  EXPECT_EQ(j["reasons"]["timeout"], 1);
+  EXPECT_EQ(j["forfeits"]["a"]["timeout"], 1);  // game 4: A was sente and sente lost
+  EXPECT_LT(j["elo_low"].get<double>(), j["elo"].get<double>());
+}
+
+// `poppy match` end to end: Poppy players, a usi: script, and bad input.
+TEST(MatchCli, WritesRecordsAndSummaryAndReportsBadOpenings) {
+  const fs::path dir = tempDir("cli");
+  const std::string engine = scriptEngine(dir, "illegal.sh", "echo 'bestmove 4e4a'").string();
+  const std::string base = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 60 " +
+                           pt::shellQuote(POPPY_BINARY) + " match --variant micro ";
+  // Defaults: records and summary named after the players, in the current directory.
+  int code = pt::exitCodeOf(std::system((base + "--a rollout:100 --b random --games 6 --parallel 3 --seed 3 "
+                                              ">out.txt 2>err.txt")
+                                                 .c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err.txt");
+  EXPECT_THAT(pt::slurp(dir / "out.txt"), HasSubstr("6 games"));
+  EXPECT_THAT(pt::slurp(dir / "err.txt"), HasSubstr("6/6 games"));
+  const auto records = selfplay::readGameRecordFile((dir / "match-rollout100-vs-random.jsonl").string());
+  EXPECT_EQ(records.records.size(), 6u);
+  const auto summary = nlohmann::json::parse(pt::slurp(dir / "match-rollout100-vs-random.summary.json"));
+  EXPECT_EQ(summary["games"], 6);
+  EXPECT_EQ(summary["finished"], true);
+  EXPECT_EQ(summary["wins"].get<int>() + summary["draws"].get<int>() + summary["losses"].get<int>(), 6);
+
+  // A usi: engine that plays an illegal move; an openings file sets the games (2 per line).
+  pt::spit(dir / "openings.txt", "startpos\n# second\nstartpos\n");
+  code = pt::exitCodeOf(std::system((base + "--a random --b usi:" + pt::shellQuote(engine) +
+                                          " --movetime-b 50 --openings openings.txt --records r.jsonl "
+                                          "--summary s.json >out2.txt 2>err2.txt")
+                                             .c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err2.txt");
+  const auto r2 = selfplay::readGameRecordFile((dir / "r.jsonl").string());
+  ASSERT_EQ(r2.records.size(), 4u);
+  for (const auto& rec : r2.records) EXPECT_EQ(rec.reason, "illegal_move");
+  const auto s2 = nlohmann::json::parse(pt::slurp(dir / "s.json"));
+  EXPECT_EQ(s2["wins"], 4);
+  EXPECT_EQ(s2["forfeits"]["b"]["illegal_move"], 4);
+  EXPECT_THAT(pt::slurp(dir / "out2.txt"), HasSubstr("4 games ended by a forfeit"));
+
+  // A bad openings line: exit 2 naming FILE:LINE.
+  pt::spit(dir / "bad.txt", "startpos\nstartpos moves 9z9z\n");
+  code = pt::exitCodeOf(
+      std::system((base + "--a random --b random --openings bad.txt >out3.txt 2>err3.txt").c_str()));
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(pt::slurp(dir / "err3.txt"), HasSubstr("bad.txt:2: "));
+  EXPECT_THAT(pt::slurp(dir / "err3.txt"), HasSubstr("poppy: error:"));
+  // A usi: command that is not there: exit 2 naming it.
+  code = pt::exitCodeOf(std::system(
+      (base + "--a random --b usi:/nonexistent/engine --games 2 >out4.txt 2>err4.txt").c_str()));
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(pt::slurp(dir / "err4.txt"), HasSubstr("/nonexistent/engine"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
