@@ -18,7 +18,8 @@ namespace {
 using Json = nlohmann::ordered_json;  // keeps the documented key order in the file
 
 const char* const kResults[] = {"sente", "gote", "draw"};
-const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap"};
+// "resign" and "unfinished" come from games people play (`poppy play`); self-play never writes them.
+const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap", "resign", "unfinished"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -31,7 +32,7 @@ void validate(const GameRecord& r) {
   }
   if (!oneOf(r.reason, kReasons)) {
     throw GameRecordError("reason '" + r.reason +
-                          "' is not checkmate, repetition, perpetual_check or ply_cap");
+                          "' is not checkmate, repetition, perpetual_check, ply_cap, resign or unfinished");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
 }

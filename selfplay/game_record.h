@@ -2,6 +2,8 @@
 //   {"id":"...", "variant":"micro", "start":"<SFEN>", "moves":["2e2d", ...],
 //    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap",
 //    "plies":N, "model":"..."}
+// Games a person plays (`poppy play`) may also end with reason "resign" (result: the winner) or
+// "unfinished" (left before the end; result "draw", meaning nobody won).
 // Appends write whole lines in one write() under an exclusive flock() and fsync, so several
 // processes may append to one file. A crash mid-append can leave an unterminated last line: readers
 // ignore it (when it does not parse), and the next append first cuts it off.
@@ -19,7 +21,7 @@ struct GameRecord {
   std::string start;    // SFEN of the start position
   std::vector<std::string> moves;  // USI
   std::string result;   // "sente", "gote" or "draw"
-  std::string reason;   // "checkmate", "repetition", "perpetual_check" or "ply_cap"
+  std::string reason;   // "checkmate", "repetition", "perpetual_check", "ply_cap", "resign", "unfinished"
   int plies = 0;        // moves played
   std::string model;    // the model that played (name or path)
 
