@@ -81,6 +81,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   s.plyCap = a.plyCap;
   s.savePath = a.save.empty() ? play::defaultSavePath(std::time(nullptr)) : a.save;
   s.color = !a.noColor && terminalHasColor();
+  s.echoInput = !::isatty(STDIN_FILENO);
   s.seed = std::random_device{}();
   s.interrupted = &gInterrupted;
 

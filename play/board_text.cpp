@@ -24,9 +24,7 @@ int columnAt(const game::Variant& v, int i, bool flipped) { return flipped ? v.f
 int rankAt(const game::Variant& v, int i, bool flipped) { return flipped ? v.ranks - 1 - i : i; }
 
 std::string handLine(const game::Position& pos, game::Color c, const BoardStyle& style) {
-  std::string name = style.names[c];
-  if (c == 1) name += " (v)";
-  return std::string(kMargin, ' ') + name + " in hand: " + handText(pos, c) + "\n";
+  return std::string(kMargin, ' ') + style.names[c] + " in hand: " + handText(pos, c) + "\n";
 }
 
 }  // namespace

@@ -139,6 +139,7 @@ selfplay::GameRecord TerminalGame::run() {
     out_ << "No model given: Poppy plays with the rollout MCTS (random playouts, no network; " << budget
          << " per move). Give --model PATH for a trained network.\n";
   }
+  out_ << "Sente's pieces are upper case (K, +B); gote's are lower case behind a 'v' (vk, v+b).\n";
   out_ << "Type a move in USI notation (like 2e2d or P*3c) or 'help'. The game is saved to "
        << settings_.savePath << " when the session ends.\n\n";
 
@@ -181,6 +182,7 @@ TerminalGame::Step TerminalGame::humanTurn() {
     out_ << "\n(end of input)\n";
     return Step::kQuit;
   }
+  if (settings_.echoInput) out_ << line << "\n";
   return handleLine(line);
 }
 
@@ -404,7 +406,7 @@ selfplay::GameRecord TerminalGame::finish(const std::string& result, const std::
     out_ << "Could not save the game. Start: " << r.start << "\nMoves: " << joined(r.moves) << "\n" << std::flush;
     throw;
   }
-  out_ << "Game saved to " << settings_.savePath << " (" << r.plies << " plies, result " << r.result << ", "
+  out_ << "Game saved to " << settings_.savePath << " (" << r.plies << (r.plies == 1 ? " ply" : " plies") << ", result " << r.result << ", "
        << r.reason << ").\n"
        << std::flush;
   return r;

@@ -38,6 +38,8 @@ struct PlaySettings {
   std::string savePath;         // JSONL file the game is appended to
   std::string gameId;           // record id; "play-<time>-human-<side>" when empty
   bool color = false;           // ANSI colours
+  bool echoInput = false;       // repeat each line read after the prompt (input that is not a
+                                // terminal, so a transcript shows what was typed)
   int hintMoves = 5;            // moves listed by `hint`
   uint64_t seed = 1;
   // Set from a signal handler (^C): stops a search and ends the session, which still saves.

@@ -230,6 +230,7 @@ play::PlaySettings rolloutSettings(const fs::path& dir, const std::string& sfen 
   s.savePath = (dir / "games" / "session.jsonl").string();  // games/ does not exist yet
   s.gameId = "test-game";
   s.hintMoves = 10;
+  s.echoInput = true;  // the transcript then has each command on its own line
   return s;
 }
 
@@ -364,7 +365,8 @@ TEST(TerminalGame, EndOfInputMidGameSavesTheGame) {
 TEST(TerminalGame, CheckmateEndsAndRecordsTheGame) {
   const fs::path dir = freshTempDir(kTmp, "mate");
   auto v = micro();
-  // Sente to move with a mate in one (dropping the gold on 4b, covered by the gold on 3c).
+  // Sente to move with a mate in one (dropping the gold on 4b, covered by the gold on 3c; other
+  // drops stalemate, which also wins, but this test wants the checkmate).
   const std::string sfen = "k3/4/1G2/4/3K b G 1";
   game::Position pos = game::Position::fromSfen(v, sfen);
   game::MoveList legal;
@@ -372,7 +374,7 @@ TEST(TerminalGame, CheckmateEndsAndRecordsTheGame) {
   std::string mate;
   for (const game::Move& m : legal) {
     pos.makeMove(m);
-    const bool mated = pos.outcome(200).winner == 0;
+    const bool mated = pos.inCheck() && pos.outcome(200).winner == 0;
     pos.unmakeMove();
     if (mated) mate = pos.moveToUsi(m);
   }
