@@ -4,10 +4,14 @@
 // upper case ("K", "+B"), gote's lower case behind a 'v' ("vk", "v+b"), the way Japanese
 // diagrams turn gote's pieces upside down. Colour (ANSI) is optional; nothing depends on it.
 //
-//        4    3    2    1
-//     +----+----+----+----+        (one cell per square, 5 characters wide:
-//     |  vk|  vb|  vg|  vs| a       '[' and ']' replace the spaces around a
-//     ...                            square the last move left or reached)
+//   gote in hand: -
+//       4     3     2     1
+//   +-----+-----+-----+-----+
+//   |  vk |[  .]|  vg |  vs | a     one cell per square, 5 characters wide; '[' and ']'
+//   |  vp |   . |   . |   . | b     replace the spaces around the squares the last move
+//   |   . |   . |   . |[v+b]| c     left and reached
+//   ...
+//   sente in hand: P
 #pragma once
 #include <array>
 #include <string>

@@ -60,6 +60,21 @@ bool readSquare(const std::string& s, size_t& i) {
   return true;
 }
 
+// Every "<file><rank>" in a USI-shaped move lies on the board.
+bool squaresOnBoard(const game::Variant& v, const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    if (!isDigit(text[i])) {
+      ++i;
+      continue;
+    }
+    int file = 0;
+    while (i < text.size() && isDigit(text[i])) file = file * 10 + (text[i++] - '0');
+    const int rank = i < text.size() ? text[i] - 'a' : -1;
+    if (file < 1 || file > v.files || rank < 0 || rank >= v.ranks) return false;
+  }
+  return true;
+}
+
 std::string timeText(std::time_t now, const char* format) {
   std::tm local{};
   localtime_r(&now, &local);
@@ -140,7 +155,7 @@ selfplay::GameRecord TerminalGame::run() {
          << " per move). Give --model PATH for a trained network.\n";
   }
   out_ << "Sente's pieces are upper case (K, +B); gote's are lower case behind a 'v' (vk, v+b).\n";
-  out_ << "Type a move in USI notation (like 2e2d or P*3c) or 'help'. The game is saved to "
+  out_ << "Type a move in USI notation (like " << exampleMoves() << ") or 'help'. The game is saved to "
        << settings_.savePath << " when the session ends.\n\n";
 
   for (;;) {
@@ -168,7 +183,7 @@ selfplay::GameRecord TerminalGame::run() {
       return finish(colorName(winner), "resign");
     }
     if (step == Step::kQuit) {
-      out_ << "Game left unfinished after " << moves_.size() << " plies.\n";
+      out_ << "Game left unfinished after " << moves_.size() << (moves_.size() == 1 ? " ply.\n" : " plies.\n");
       return finish("draw", "unfinished");
     }
   }
@@ -179,7 +194,7 @@ TerminalGame::Step TerminalGame::humanTurn() {
   out_ << "your move> " << std::flush;
   std::string line;
   if (!std::getline(in_, line)) {
-    out_ << "\n(end of input)\n";
+    out_ << (interrupted() ? "\nInterrupted.\n" : "\n(end of input)\n");
     return Step::kQuit;
   }
   if (settings_.echoInput) out_ << line << "\n";
@@ -324,6 +339,19 @@ void TerminalGame::listMoves() {
   out_ << "\n";
 }
 
+std::string TerminalGame::exampleMoves() const {
+  // Examples that fit this variant: the first legal board move here, and a drop onto the centre.
+  const game::Variant& v = pos_.variant();
+  game::MoveList legal;
+  pos_.generateLegal(legal);
+  std::string text = legal.size() > 0 && !legal[0].isDrop() ? pos_.moveToUsi(legal[0]) : "2e2d";
+  if (v.dropsEnabled && !v.handKinds.empty()) {
+    text += ", or a drop like " + std::string(1, v.handKinds.back().letter) + "*" +
+            pos_.squareName(v.square(v.files / 2, v.ranks / 2));
+  }
+  return text;
+}
+
 void TerminalGame::rejectMove(const std::string& text, const std::string& why) {
   game::MoveList legal;
   pos_.generateLegal(legal);
@@ -332,7 +360,11 @@ void TerminalGame::rejectMove(const std::string& text, const std::string& why) {
     std::string& slot = m.isDrop() ? dropExample : boardExample;
     if (slot.empty()) slot = pos_.moveToUsi(m);
   }
-  if (looksLikeUsiMove(text)) {
+  const game::Variant& v = pos_.variant();
+  if (looksLikeUsiMove(text) && !squaresOnBoard(v, text)) {
+    out_ << "'" << text << "' names a square off the " << v.files << "x" << v.ranks << " board (files 1-" << v.files
+         << ", ranks a-" << char('a' + v.ranks - 1) << ").\n";
+  } else if (looksLikeUsiMove(text)) {
     out_ << "'" << text << "' is not legal here: " << why << ".\n";
   } else {
     out_ << "'" << text << "' is not a command or a move in USI notation. A move names two squares, like "

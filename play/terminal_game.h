@@ -82,6 +82,7 @@ class TerminalGame {
   void help();
   void listMoves();
   void rejectMove(const std::string& text, const std::string& why);
+  std::string exampleMoves() const;
   void drawBoard();
   void announceOutcome(const game::Outcome& o);
   selfplay::GameRecord finish(const std::string& result, const std::string& reason);

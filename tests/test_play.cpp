@@ -272,7 +272,7 @@ TEST(TerminalGame, ScriptedSessionMovesUndoHintSfenQuit) {
   auto v = micro();
   const game::Position start(v);
   const std::string move1 = firstLegalMove(start);
-  const std::string script = "sfen\n1e1d\nhello there\n" + move1 + "\nsfen\nundo\nsfen\nhint\n" + move1 + "\nquit\n";
+  const std::string script = "sfen\n1e1d\nhello there\n5a4a\n" + move1 + "\nsfen\nundo\nsfen\nhint\n" + move1 + "\nquit\n";
   const Session s = play(rolloutSettings(dir), script);
   SCOPED_TRACE(s.output);
 
@@ -283,6 +283,8 @@ TEST(TerminalGame, ScriptedSessionMovesUndoHintSfenQuit) {
   // The malformed one: not USI, with an example that is a legal move here.
   EXPECT_TRUE(contains(s.output, "'hello there' is not a command or a move in USI notation. A move names two "
                                  "squares, like " + move1));
+
+  EXPECT_TRUE(contains(s.output, "'5a4a' names a square off the 4x5 board (files 1-4, ranks a-e)."));
 
   // sfen before, after the move pair, after undo.
   const auto sfens = sfenLines(s.output);
