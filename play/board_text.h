@@ -4,14 +4,14 @@
 // upper case ("K", "+B"), gote's lower case behind a 'v' ("vk", "v+b"), the way Japanese
 // diagrams turn gote's pieces upside down. Colour (ANSI) is optional; nothing depends on it.
 //
-//   gote in hand: -
+//   gote in hand: P
 //       4     3     2     1
 //   +-----+-----+-----+-----+
 //   |  vk |[  .]|  vg |  vs | a     one cell per square, 5 characters wide; '[' and ']'
 //   |  vp |   . |   . |   . | b     replace the spaces around the squares the last move
 //   |   . |   . |   . |[v+b]| c     left and reached
 //   ...
-//   sente in hand: P
+//   sente in hand: -
 #pragma once
 #include <array>
 #include <string>
