@@ -425,6 +425,16 @@ TEST(TerminalGame, PlyCapEndsTheGame) {
   EXPECT_EQ(s.saved[0].plies, 2);
 }
 
+TEST(TerminalGame, CheckIsAnnounced) {
+  // Gote's gold on 1d attacks sente's king on 1e (gote moves down the board).
+  const std::string sfen = "k3/4/4/3g/3K b - 1";
+  ASSERT_TRUE(game::Position::fromSfen(micro(), sfen).inCheck());
+  const Session s = play(rolloutSettings(freshTempDir(kTmp, "check"), sfen), "quit\n");
+  EXPECT_TRUE(contains(s.output, "Check! sente (you) is in check.")) << s.output;
+  const Session calm = play(rolloutSettings(freshTempDir(kTmp, "no-check")), "quit\n");
+  EXPECT_FALSE(contains(calm.output, "Check!")) << calm.output;
+}
+
 TEST(TerminalGame, BadStartSfenIsRefused) {
   play::PlaySettings s = rolloutSettings(freshTempDir(kTmp, "badsfen"), "kbgs/p3/4/3P b - 1");
   std::istringstream in;
