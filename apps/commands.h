@@ -15,5 +15,8 @@ void addOpeningsHistoryCommand(CLI::App& app);  // openings history
 void addTrainCommands(CLI::App& app);  // train, selfplay, gate
 void addMatchCommand(CLI::App& app);
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
+void addTrainCommands(CLI::App& app);
+void addPlayCommand(CLI::App& app);
+void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
 
 }  // namespace poppy::apps

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   poppy::apps::addReportCommand(app);
   poppy::apps::addOpeningsHistoryCommand(app);
   poppy::apps::addMatchCommand(app);
+  poppy::apps::addPlayCommand(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

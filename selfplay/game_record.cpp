@@ -19,7 +19,8 @@ using Json = nlohmann::ordered_json;  // keeps the documented key order in the f
 
 const char* const kResults[] = {"sente", "gote", "draw"};
 const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",
-                                "resign",    "illegal_move", "timeout",       "crash"};
+                                "resign",    "illegal_move", "timeout",       "crash",
+                                "unfinished"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -33,7 +34,7 @@ void validate(const GameRecord& r) {
   if (!oneOf(r.reason, kReasons)) {
     throw GameRecordError("reason '" + r.reason +
                           "' is not checkmate, repetition, perpetual_check, ply_cap, resign, illegal_move, "
-                          "timeout or crash");
+                          "timeout, crash or unfinished");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
 }

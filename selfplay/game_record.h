@@ -5,6 +5,8 @@
 // Matches add the reasons "resign", "illegal_move", "timeout" and "crash" (a player forfeits; the
 // other side wins) and an optional "detail" string saying what happened, e.g.
 //   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
+// Games a person plays (`poppy play`) may also end with reason "resign" (result: the winner) or
+// "unfinished" (left before the end; result "draw", meaning nobody won).
 // Appends write whole lines in one write() under an exclusive flock() and fsync, so several
 // processes may append to one file. A crash mid-append can leave an unterminated last line: readers
 // ignore it (when it does not parse), and the next append first cuts it off.
@@ -23,7 +25,8 @@ struct GameRecord {
   std::vector<std::string> moves;  // USI
   std::string result;   // "sente", "gote" or "draw"
   std::string reason;   // "checkmate", "repetition", "perpetual_check", "ply_cap", or a forfeit:
-                        // "resign", "illegal_move", "timeout", "crash"
+                        // "resign", "illegal_move", "timeout", "crash";
+                        // or "unfinished" (a game a person left; result "draw")
   int plies = 0;        // moves played
   std::string model;    // the model that played (name or path)
   std::string detail;   // optional (written only when not empty): what ended a forfeited game

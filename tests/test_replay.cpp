@@ -616,6 +616,21 @@ TEST_F(GameRecords, RoundTrip) {
   EXPECT_EQ(readGameRecords(p), all);
 }
 
+TEST_F(GameRecords, PlayedGamesMayBeResignedOrUnfinished) {
+  // `poppy play` records a resignation (the winner as result) and a game left unfinished.
+  const std::string p = path("games.jsonl");
+  GameRecord resigned = record(0);
+  resigned.result = "gote";
+  resigned.reason = "resign";
+  GameRecord unfinished = record(1);
+  unfinished.result = "draw";
+  unfinished.reason = "unfinished";
+  appendGameRecords(p, {resigned, unfinished});
+  const GameRecordFile file = readGameRecordFile(p);
+  EXPECT_TRUE(file.errors.empty());
+  EXPECT_EQ(file.records, (std::vector<GameRecord>{resigned, unfinished}));
+}
+
 TEST_F(GameRecords, IntegerIdIsAccepted) {
   const std::string p = path("games.jsonl");
   writeBytes(p, R"({"id":17,"variant":"micro","start":"x","moves":[],"result":"draw",)"
@@ -686,6 +701,10 @@ TEST_F(GameRecords, BadRecordsAreNotAppendedAndMissingFileIsAnError) {
   GameRecord bad = record(1);
   bad.reason = "adjourned";  // not a reason (resign is one since matches record forfeits)
   EXPECT_THROW(appendGameRecords(p, {record(2), bad}), GameRecordError);
+  EXPECT_EQ(readGameRecords(p).size(), 1u);
+  bad = record(1);
+  bad.result = "unfinished";  // an unfinished game's result is "draw", its reason "unfinished"
+  EXPECT_THROW(appendGameRecords(p, {bad}), GameRecordError);
   EXPECT_EQ(readGameRecords(p).size(), 1u);
   EXPECT_THROW(readGameRecords(path("absent.jsonl")), GameRecordError);
 }

@@ -1,0 +1,116 @@
+// `poppy play`: a person against the engine in the terminal. The session is play::TerminalGame;
+// this file reads the options, loads the model (LibTorch) and wires stdin/stdout and ^C to it.
+#include <signal.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "apps/commands.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_file.h"
+#include "nn/torch_evaluator.h"
+#include "play/terminal_game.h"
+
+namespace poppy::apps {
+namespace {
+
+struct PlayArgs {
+  std::string variant = "micro", model, device = "cpu", side = "sente", sfen, save;
+  int playouts = 0;
+  double seconds = 0;
+  int plyCap = 200;
+  int threads = 1;
+  bool noColor = false;
+};
+
+constexpr int kDefaultPlayouts = 800;
+
+std::atomic<bool> gInterrupted{false};
+
+extern "C" void onInterrupt(int) { gInterrupted.store(true); }
+
+// ^C ends the session through its normal exit, so the game is still saved. Without SA_RESTART
+// a read from the terminal fails with EINTR, which the session takes as the end of input.
+void catchInterrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = onInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+bool terminalHasColor() {
+  if (!::isatty(STDOUT_FILENO) || std::getenv("NO_COLOR")) return false;
+  const char* term = std::getenv("TERM");
+  return term && std::string(term) != "dumb";
+}
+
+void runPlay(const PlayArgs& a, bool variantGiven) {
+  torch::set_num_threads(a.threads);
+  play::PlaySettings s;
+  std::string variantName = a.variant;
+  // A model knows its variant: without --variant, play that one.
+  if (!a.model.empty() && !variantGiven) variantName = nn::readModelInfo(a.model).variant;
+  s.variant = game::loadVariant(variantName);
+
+  std::unique_ptr<nn::TorchEvaluator> evaluator;
+  if (!a.model.empty()) {
+    evaluator = std::make_unique<nn::TorchEvaluator>(
+        nn::loadModel(a.model, nullptr, s.variant->name, nn::Encoder::kVersion), nn::parseDevice(a.device));
+    s.modelName = a.model;
+  }
+
+  if (a.side == "random") {
+    s.human = int(std::random_device{}() % 2);
+  } else {
+    s.human = play::parseSide(a.side);
+    if (s.human < 0) throw std::runtime_error("--side '" + a.side + "': use sente, gote or random");
+  }
+  s.startSfen = a.sfen;
+  s.search.playouts = a.playouts > 0 ? a.playouts : kDefaultPlayouts;
+  s.limits.playouts = a.playouts;  // 0 with --seconds: the time alone limits the search
+  s.limits.seconds = a.seconds;
+  if (a.playouts == 0 && a.seconds == 0) s.limits.playouts = kDefaultPlayouts;
+  s.plyCap = a.plyCap;
+  s.savePath = a.save.empty() ? play::defaultSavePath(std::time(nullptr)) : a.save;
+  s.color = !a.noColor && terminalHasColor();
+  s.echoInput = !::isatty(STDIN_FILENO);
+  s.seed = std::random_device{}();
+  s.interrupted = &gInterrupted;
+
+  play::TerminalGame game(std::move(s), evaluator.get(), std::cin, std::cout);
+  catchInterrupt();
+  game.run();
+}
+
+}  // namespace
+
+void addPlayCommand(CLI::App& app) {
+  auto a = std::make_shared<PlayArgs>();
+  CLI::App* cmd = app.add_subcommand("play", "Play a game against the engine in the terminal");
+  CLI::Option* variant = cmd->add_option("--variant", a->variant, "Variant name or file (default: the model's, else micro)");
+  cmd->add_option("--model", a->model, "Model file; without one the engine is the rollout MCTS (no network)");
+  cmd->add_option("--device", a->device, "cpu or cuda (for --model)")->capture_default_str();
+  cmd->add_option("--side", a->side, "Your side: sente (moves first), gote or random")->capture_default_str();
+  cmd->add_option("--playouts", a->playouts, "Engine playouts per move (default 800, or unlimited with --seconds)")
+      ->check(CLI::Range(1, 4000000));
+  cmd->add_option("--seconds", a->seconds, "Engine thinking time per move (with --playouts: whichever ends first)")
+      ->check(CLI::Range(0.01, 3600.0));
+  cmd->add_option("--sfen", a->sfen, "Start from this position (SFEN) instead of the variant's start");
+  cmd->add_option("--ply-cap", a->plyCap, "Plies after which the game ends (a draw, or shogi's impasse count)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--save", a->save, "Append the game record (JSONL) here (default games/play-YYYYMMDD-HHMMSS.jsonl)");
+  cmd->add_option("--threads", a->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_flag("--no-color", a->noColor, "No ANSI colours (they are off anyway when stdout is not a terminal)");
+  cmd->callback([a, variant] { runPlay(*a, variant->count() > 0); });
+}
+
+}  // namespace poppy::apps
