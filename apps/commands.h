@@ -9,6 +9,7 @@ void addPerftCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
 void addTrainCommands(CLI::App& app);
+void addServeCommand(CLI::App& app);  // serve: the web page
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
 
 }  // namespace poppy::apps

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   poppy::apps::addBenchCommand(app);
   poppy::apps::addVariantsCommand(app);
   poppy::apps::addTrainCommands(app);
+  poppy::apps::addServeCommand(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {
