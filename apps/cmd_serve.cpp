@@ -2,7 +2,7 @@
 // rollout MCTS). The game logic is play::WebApi; this file loads the model, serves web/ and
 // passes /api/* requests to WebApi::route on httplib's thread pool.
 //
-// The page (web/index.html, poppy.js, poppy.css) is read from disk at start-up, from the first
+// The page (web/index.html, poppy.js, poppy.css) is served from disk, from the first
 // of $POPPY_WEB_DIR, ./web and the source tree's web/ that holds index.html (the way variants
 // are found), so a built binary serves the page of its own checkout and nothing is downloaded.
 #include <httplib.h>
@@ -53,7 +53,7 @@ std::filesystem::path findWebDir(const std::string& given) {
 }
 
 struct StaticFile {
-  std::string path, type, bytes;
+  std::string path, type, file;
 };
 
 void serve(const ServeOptions& o) {
@@ -62,9 +62,8 @@ void serve(const ServeOptions& o) {
                                    {"/poppy.js", "text/javascript; charset=utf-8", "poppy.js"},
                                    {"/poppy.css", "text/css; charset=utf-8", "poppy.css"}};
   for (auto& f : files) {
-    const auto p = webDir / f.bytes;
-    if (!std::filesystem::is_regular_file(p)) throw std::runtime_error("missing page file " + p.string());
-    f.bytes = common::readWholeFile(p.string());
+    f.file = (webDir / f.file).string();  // the file's path; read at each request
+    if (!std::filesystem::is_regular_file(f.file)) throw std::runtime_error("missing page file " + f.file);
   }
 
   // Every variant found, plus the one named on the command line (it may be a file).
@@ -98,9 +97,10 @@ void serve(const ServeOptions& o) {
 
   httplib::Server server;
   for (const auto& f : files) {
+    // Read at each request, so an edited page shows on reload without a restart.
     server.Get(f.path, [&f](const httplib::Request&, httplib::Response& res) {
       res.set_header("Cache-Control", "no-store");
-      res.set_content(f.bytes, f.type.c_str());
+      res.set_content(common::readWholeFile(f.file), f.type.c_str());
     });
   }
   auto apiHandler = [&webApi](const httplib::Request& req, httplib::Response& res) {

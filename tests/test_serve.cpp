@@ -308,13 +308,16 @@ class ServerProcess {
     if (std::regex_search(text, m, std::regex(R"(listening on http://([0-9.]+):([0-9]+)/)"))) {
       port_ = std::stoi(m[2]);
     } else {
+      stop();
       throw std::runtime_error("poppy serve printed no port: \"" + text + "\"; its log: " + slurp(logPath));
     }
   }
-  ~ServerProcess() {
+  ~ServerProcess() { stop(); }
+  void stop() {
+    if (pid_ <= 0) return;
     kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
   }
   int port() const { return port_; }
   bool alive() const { return waitpid(pid_, nullptr, WNOHANG) == 0; }
@@ -379,6 +382,8 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   EXPECT_EQ(engine->status, 200);
   EXPECT_EQ(parseBody(engine).at("analysis").at("playouts"), 16);  // --playouts
   EXPECT_TRUE(server.alive());
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
 // Runs the page's self-test in headless Chromium and returns the dumped DOM.
@@ -430,15 +435,26 @@ void playThroughThePage(const std::vector<std::string>& serveArgs, const std::st
   ASSERT_TRUE(result.is_object()) << m[1].str();
   ASSERT_EQ(result.value("done", false), true) << result.dump();
 
-  // The page's move and the engine's reply are the server's history, and both are legal.
+  // Clicked: the page's move and the engine's reply were legal.
   httplib::Client client("127.0.0.1", server.port());
   auto r = client.Get(("/api/state?game=" + result.at("game").get<std::string>()).c_str());
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const json state = json::parse(r->body);
+  json clicked = state;
+  clicked["history"] = result.at("history");
+  ASSERT_EQ(clicked.at("history").size(), 2u) << result.dump();
+  EXPECT_EQ(clicked.at("history")[0], result.at("move"));
+  EXPECT_EQ(clicked.at("history")[1], result.at("reply"));
+  EXPECT_NO_THROW(replay(clicked)) << result.dump();
+  // Undo went back to the start; then the same move by drag and drop, and the engine's reply,
+  // are the server's history now.
+  EXPECT_TRUE(result.at("undo").at("history").empty()) << result.dump();
+  EXPECT_TRUE(result.at("undo").at("board_is_start")) << result.dump();
   ASSERT_EQ(state.at("history").size(), 2u) << state.dump();
   EXPECT_EQ(state.at("history")[0], result.at("move"));
-  EXPECT_EQ(state.at("history")[1], result.at("reply"));
+  EXPECT_EQ(state.at("history"), result.at("drag").at("history"));
+  EXPECT_EQ(state.at("history")[1], result.at("drag").at("reply"));
   EXPECT_EQ(replay(state), state.at("sfen"));
   EXPECT_EQ(state.at("side_to_move"), "sente");
   EXPECT_EQ(state.at("engine").get<std::string>().rfind(network ? "model" : "rollout", 0), 0u) << state.at("engine");
@@ -446,9 +462,11 @@ void playThroughThePage(const std::vector<std::string>& serveArgs, const std::st
   // The clicked piece's targets were highlighted before the move.
   const std::string move = result.at("move");
   const std::string target = move.substr(2, 2);
-  bool shown = false;
-  for (const auto& t : result.at("targets_shown")) shown |= t == target;
-  EXPECT_TRUE(shown) << result.dump();
+  for (const char* key : {"targets_shown", "drag_targets_shown"}) {
+    bool shown = false;
+    for (const auto& t : result.at(key)) shown |= t == target;
+    EXPECT_TRUE(shown) << key << ": " << result.dump();
+  }
 
   // The page shows the server's board (changed from the start, and unchanged by the refusal).
   EXPECT_TRUE(result.at("board_changed"));
@@ -461,13 +479,14 @@ void playThroughThePage(const std::vector<std::string>& serveArgs, const std::st
   EXPECT_TRUE(illegal.at("board_unchanged")) << illegal.dump();
   EXPECT_NE(illegal.at("message").get<std::string>().find("illegal move"), std::string::npos) << illegal.dump();
   EXPECT_NE(illegal.at("message").get<std::string>().find(illegal.at("move").get<std::string>()), std::string::npos);
-  EXPECT_NE(dom.find(illegal.at("message").get<std::string>().substr(0, 20)), std::string::npos);
 
   // And with a model, the analysis comes from the network.
   auto a = client.Get(("/api/analysis?playouts=8&game=" + result.at("game").get<std::string>()).c_str());
   ASSERT_TRUE(a);
   EXPECT_EQ(json::parse(a->body).at("network"), network);
   EXPECT_TRUE(server.alive());
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
 TEST(Serve, PersonPlaysTheRolloutEngineInTheBrowser) { playThroughThePage({}, "rollout", false); }

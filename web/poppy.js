@@ -219,7 +219,7 @@ function renderEvaluation() {
   const sente = a.side_to_move === 'sente' ? a.win_rate : 1 - a.win_rate;
   $('eval-fill').style.height = (100 * sente).toFixed(1) + '%';
   $('eval-bar').setAttribute('data-sente-win-rate', sente.toFixed(3));
-  $('eval-text').textContent = `sente ${Math.round(100 * sente)}%`;
+  $('eval-text').textContent = `engine: sente wins ${Math.round(100 * sente)}%`;
   const current = ui.state && a.sfen === ui.state.sfen;
   $('analysis-summary').textContent =
       `${a.side_to_move} to move${current ? '' : ' (before the engine\'s last move)'}: ` +
@@ -441,8 +441,12 @@ function wireEvents() {
     else return;
     e.dataTransfer.setData('text/plain', JSON.stringify(ui.selected));
     e.dataTransfer.effectAllowed = 'move';
-    // Re-render after the browser has taken its drag image, to show the targets.
-    setTimeout(render, 0);
+    // Mark the targets in place: re-rendering would remove the node being dragged.
+    const targets = new Set(legalFrom(ui.selected).map((m) => m.to));
+    for (const el of document.querySelectorAll('#board [data-square]')) {
+      el.classList.toggle('target', targets.has(el.getAttribute('data-square')));
+      el.classList.toggle('selected', el.getAttribute('data-square') === ui.selected.from);
+    }
   });
   $('board').addEventListener('dragover', (e) => {
     const sq = e.target.closest('[data-square]');
@@ -532,6 +536,20 @@ async function selftest() {
     await ui.pending;
     out.illegal = {move: from + to, message: $('message').textContent, error_shown: $('message').className === 'error',
                    board_unchanged: boardSnapshot() === before};
+
+    // Undo (the button) takes back the reply and the move; then the same move by drag and drop.
+    click($('undo'));
+    await ui.pending;
+    out.undo = {history: ui.state.history, board_is_start: boardSnapshot() === start};
+    const data = new DataTransfer();
+    const piece = squareEl(first.from).querySelector('.piece');
+    piece.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
+    out.drag_targets_shown = [...document.querySelectorAll('#board .target')].map((el) => el.getAttribute('data-square'));
+    squareEl(first.to).dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: data}));
+    squareEl(first.to).dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: data}));
+    piece.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: data}));
+    await ui.pending;
+    out.drag = {history: ui.state.history, reply: ui.state.last_move && ui.state.last_move.usi};
     out.done = true;
   } catch (e) {
     out.error = String(e && e.stack || e);
@@ -543,8 +561,25 @@ async function selftest() {
 
 // ---- start -----------------------------------------------------------------------------------
 
+// Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
+// different kanji drawn alike means both fell back to the same "missing glyph" box.
+function kanjiFontAvailable() {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 40;
+  const g = canvas.getContext('2d');
+  if (!g) return true;
+  const draw = (ch) => {
+    g.clearRect(0, 0, 40, 40);
+    g.font = '32px "Noto Serif CJK JP", "Noto Sans CJK JP", serif';
+    g.fillText(ch, 2, 34);
+    return g.getImageData(0, 0, 40, 40).data.join(',');
+  };
+  return draw('歩') !== draw('金');
+}
+
 async function main() {
   wireEvents();
+  if (!kanjiFontAvailable()) $('letters-toggle').checked = true;
   const params = new URLSearchParams(location.search);
   try {
     const v = await api('GET', '/api/variants');
@@ -558,6 +593,7 @@ async function main() {
     }));
     $('variant').value = params.get('variant') || v.default;
     if (params.get('side')) $('side').value = params.get('side');
+    if (params.get('heat')) $('heat-toggle').checked = true;
   } catch (e) {
     showMessage(e.message, 'error');
     return;
