@@ -6,6 +6,7 @@
 // of $POPPY_WEB_DIR, ./web and the source tree's web/ that holds index.html (the way variants
 // are found), so a built binary serves the page of its own checkout and nothing is downloaded.
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -96,6 +97,12 @@ void serve(const ServeOptions& o) {
   play::WebApi webApi(std::move(variants), api);
 
   httplib::Server server;
+  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a second server
+  // would silently share a port that is in use instead of being refused.
+  server.set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+  });
   for (const auto& f : files) {
     // Read at each request, so an edited page shows on reload without a restart.
     server.Get(f.path, [&f](const httplib::Request&, httplib::Response& res) {

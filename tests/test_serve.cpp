@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -387,12 +388,12 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
 }
 
 // Runs the page's self-test in headless Chromium and returns the dumped DOM.
-std::string runPageSelftest(int port, const std::filesystem::path& dir) {
+std::string runPageSelftest(int port, const std::filesystem::path& dir, const std::string& query = "selftest=1") {
   if (std::system("command -v chromium > /dev/null 2>&1") != 0) {
     ADD_FAILURE() << "chromium is not installed: the browser test needs it (scripts/setup.sh installs it)";
     return "";
   }
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?selftest=1";
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?" + query;
   // Virtual time stands still while the page waits for the server, so the budget only bounds
   // the page's own timers; `timeout` bounds the whole run.
   const std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
@@ -422,17 +423,25 @@ std::map<std::string, std::string> domBoard(const std::string& dom) {
   return out;
 }
 
+// The JSON the page's self-test wrote into #selftest-result (null when there is none).
+json selftestResult(const std::string& dom) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(R"(<pre id="selftest-result"[^>]*>([^<]*)</pre>)"))) {
+    ADD_FAILURE() << "no self-test result in the page:\n" << dom.substr(0, 4000);
+    return nullptr;
+  }
+  const json result = json::parse(unescapeHtml(m[1].str()), nullptr, false);
+  EXPECT_TRUE(result.is_object()) << m[1].str();
+  return result;
+}
+
 void playThroughThePage(const std::vector<std::string>& serveArgs, const std::string& name, bool network) {
   const auto dir = freshTempDir("poppy_test_serve_", name);
   ServerProcess server(serveArgs, (dir / "serve.log").string());
   const std::string dom = runPageSelftest(server.port(), dir);
   ASSERT_FALSE(dom.empty());
-
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(dom, m, std::regex(R"(<pre id="selftest-result"[^>]*>([^<]*)</pre>)")))
-      << "no self-test result in the page:\n" << dom.substr(0, 4000);
-  const json result = json::parse(unescapeHtml(m[1].str()), nullptr, false);
-  ASSERT_TRUE(result.is_object()) << m[1].str();
+  const json result = selftestResult(dom);
+  ASSERT_TRUE(result.is_object());
   ASSERT_EQ(result.value("done", false), true) << result.dump();
 
   // Clicked: the page's move and the engine's reply were legal.
@@ -493,6 +502,35 @@ TEST(Serve, PersonPlaysTheRolloutEngineInTheBrowser) { playThroughThePage({}, "r
 
 TEST(Serve, PersonPlaysTheModelInTheBrowser) {
   playThroughThePage({"--model", std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model"}, "model", true);
+}
+
+TEST(Serve, OptionalPromotionIsAskedInTheBrowser) {
+  const auto dir = freshTempDir("poppy_test_serve_", "promotion");
+  ServerProcess server({}, (dir / "serve.log").string());
+  // Minishogi, two people: the rook on 1d may enter the far rank promoted or not.
+  const std::string dom =
+      runPageSelftest(server.port(), dir, "selftest=promotion&variant=minishogi&side=both&sfen=k4/5/5/4R/4K%20b%20-%201");
+  ASSERT_FALSE(dom.empty());
+  const json result = selftestResult(dom);
+  ASSERT_TRUE(result.is_object());
+  ASSERT_EQ(result.value("done", false), true) << result.dump();
+  EXPECT_TRUE(result.at("dialog_shown"));
+  EXPECT_TRUE(result.at("dialog_closed"));
+  const json choices = result.at("choices");
+  const std::string move = result.at("move");
+  ASSERT_EQ(choices.size(), 2u) << result.dump();
+  EXPECT_EQ(move.back(), '+');
+  EXPECT_NE(std::find(choices.begin(), choices.end(), move), choices.end());
+  EXPECT_NE(std::find(choices.begin(), choices.end(), move.substr(0, move.size() - 1)), choices.end());
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = client.Get(("/api/state?game=" + result.at("game").get<std::string>()).c_str());
+  ASSERT_TRUE(r);
+  const json state = json::parse(r->body);
+  EXPECT_EQ(state.at("history"), json::array({move}));
+  EXPECT_EQ(state.at("variant"), "minishogi");
+  EXPECT_EQ(domBoard(dom), boardOf(state));
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
 }  // namespace

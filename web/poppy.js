@@ -268,11 +268,11 @@ async function engineReply() {
   }
 }
 
-function newGame() {
+function newGame(sfen) {
   return act(async () => {
     const variant = $('variant').value;
     const side = $('side').value;
-    const state = await api('POST', '/api/new', {variant, side});
+    const state = await api('POST', '/api/new', sfen ? {variant, side, sfen} : {variant, side});
     ui.analysis = null;
     setState(state);
     showMessage(`New ${variant} game: you play ${side === 'both' ? 'both sides' : side}.`, 'info');
@@ -559,6 +559,35 @@ async function selftest() {
   result.setAttribute('data-done', 'true');
 }
 
+// With ?selftest=promotion&sfen=...: clicks the first move that may promote or not, checks the
+// dialog offers both, and picks promotion.
+async function selftestPromotion() {
+  const out = {done: false};
+  try {
+    await ui.pending;
+    const s = ui.state;
+    const promo = s.legal_moves.find((m) => m.from && m.flip &&
+        s.legal_moves.some((o) => o.from === m.from && o.to === m.to && !o.flip));
+    click(squareEl(promo.from));
+    click(squareEl(promo.to));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    out.dialog_shown = !$('choice').hidden;
+    out.choices = [...document.querySelectorAll('#choice-buttons [data-usi]')].map((b) => b.getAttribute('data-usi'));
+    click(document.querySelector(`#choice-buttons [data-usi="${promo.usi}"]`));
+    await ui.pending;
+    out.game = ui.state.game;
+    out.move = promo.usi;
+    out.history = ui.state.history;
+    out.dialog_closed = $('choice').hidden;
+    out.done = true;
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  const result = $('selftest-result');
+  result.textContent = JSON.stringify(out);
+  result.setAttribute('data-done', 'true');
+}
+
 // ---- start -----------------------------------------------------------------------------------
 
 // Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
@@ -598,8 +627,9 @@ async function main() {
     showMessage(e.message, 'error');
     return;
   }
-  await newGame();
-  if (params.get('selftest')) await selftest();
+  await newGame(params.get('sfen'));
+  if (params.get('selftest') === 'promotion') await selftestPromotion();
+  else if (params.get('selftest')) await selftest();
 }
 
 main();
