@@ -54,7 +54,7 @@ MatchPlayer makePlayer(const SideArgs& s, const char* which, const MatchArgs& o,
   MatchPlayer p;
   const std::string flag = std::string("--") + "engine-option-" + which;
   if (s.player.rfind("usi:", 0) == 0) {
-    play::UsiEngineConfig c;
+    play::UsiProcessConfig c;
     c.command = s.player.substr(4);
     // A command quoted as a whole (usi:"prog args") may keep its quotes when it comes from a file.
     if (c.command.size() >= 2 && (c.command.front() == '"' || c.command.front() == '\'') &&

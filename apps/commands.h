@@ -14,9 +14,8 @@ void addReportCommand(CLI::App& app);
 void addOpeningsHistoryCommand(CLI::App& app);  // openings history
 void addTrainCommands(CLI::App& app);  // train, selfplay, gate
 void addMatchCommand(CLI::App& app);
-void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
-void addTrainCommands(CLI::App& app);
 void addPlayCommand(CLI::App& app);
-void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train   // train, selfplay, gate, match
+void addServeCommand(CLI::App& app);  // serve: the web page
+void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
 
 }  // namespace poppy::apps

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   poppy::apps::addOpeningsHistoryCommand(app);
   poppy::apps::addMatchCommand(app);
   poppy::apps::addPlayCommand(app);
+  poppy::apps::addServeCommand(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

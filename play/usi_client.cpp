@@ -52,12 +52,12 @@ std::string fairyVariantName(const std::string& poppyVariant) {
   return poppyVariant;
 }
 
-UsiEngine::UsiEngine(UsiEngineConfig config) : config_(std::move(config)) {
+UsiProcess::UsiProcess(UsiProcessConfig config) : config_(std::move(config)) {
   name_ = config_.command;
   start();
 }
 
-UsiEngine::~UsiEngine() {
+UsiProcess::~UsiProcess() {
   if (pid_ > 0) {
     try {
       send("quit");
@@ -75,7 +75,7 @@ UsiEngine::~UsiEngine() {
   kill();
 }
 
-void UsiEngine::start() {
+void UsiProcess::start() {
   ignoreSigpipeOnce();
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) != 0) throw UsiError("usi:" + config_.command + ": pipe: " + std::strerror(errno));
@@ -139,7 +139,7 @@ void UsiEngine::start() {
   }
 }
 
-void UsiEngine::send(const std::string& line) {
+void UsiProcess::send(const std::string& line) {
   if (pid_ <= 0) throw UsiError("the engine is not running");
   const std::string data = line + "\n";
   size_t done = 0;
@@ -153,7 +153,7 @@ void UsiEngine::send(const std::string& line) {
   }
 }
 
-void UsiEngine::drainStderr() {
+void UsiProcess::drainStderr() {
   char buf[4096];
   const ssize_t n = ::read(engineErr_, buf, sizeof buf);
   if (n <= 0) {
@@ -173,7 +173,7 @@ void UsiEngine::drainStderr() {
   if (errBuffer_.size() > 4096) errBuffer_.erase(0, errBuffer_.size() - 4096);
 }
 
-UsiEngine::Read UsiEngine::readLine(std::string& line, Clock::time_point deadline) {
+UsiProcess::Read UsiProcess::readLine(std::string& line, Clock::time_point deadline) {
   for (;;) {
     const size_t nl = outBuffer_.find('\n');
     if (nl != std::string::npos) {
@@ -206,7 +206,7 @@ UsiEngine::Read UsiEngine::readLine(std::string& line, Clock::time_point deadlin
   }
 }
 
-void UsiEngine::expect(const std::string& token, const std::string& what) {
+void UsiProcess::expect(const std::string& token, const std::string& what) {
   const auto deadline = after(config_.startTimeoutSeconds);
   std::string line;
   for (;;) {
@@ -217,7 +217,7 @@ void UsiEngine::expect(const std::string& token, const std::string& what) {
   }
 }
 
-std::string UsiEngine::deathNote() {
+std::string UsiProcess::deathNote() {
   std::string note = "stopped answering";
   if (pid_ > 0) {
     // Its output closed: it is exiting. Wait a little for the status.
@@ -246,7 +246,7 @@ std::string UsiEngine::deathNote() {
   return note;
 }
 
-void UsiEngine::kill() {
+void UsiProcess::kill() {
   if (pid_ > 0) {
     ::kill(-pid_, SIGKILL);  // the group: the engine and anything it started
     ::kill(pid_, SIGKILL);
@@ -261,7 +261,7 @@ void UsiEngine::kill() {
   }
 }
 
-void UsiEngine::newGame() {
+void UsiProcess::newGame() {
   try {
     send("isready");
     expect("readyok", "'readyok' before a new game");
@@ -272,7 +272,7 @@ void UsiEngine::newGame() {
   }
 }
 
-selfplay::MoveChoice UsiEngine::go(const std::string& startSfen, const std::vector<std::string>& moves) {
+selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vector<std::string>& moves) {
   selfplay::MoveChoice choice;
   std::string position = "position sfen " + startSfen;
   if (!moves.empty()) {
@@ -330,7 +330,7 @@ selfplay::MoveChoice UsiEngine::go(const std::string& startSfen, const std::vect
   }
 }
 
-void UsiEngine::gameOver(int result) {
+void UsiProcess::gameOver(int result) {
   if (pid_ <= 0) return;
   try {
     send(std::string("gameover ") + (result > 0 ? "win" : result < 0 ? "lose" : "draw"));
@@ -339,8 +339,8 @@ void UsiEngine::gameOver(int result) {
   }
 }
 
-UsiPlayer::UsiPlayer(UsiEngineConfig config) : config_(std::move(config)) {
-  engine_ = std::make_unique<UsiEngine>(config_);
+UsiPlayer::UsiPlayer(UsiProcessConfig config) : config_(std::move(config)) {
+  engine_ = std::make_unique<UsiProcess>(config_);
 }
 
 void UsiPlayer::newGame(const game::Position&) {
@@ -348,7 +348,7 @@ void UsiPlayer::newGame(const game::Position&) {
   try {
     if (!engine_ || !engine_->alive()) {
       engine_.reset();  // kills the old process before a fresh one starts
-      engine_ = std::make_unique<UsiEngine>(config_);
+      engine_ = std::make_unique<UsiProcess>(config_);
     }
     engine_->newGame();
   } catch (const UsiError& e) {
@@ -371,7 +371,7 @@ void UsiPlayer::gameOver(int result) {
   if (engine_) engine_->gameOver(result);
 }
 
-selfplay::MovePlayerFactory usiPlayerFactory(const UsiEngineConfig& config) {
+selfplay::MovePlayerFactory usiPlayerFactory(const UsiProcessConfig& config) {
   return [config](int) { return std::make_unique<UsiPlayer>(config); };
 }
 

@@ -32,7 +32,7 @@ class UsiError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct UsiEngineConfig {
+struct UsiProcessConfig {
   std::string command;  // a shell command line
   std::vector<std::pair<std::string, std::string>> options;  // setoption NAME value VALUE, in order
   // Poppy's variant name. Unless options set UCI_Variant, it is sent for every variant but shogi
@@ -49,13 +49,13 @@ struct UsiEngineConfig {
 std::string fairyVariantName(const std::string& poppyVariant);
 
 // One engine process. Not thread-safe; one instance per game slot.
-class UsiEngine {
+class UsiProcess {
  public:
   // Starts the engine and completes the handshake; throws UsiError.
-  explicit UsiEngine(UsiEngineConfig config);
-  ~UsiEngine();  // quit, then kill what is left of the process group
-  UsiEngine(const UsiEngine&) = delete;
-  UsiEngine& operator=(const UsiEngine&) = delete;
+  explicit UsiProcess(UsiProcessConfig config);
+  ~UsiProcess();  // quit, then kill what is left of the process group
+  UsiProcess(const UsiProcess&) = delete;
+  UsiProcess& operator=(const UsiProcess&) = delete;
 
   const std::string& name() const { return name_; }  // from "id name", else the command
   bool alive() const { return pid_ > 0; }
@@ -78,7 +78,7 @@ class UsiEngine {
   std::string deathNote();  // "exited with status N" / "killed by signal N", plus stderr
   void kill();
 
-  UsiEngineConfig config_;
+  UsiProcessConfig config_;
   std::string name_;
   pid_t pid_ = -1;
   int toEngine_ = -1, fromEngine_ = -1, engineErr_ = -1;
@@ -86,22 +86,22 @@ class UsiEngine {
   std::deque<std::string> stderrTail_;  // the engine's last stderr lines
 };
 
-// A match player backed by a UsiEngine. A dead engine (crash, timeout) is replaced by a fresh
+// A match player backed by a UsiProcess. A dead engine (crash, timeout) is replaced by a fresh
 // process at the next game; if that fails too, the player forfeits its games ("crash").
 class UsiPlayer : public selfplay::MovePlayer {
  public:
-  explicit UsiPlayer(UsiEngineConfig config);  // starts the engine: throws UsiError
+  explicit UsiPlayer(UsiProcessConfig config);  // starts the engine: throws UsiError
   void newGame(const game::Position& start) override;
   selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override;
   void gameOver(int result) override;
 
  private:
-  UsiEngineConfig config_;
-  std::unique_ptr<UsiEngine> engine_;
+  UsiProcessConfig config_;
+  std::unique_ptr<UsiProcess> engine_;
   std::string startFailure_;  // why the engine could not be (re)started for this game
 };
 
 // One UsiPlayer per game slot.
-selfplay::MovePlayerFactory usiPlayerFactory(const UsiEngineConfig& config);
+selfplay::MovePlayerFactory usiPlayerFactory(const UsiProcessConfig& config);
 
 }  // namespace poppy::play

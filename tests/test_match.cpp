@@ -69,7 +69,7 @@ selfplay::PlayerSpec randomPlayer() {
   return p;
 }
 
-selfplay::PlayerSpec usiPlayer(const play::UsiEngineConfig& c, const std::string& name) {
+selfplay::PlayerSpec usiPlayer(const play::UsiProcessConfig& c, const std::string& name) {
   selfplay::PlayerSpec p;
   p.kind = selfplay::PlayerSpec::Kind::kExternal;
   p.name = name;
@@ -262,7 +262,7 @@ class BrokenEngine : public ::testing::TestWithParam<BrokenCase> {};
 TEST_P(BrokenEngine, LosesEveryGameAndTheMatchFinishes) {
   const BrokenCase& c = GetParam();
   const fs::path dir = tempDir(std::string("broken_") + c.name);
-  play::UsiEngineConfig config;
+  play::UsiProcessConfig config;
   config.command = pt::shellQuote(scriptEngine(dir, "engine.sh", c.onGo).string());
   config.variant = "micro";
   config.movetimeMs = 50;
@@ -302,7 +302,7 @@ TEST(UsiClient, AnEngineThatDoesNotStartIsAClearError) {
   const fs::path script = dir / "dead.sh";
   pt::spit(script, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 7\n");
   fs::permissions(script, fs::perms::owner_all);
-  play::UsiEngineConfig config;
+  play::UsiProcessConfig config;
   config.command = pt::shellQuote(script.string());
   const auto v = game::loadVariant("micro");
   const nn::Encoder encoder(v);
@@ -317,13 +317,13 @@ TEST(UsiClient, AnEngineThatDoesNotStartIsAClearError) {
     EXPECT_THAT(e.what(), HasSubstr("cannot load weights"));
   }
   config.command = "/nonexistent/engine";
-  EXPECT_THROW(play::UsiEngine{config}, play::UsiError);
+  EXPECT_THROW(play::UsiProcess{config}, play::UsiError);
   // Silent: the handshake times out.
   pt::spit(script, "#!/bin/sh\nsleep 30\n");
   config.command = pt::shellQuote(script.string());
   config.startTimeoutSeconds = 0.3;
   try {
-    play::UsiEngine engine(config);
+    play::UsiProcess engine(config);
     FAIL() << "no error";
   } catch (const play::UsiError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no 'usiok' within"));
@@ -336,7 +336,7 @@ TEST(UsiClient, FairyStockfishOnMinishogiPlaysOnlyLegalMoves) {
       << pt::FairyStockfish::kPath << " is missing: run scripts/setup.sh";
   const auto v = game::loadVariant("minishogi");
   const nn::Encoder encoder(v);
-  play::UsiEngineConfig config;
+  play::UsiProcessConfig config;
   config.command = pt::FairyStockfish::kPath;
   config.variant = "minishogi";  // UCI_Variant minishogi is sent by the client
   config.options = {{"Threads", "1"}, {"Hash", "1"}};
@@ -375,7 +375,7 @@ TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
   net.evaluator = &uniform;
   net.search.playouts = 1000000;
   net.moveSeconds = 0.02;
-  play::UsiEngineConfig config;
+  play::UsiProcessConfig config;
   config.command = pt::FairyStockfish::kPath;
   config.variant = "minishogi";
   config.movetimeMs = 20;

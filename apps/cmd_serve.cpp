@@ -1,0 +1,176 @@
+// `poppy serve`: a local web page where a person plays any variant against a model (or the
+// rollout MCTS). The game logic is play::WebApi; this file loads the model, serves web/ and
+// passes /api/* requests to WebApi::route on httplib's thread pool.
+//
+// The page (web/index.html, poppy.js, poppy.css) is served from disk, from the first
+// of $POPPY_WEB_DIR, ./web and the source tree's web/ that holds index.html (the way variants
+// are found), so a built binary serves the page of its own checkout and nothing is downloaded.
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "apps/commands.h"
+#include "common/atomic_file.h"
+#include "game/variant_loader.h"
+#include "nn/model_file.h"
+#include "nn/torch_evaluator.h"
+#include "play/web_api.h"
+
+namespace poppy::apps {
+
+namespace {
+
+struct ServeOptions {
+  int port = 8080;
+  std::string host = "127.0.0.1";
+  std::string model;
+  std::string variant;
+  std::string device = "cpu";
+  std::string book;
+  std::string webDir;
+  int playouts = 800;
+  int plyCap = 200;
+};
+
+std::filesystem::path findWebDir(const std::string& given) {
+  std::vector<std::filesystem::path> dirs;
+  if (!given.empty()) {
+    dirs.push_back(given);
+  } else {
+    if (const char* env = std::getenv("POPPY_WEB_DIR")) dirs.push_back(env);
+    dirs.push_back("web");
+    dirs.push_back(std::filesystem::path(POPPY_SOURCE_DIR) / "web");
+  }
+  std::string tried;
+  for (const auto& d : dirs) {
+    if (std::filesystem::is_regular_file(d / "index.html")) return d;
+    tried += (tried.empty() ? "" : ", ") + d.string();
+  }
+  throw std::runtime_error("the web page (index.html) is in none of: " + tried + " (set POPPY_WEB_DIR or --web-dir)");
+}
+
+struct StaticFile {
+  std::string path, type, file;
+};
+
+void serve(const ServeOptions& o) {
+  const std::filesystem::path webDir = findWebDir(o.webDir);
+  std::vector<StaticFile> files = {{"/", "text/html; charset=utf-8", "index.html"},
+                                   {"/poppy.js", "text/javascript; charset=utf-8", "poppy.js"},
+                                   {"/poppy.css", "text/css; charset=utf-8", "poppy.css"}};
+  for (auto& f : files) {
+    f.file = (webDir / f.file).string();  // the file's path; read at each request
+    if (!std::filesystem::is_regular_file(f.file)) throw std::runtime_error("missing page file " + f.file);
+  }
+
+  // Every variant found, plus the one named on the command line (it may be a file).
+  std::vector<game::VariantPtr> variants;
+  play::WebApiOptions api;
+  if (!o.variant.empty()) {
+    variants.push_back(game::loadVariant(o.variant));
+    api.defaultVariant = variants.back()->name;
+  }
+  for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));
+
+  std::unique_ptr<nn::TorchEvaluator> evaluator;
+  if (!o.model.empty()) {
+    nn::ModelInfo info;
+    evaluator = std::make_unique<nn::TorchEvaluator>(nn::loadModel(o.model, &info, "", nn::Encoder::kVersion),
+                                                     nn::parseDevice(o.device));
+    api.evaluator = evaluator.get();
+    api.modelVariant = info.variant;
+    api.modelName = std::filesystem::path(o.model).filename().string();
+    if (o.variant.empty()) api.defaultVariant = info.variant;
+  }
+  std::unique_ptr<play::OpeningBook> book;
+  if (!o.book.empty()) {
+    // The book's own variant decides which positions it serves.
+    book = std::make_unique<play::OpeningBook>(play::OpeningBook::load(o.book, game::loadVariant(api.defaultVariant)));
+    api.book = book.get();
+  }
+  api.playouts = o.playouts;
+  api.plyCap = o.plyCap;
+  play::WebApi webApi(std::move(variants), api);
+
+  httplib::Server server;
+  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a second server
+  // would silently share a port that is in use instead of being refused.
+  server.set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+  });
+  for (const auto& f : files) {
+    // Read at each request, so an edited page shows on reload without a restart.
+    server.Get(f.path, [&f](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(common::readWholeFile(f.file), f.type.c_str());
+    });
+  }
+  auto apiHandler = [&webApi](const httplib::Request& req, httplib::Response& res) {
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : req.params) query.emplace(k, v);
+    const play::ApiReply reply = webApi.route(req.method, req.path, query, req.body);
+    res.status = reply.status;
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(reply.body.dump(), "application/json");
+  };
+  server.Get(R"(/api/.*)", apiHandler);
+  server.Post(R"(/api/.*)", apiHandler);
+  // Last line of defence: a handler that throws still answers, and the server lives on.
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    res.status = 500;
+    res.set_content(nlohmann::json{{"error", what}}.dump(), "application/json");
+  });
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;  // the API already wrote its JSON error
+    res.set_content(nlohmann::json{{"error", "no page " + req.path}}.dump(), "application/json");
+  });
+
+  const int port = o.port == 0 ? server.bind_to_any_port(o.host) : (server.bind_to_port(o.host, o.port) ? o.port : -1);
+  if (port < 0) throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(o.port) + " (in use?)");
+  // Tests read this line to find the port: keep its shape.
+  std::printf("poppy serve: listening on http://%s:%d/\n", o.host.c_str(), port);
+  std::fflush(stdout);
+  std::fprintf(stderr, "poppy serve: page from %s; engine: %s; %d playouts per move; Ctrl-C stops\n",
+               webDir.string().c_str(),
+               o.model.empty() ? "rollout MCTS" : ("model " + o.model + " (" + api.modelVariant + ")").c_str(),
+               o.playouts);
+  if (!server.listen_after_bind()) throw std::runtime_error("the server stopped unexpectedly");
+}
+
+}  // namespace
+
+void addServeCommand(CLI::App& app) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand("serve", "A local web page to play any variant against a model");
+  cmd->add_option("--port", o->port, "TCP port (0: pick a free one and print it)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--host", o->host, "Address to listen on (127.0.0.1: this machine only)")->capture_default_str();
+  cmd->add_option("--model", o->model, "Model file; without one the rollout MCTS plays")->check(CLI::ExistingFile);
+  cmd->add_option("--variant", o->variant,
+                  "Variant the page starts with (name or file; default: the model's variant, else micro)");
+  cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--playouts", o->playouts, "Playouts per engine move and analysis")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--ply-cap", o->plyCap, "Plies after which a game is adjudicated (as in self-play)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--book", o->book, "Opening book (JSON) to show in the opening explorer")->check(CLI::ExistingFile);
+  cmd->add_option("--web-dir", o->webDir, "Folder with index.html, poppy.js, poppy.css (default: found)");
+  cmd->callback([o] { serve(*o); });
+}
+
+}  // namespace poppy::apps

@@ -1,0 +1,474 @@
+// The `poppy serve` game API: see web_api.h.
+#include "play/web_api.h"
+
+#include <algorithm>
+#include <random>
+
+namespace poppy::play {
+
+using nlohmann::json;
+
+namespace {
+
+const char* colorName(game::Color c) { return c == 0 ? "sente" : "gote"; }
+
+std::string endText(const game::Position& pos, const game::Outcome& o) {
+  switch (o.reason) {
+    case game::EndReason::kNoLegalMove:
+      return pos.inCheck() ? "checkmate" : "no legal move";
+    case game::EndReason::kRepetition:
+      return "repetition";
+    case game::EndReason::kPerpetualCheck:
+      return "perpetual check";
+    case game::EndReason::kPlyCap:
+      return "move limit";
+    case game::EndReason::kNone:
+      break;
+  }
+  return "";
+}
+
+// The face a piece shows after move m (before m is made).
+int faceAfter(const game::Position& pos, game::Move m) {
+  if (m.isDrop()) return m.dropFace();
+  const int face = game::faceOf(pos.at(m.from));
+  return m.isFlip() ? pos.variant().faces[face].flipTo : face;
+}
+
+json pieceJson(const game::Variant& v, game::Piece p) {
+  const game::Face& f = v.faces[game::faceOf(p)];
+  return {{"color", colorName(game::colorOf(p))},
+          {"token", f.token()},
+          {"letter", std::string(1, f.letter)},
+          {"name", f.name},
+          {"promoted", f.promoted}};
+}
+
+// Request fields: a clear 400 when missing or of the wrong type.
+std::string stringField(const json& request, const char* key, bool required, const std::string& fallback = "") {
+  if (!request.is_object()) throw ApiError(400, "the request body must be a JSON object");
+  const auto it = request.find(key);
+  if (it == request.end() || it->is_null()) {
+    if (required) throw ApiError(400, std::string("the request needs \"") + key + "\"");
+    return fallback;
+  }
+  if (!it->is_string()) throw ApiError(400, std::string("\"") + key + "\" must be a string");
+  return it->get<std::string>();
+}
+
+int intField(const json& request, const char* key, int fallback) {
+  const auto it = request.find(key);
+  if (it == request.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer()) throw ApiError(400, std::string("\"") + key + "\" must be an integer");
+  return it->get<int>();
+}
+
+int intParam(const std::map<std::string, std::string>& query, const char* key, int fallback) {
+  const auto it = query.find(key);
+  if (it == query.end() || it->second.empty()) return fallback;
+  try {
+    size_t used = 0;
+    const long value = std::stol(it->second, &used);
+    if (used == it->second.size() && value >= 0 && value <= 1000000000) return int(value);
+  } catch (const std::exception&) {
+  }
+  throw ApiError(400, std::string("query parameter ") + key + "=\"" + it->second + "\" is not a whole number");
+}
+
+std::string param(const std::map<std::string, std::string>& query, const char* key, bool required) {
+  const auto it = query.find(key);
+  if (it == query.end() || it->second.empty()) {
+    if (required) throw ApiError(400, std::string("the request needs the query parameter \"") + key + "\"");
+    return "";
+  }
+  return it->second;
+}
+
+}  // namespace
+
+json positionJson(const game::Position& pos, int plyCap) {
+  const game::Variant& v = pos.variant();
+  json out;
+  out["sfen"] = pos.sfen();
+  out["files"] = v.files;
+  out["ranks"] = v.ranks;
+  out["side_to_move"] = colorName(pos.sideToMove());
+  out["check"] = pos.inCheck();
+  out["ply"] = pos.gamePly();
+
+  json board = json::array();
+  for (game::Square s = 0; s < v.numSquares(); ++s) {
+    json sq = {{"square", pos.squareName(s)}, {"file", v.fileNumber(s)}, {"rank", std::string(1, char('a' + v.rankOf(s)))}};
+    sq["piece"] = pos.at(s) ? pieceJson(v, pos.at(s)) : json(nullptr);
+    board.push_back(std::move(sq));
+  }
+  out["board"] = std::move(board);
+
+  json hands = json::object();
+  for (game::Color c = 0; c < 2; ++c) {
+    json hand = json::array();
+    for (int k = 0; k < int(v.handKinds.size()); ++k) {
+      const int count = pos.handCount(c, k);
+      if (count == 0) continue;
+      const game::HandKind& hk = v.handKinds[k];
+      hand.push_back({{"letter", std::string(1, hk.letter)},
+                      {"count", count},
+                      {"token", v.faces[hk.setupFace].token()},
+                      {"name", v.faces[hk.setupFace].name}});
+    }
+    hands[colorName(c)] = std::move(hand);
+  }
+  out["hands"] = std::move(hands);
+
+  const game::Outcome o = pos.outcome(plyCap);
+  out["game_over"] = o.over();
+  if (o.over()) {
+    out["result"] = {{"reason", endText(pos, o)}, {"winner", o.winner >= 0 ? json(colorName(o.winner)) : json(nullptr)}};
+  } else {
+    out["result"] = nullptr;
+  }
+
+  json legal = json::array();
+  if (!o.over()) {
+    game::MoveList moves;
+    pos.generateLegal(moves);
+    for (const game::Move& m : moves) {
+      const game::Face& after = v.faces[faceAfter(pos, m)];
+      json jm = {{"usi", pos.moveToUsi(m)},
+                 {"to", pos.squareName(m.to)},
+                 {"flip", m.isFlip()},
+                 {"face", after.token()},
+                 {"name", after.name}};
+      if (m.isDrop()) {
+        jm["from"] = nullptr;
+        jm["drop"] = std::string(1, v.faces[m.dropFace()].letter);
+      } else {
+        jm["from"] = pos.squareName(m.from);
+        jm["drop"] = nullptr;
+      }
+      legal.push_back(std::move(jm));
+    }
+  }
+  out["legal_moves"] = std::move(legal);
+  return out;
+}
+
+WebApi::WebApi(std::vector<game::VariantPtr> variants, WebApiOptions options) : options_(std::move(options)) {
+  for (auto& v : variants)
+    if (v && !findVariant(v->name)) variants_.push_back(std::move(v));
+  if (variants_.empty()) throw std::runtime_error("poppy serve: no variants to offer");
+  if (!findVariant(options_.defaultVariant))
+    throw std::runtime_error("unknown variant \"" + options_.defaultVariant + "\" for the page");
+}
+
+game::VariantPtr WebApi::findVariant(const std::string& name) const {
+  for (const auto& v : variants_)
+    if (v->name == name) return v;
+  return nullptr;
+}
+
+std::shared_ptr<WebApi::Game> WebApi::findGame(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(gamesMutex_);
+  const auto it = games_.find(id);
+  if (it == games_.end())
+    throw ApiError(404, "unknown game \"" + id + "\" (the server may have restarted or forgotten it; start a new game)");
+  return it->second;
+}
+
+size_t WebApi::gameCount() const {
+  std::lock_guard<std::mutex> lock(gamesMutex_);
+  return games_.size();
+}
+
+int WebApi::playoutsOr(int requested) const {
+  if (requested <= 0) return options_.playouts;
+  if (requested > options_.maxPlayouts)
+    throw ApiError(400, "playouts " + std::to_string(requested) + " is more than the server allows (" +
+                            std::to_string(options_.maxPlayouts) + ")");
+  return requested;
+}
+
+mcts::Evaluator* WebApi::evaluatorFor(const game::Variant& v) const {
+  return options_.evaluator && v.name == options_.modelVariant ? options_.evaluator : nullptr;
+}
+
+Analysis WebApi::search(const game::Position& pos, int playouts) {
+  mcts::SearchParams params;
+  params.playouts = playouts;
+  params.plyCap = options_.plyCap;
+  std::lock_guard<std::mutex> lock(engineMutex_);
+  Analyzer analyzer(pos.variantPtr(), evaluatorFor(pos.variant()), params, options_.seed + searches_++);
+  return analyzer.analyze(pos, {});
+}
+
+json WebApi::variants() const {
+  json list = json::array();
+  for (const auto& v : variants_) {
+    list.push_back({{"name", v->name},
+                    {"description", v->description},
+                    {"files", v->files},
+                    {"ranks", v->ranks},
+                    {"start", v->startSfen},
+                    {"engine", evaluatorFor(*v) ? "model " + options_.modelName : std::string("rollout MCTS")}});
+  }
+  return {{"variants", list}, {"default", options_.defaultVariant}, {"playouts", options_.playouts}};
+}
+
+json WebApi::stateJson(const Game& g) const {
+  json out = positionJson(g.pos, options_.plyCap);
+  out["game"] = g.id;
+  out["variant"] = g.pos.variant().name;
+  out["start_sfen"] = g.startSfen;
+  out["human"] = g.human < 0 ? "both" : colorName(g.human);
+  out["engine"] = evaluatorFor(g.pos.variant()) ? "model " + options_.modelName : std::string("rollout MCTS");
+  out["history"] = g.history;
+  if (g.history.empty()) {
+    out["last_move"] = nullptr;
+  } else {
+    const game::Move m = g.pos.lastMove();
+    out["last_move"] = {{"usi", g.history.back()},
+                        {"from", m.isDrop() ? json(nullptr) : json(g.pos.squareName(m.from))},
+                        {"to", g.pos.squareName(m.to)}};
+  }
+  return out;
+}
+
+json WebApi::newGame(const json& request) {
+  const std::string variantName = stringField(request, "variant", false, options_.defaultVariant);
+  const game::VariantPtr v = findVariant(variantName);
+  if (!v) throw ApiError(400, "unknown variant \"" + variantName + "\"");
+  const std::string side = stringField(request, "side", false, "sente");
+  int human;
+  if (side == "sente" || side == "black") {
+    human = 0;
+  } else if (side == "gote" || side == "white") {
+    human = 1;
+  } else if (side == "both") {
+    human = -1;
+  } else {
+    throw ApiError(400, "side \"" + side + "\" must be sente, gote or both");
+  }
+  const std::string sfen = stringField(request, "sfen", false);
+  std::unique_ptr<Game> g;
+  try {
+    g = std::make_unique<Game>(sfen.empty() ? game::Position(v) : game::Position::fromSfen(v, sfen));
+  } catch (const game::SfenError& e) {
+    throw ApiError(400, std::string("bad SFEN: ") + e.what());
+  }
+  g->human = human;
+  g->startSfen = g->pos.sfen();
+  std::shared_ptr<Game> shared(std::move(g));
+  {
+    std::lock_guard<std::mutex> lock(gamesMutex_);
+    // Ids are not guessable across restarts, so a stale page gets "unknown game", not another's.
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    shared->id = "g" + std::to_string(nextGame_++) + "-" + std::to_string(rng() % 1000000);
+    games_[shared->id] = shared;
+    gameOrder_.push_back(shared->id);
+    while (games_.size() > options_.maxGames) {
+      games_.erase(gameOrder_.front());
+      gameOrder_.erase(gameOrder_.begin());
+    }
+  }
+  std::lock_guard<std::mutex> lock(shared->mutex);
+  return stateJson(*shared);
+}
+
+json WebApi::state(const std::string& gameId) {
+  auto g = findGame(gameId);
+  std::lock_guard<std::mutex> lock(g->mutex);
+  return stateJson(*g);
+}
+
+json WebApi::move(const json& request) {
+  auto g = findGame(stringField(request, "game", true));
+  const std::string text = stringField(request, "move", true);
+  std::lock_guard<std::mutex> lock(g->mutex);
+  const game::Outcome o = g->pos.outcome(options_.plyCap);
+  if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
+  game::Move m;
+  try {
+    m = g->pos.parseUsi(text);
+  } catch (const game::MoveError& e) {
+    throw ApiError(400, std::string("illegal move: ") + e.what());
+  }
+  g->history.push_back(g->pos.moveToUsi(m));
+  g->pos.makeMove(m);
+  return stateJson(*g);
+}
+
+json WebApi::engineMove(const json& request) {
+  auto g = findGame(stringField(request, "game", true));
+  const int playouts = playoutsOr(intField(request, "playouts", 0));
+  std::lock_guard<std::mutex> lock(g->mutex);
+  const game::Outcome o = g->pos.outcome(options_.plyCap);
+  if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
+  const Analysis a = search(g->pos, playouts);
+  if (a.moves.empty()) throw ApiError(409, "the engine has no move here");
+  json analysisOut = analysisJson(g->pos, a);
+  const game::Move m = a.moves.front().move;  // the most visited move
+  g->history.push_back(g->pos.moveToUsi(m));
+  g->pos.makeMove(m);
+  return {{"move", g->history.back()}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
+}
+
+json WebApi::undo(const json& request) {
+  auto g = findGame(stringField(request, "game", true));
+  std::lock_guard<std::mutex> lock(g->mutex);
+  if (g->history.empty()) throw ApiError(400, "nothing to undo: no move was played in this game");
+  // Take back one move, then the engine's moves before it, so the person is to move again.
+  do {
+    g->pos.unmakeMove();
+    g->history.pop_back();
+  } while (g->human >= 0 && !g->history.empty() && g->pos.sideToMove() != g->human);
+  return stateJson(*g);
+}
+
+json WebApi::analysisJson(const game::Position& pos, const Analysis& a) const {
+  const game::Variant& v = pos.variant();
+  json moves = json::array();
+  std::vector<double> heatPrior(v.numSquares(), 0.0), heatVisits(v.numSquares(), 0.0);
+  for (const MoveInfo& m : a.moves) {
+    moves.push_back({{"usi", m.usi},
+                     {"visits", m.visits},
+                     {"share", m.share},
+                     {"prior", m.prior},
+                     {"win_rate", m.winRate},
+                     {"wdl", m.wdl},
+                     {"pv", m.pv},
+                     {"to", pos.squareName(m.move.to)},
+                     {"from", m.move.isDrop() ? json(nullptr) : json(pos.squareName(m.move.from))}});
+    heatPrior[m.move.to] += m.prior;
+    heatVisits[m.move.to] += m.share;
+  }
+  // The policy heat map: the prior of every move summed per destination square.
+  json heat = json::object(), heatShare = json::object();
+  for (game::Square s = 0; s < v.numSquares(); ++s) {
+    if (heatPrior[s] > 0) heat[pos.squareName(s)] = heatPrior[s];
+    if (heatVisits[s] > 0) heatShare[pos.squareName(s)] = heatVisits[s];
+  }
+  return {{"side_to_move", colorName(pos.sideToMove())},
+          {"win_rate", a.winRate},
+          {"wdl", a.wdl},
+          {"centipawns", a.centipawns()},
+          {"playouts", a.playouts},
+          {"seconds", a.seconds},
+          {"network", a.network},
+          {"terminal", a.terminal},
+          {"moves", std::move(moves)},
+          {"heat", std::move(heat)},
+          {"heat_visits", std::move(heatShare)}};
+}
+
+json WebApi::analysis(const std::string& gameId, int playouts) {
+  auto g = findGame(gameId);
+  const int n = playoutsOr(playouts);
+  std::lock_guard<std::mutex> lock(g->mutex);
+  json out = analysisJson(g->pos, search(g->pos, n));
+  out["game"] = g->id;
+  out["sfen"] = g->pos.sfen();
+  return out;
+}
+
+json WebApi::openings(const std::string& variantName, const std::string& sfen, int playouts) {
+  const std::string name = variantName.empty() ? options_.defaultVariant : variantName;
+  const game::VariantPtr v = findVariant(name);
+  if (!v) throw ApiError(400, "unknown variant \"" + name + "\"");
+  const int n = playoutsOr(playouts);
+  game::Position pos(v);
+  if (!sfen.empty()) {
+    try {
+      pos = game::Position::fromSfen(v, sfen);
+    } catch (const game::SfenError& e) {
+      throw ApiError(400, std::string("bad SFEN: ") + e.what());
+    }
+  }
+  // Browsing goes up and down the same tree: searched positions are kept (a bounded cache).
+  const std::string cacheKey = v->name + "|" + OpeningBook::key(pos) + "|" + std::to_string(n);
+  {
+    std::lock_guard<std::mutex> lock(openingsMutex_);
+    const auto it = openingsCache_.find(cacheKey);
+    if (it != openingsCache_.end()) return it->second;
+  }
+  const Analysis a = search(pos, n);
+  const std::vector<BookMove>* book =
+      options_.book && options_.book->variant() == v->name ? options_.book->find(pos) : nullptr;
+  json children = json::array();
+  for (const MoveInfo& m : a.moves) {
+    game::Position child = pos;
+    child.makeMove(m.move);
+    json c = {{"move", m.usi},        {"share", m.share}, {"visits", m.visits}, {"prior", m.prior},
+              {"win_rate", m.winRate}, {"sfen", child.sfen()}};
+    if (book) {
+      for (const BookMove& b : *book)
+        if (b.move == m.usi) c["book_weight"] = b.weight;
+    }
+    children.push_back(std::move(c));
+  }
+  json out = {{"variant", v->name},
+              {"sfen", pos.sfen()},
+              {"side_to_move", colorName(pos.sideToMove())},
+              {"win_rate", a.winRate},
+              {"playouts", a.playouts},
+              {"network", a.network},
+              {"terminal", a.terminal},
+              {"in_book", book != nullptr},
+              {"children", std::move(children)}};
+  std::lock_guard<std::mutex> lock(openingsMutex_);
+  if (openingsCache_.size() >= 2000) openingsCache_.clear();
+  openingsCache_[cacheKey] = out;
+  return out;
+}
+
+ApiReply WebApi::route(const std::string& method, const std::string& path,
+                       const std::map<std::string, std::string>& query, const std::string& body) {
+  ApiReply reply;
+  try {
+    auto parseBody = [&]() -> json {
+      if (method != "POST") throw ApiError(405, path + " needs POST");
+      try {
+        json j = json::parse(body.empty() ? std::string("{}") : body);
+        if (!j.is_object()) throw ApiError(400, "the request body must be a JSON object");
+        return j;
+      } catch (const json::parse_error& e) {
+        throw ApiError(400, std::string("malformed JSON in the request body: ") + e.what());
+      }
+    };
+    auto needGet = [&] {
+      if (method != "GET") throw ApiError(405, path + " needs GET");
+    };
+    if (path == "/api/variants") {
+      needGet();
+      reply.body = variants();
+    } else if (path == "/api/new") {
+      reply.body = newGame(parseBody());
+    } else if (path == "/api/state") {
+      needGet();
+      reply.body = state(param(query, "game", true));
+    } else if (path == "/api/move") {
+      reply.body = move(parseBody());
+    } else if (path == "/api/engine-move") {
+      reply.body = engineMove(parseBody());
+    } else if (path == "/api/undo") {
+      reply.body = undo(parseBody());
+    } else if (path == "/api/analysis") {
+      needGet();
+      reply.body = analysis(param(query, "game", true), intParam(query, "playouts", 0));
+    } else if (path == "/api/openings") {
+      needGet();
+      reply.body = openings(param(query, "variant", false), param(query, "sfen", false), intParam(query, "playouts", 0));
+    } else {
+      throw ApiError(404, "no API endpoint " + path);
+    }
+  } catch (const ApiError& e) {
+    reply.status = e.status();
+    reply.body = {{"error", e.what()}};
+  } catch (const std::exception& e) {
+    // Anything else is still the request's fault as far as the page can tell; the server lives on.
+    reply.status = 400;
+    reply.body = {{"error", e.what()}};
+  }
+  return reply;
+}
+
+}  // namespace poppy::play

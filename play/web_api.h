@@ -1,0 +1,127 @@
+// The game logic behind `poppy serve`, independent of HTTP: games kept in memory, moves checked
+// by the rules engine, the engine's replies and analysis through play::Analyzer, and the
+// opening explorer. Requests and replies are JSON (nlohmann), so the whole API is tested
+// without sockets; apps/cmd_serve.cpp only moves bytes between httplib and route().
+//
+// Endpoints (all replies are JSON; errors are {"error": "..."} with a 4xx status):
+//   GET  /api/variants                      the variants, their sizes and who plays them
+//   POST /api/new     {variant?, side?, sfen?}   a new game -> state
+//   GET  /api/state   ?game=ID
+//   POST /api/move    {game, move}           a person's move (USI); illegal -> 400 with the reason
+//   POST /api/engine-move {game, playouts?}  the engine plays the side to move -> {move, state, analysis}
+//   POST /api/undo    {game}                 takes back to the person's previous turn
+//   GET  /api/analysis ?game=ID[&playouts=N] the engine's view of the current position
+//   GET  /api/openings ?variant=V[&sfen=S][&playouts=N]  the engine's preferred children of a
+//                                            position (shares, win rates, child SFENs), and the
+//                                            opening book's moves when a book is loaded
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "game/position.h"
+#include "mcts/evaluator.h"
+#include "play/analyzer.h"
+#include "play/opening_book.h"
+
+namespace poppy::play {
+
+// A request the API refuses: the HTTP status (400 bad input, 404 unknown game or path, 409 the
+// game is over) and a message that names the input and what is wrong.
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+struct WebApiOptions {
+  std::string defaultVariant = "micro";
+  int playouts = 800;        // per engine move and analysis, unless a request asks for fewer/more
+  int maxPlayouts = 100000;  // the most a request may ask for
+  int plyCap = 200;          // a game this long is adjudicated (draw, or impasse points in shogi)
+  // The network and the variant it was trained for; other variants (or none) use rollout MCTS.
+  mcts::Evaluator* evaluator = nullptr;
+  std::string modelVariant;
+  std::string modelName;                 // shown on the page, e.g. the file name
+  const OpeningBook* book = nullptr;     // optional, for the variant named by book->variant()
+  size_t maxGames = 1000;                // the oldest games are forgotten beyond this
+  uint64_t seed = 1;
+};
+
+struct ApiReply {
+  int status = 200;
+  nlohmann::json body;
+};
+
+class WebApi {
+ public:
+  // variants: every variant the page may offer (the first of a name wins).
+  WebApi(std::vector<game::VariantPtr> variants, WebApiOptions options);
+
+  // One request: method "GET"/"POST", path "/api/...", the query parameters and the raw body.
+  // Never throws: every failure becomes a 4xx reply with {"error": message}. Thread-safe.
+  ApiReply route(const std::string& method, const std::string& path, const std::map<std::string, std::string>& query,
+                 const std::string& body);
+
+  // The endpoints, for callers that already hold JSON. They throw ApiError.
+  nlohmann::json variants() const;
+  nlohmann::json newGame(const nlohmann::json& request);
+  nlohmann::json state(const std::string& gameId);
+  nlohmann::json move(const nlohmann::json& request);
+  nlohmann::json engineMove(const nlohmann::json& request);
+  nlohmann::json undo(const nlohmann::json& request);
+  nlohmann::json analysis(const std::string& gameId, int playouts);
+  nlohmann::json openings(const std::string& variant, const std::string& sfen, int playouts);
+
+  size_t gameCount() const;
+
+ private:
+  struct Game {
+    std::mutex mutex;  // one request at a time per game (searches included)
+    std::string id;
+    game::Position pos;
+    std::string startSfen;
+    int human = 0;  // 0 sente, 1 gote, -1 both sides (no engine replies)
+    std::vector<std::string> history;  // USI moves since startSfen
+    explicit Game(game::Position p) : pos(std::move(p)) {}
+  };
+
+  game::VariantPtr findVariant(const std::string& name) const;
+  std::shared_ptr<Game> findGame(const std::string& id) const;
+  int playoutsOr(int requested) const;
+  mcts::Evaluator* evaluatorFor(const game::Variant& v) const;
+  // Runs one search under the engine lock (the evaluator serves one search at a time).
+  Analysis search(const game::Position& pos, int playouts);
+  nlohmann::json stateJson(const Game& g) const;
+  nlohmann::json analysisJson(const game::Position& pos, const Analysis& a) const;
+
+  std::vector<game::VariantPtr> variants_;
+  WebApiOptions options_;
+
+  mutable std::mutex gamesMutex_;
+  std::map<std::string, std::shared_ptr<Game>> games_;
+  std::vector<std::string> gameOrder_;  // creation order, for forgetting the oldest
+  uint64_t nextGame_ = 1;
+
+  std::mutex engineMutex_;
+  std::atomic<uint64_t> searches_{0};
+
+  std::mutex openingsMutex_;
+  std::map<std::string, nlohmann::json> openingsCache_;
+};
+
+// JSON of a position, for the page: board squares with pieces, hands, side to move, legal moves
+// (with source, target, dropped kind and the face shown after the move), check and outcome.
+nlohmann::json positionJson(const game::Position& pos, int plyCap);
+
+}  // namespace poppy::play

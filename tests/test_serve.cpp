@@ -1,0 +1,537 @@
+// `poppy serve`: the game API without sockets (play::WebApi), its error replies through the
+// real server (httplib's client), and the page end to end in headless Chromium: the page's
+// ?selftest=1 mode clicks a piece and a highlighted target through the page's own handlers,
+// waits for the engine's reply, then tries a forbidden move; the test checks the dumped DOM
+// against the server's state.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "play/web_api.h"
+#include "support/scratch_files.h"
+
+extern char** environ;
+
+namespace poppy {
+namespace {
+
+using nlohmann::json;
+using poppy::testing::exitCodeOf;
+using poppy::testing::freshTempDir;
+using poppy::testing::shellQuote;
+using poppy::testing::slurp;
+
+const auto* const kCleanup = poppy::testing::removeScratchRootAtExit("poppy_test_serve_");
+
+play::WebApi makeApi(play::WebApiOptions options = {}) {
+  std::vector<game::VariantPtr> variants;
+  for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));
+  options.playouts = 32;
+  return play::WebApi(variants, options);
+}
+
+json post(play::WebApi& api, const std::string& path, const json& body, int expectStatus = 200) {
+  const play::ApiReply r = api.route("POST", path, {}, body.dump());
+  EXPECT_EQ(r.status, expectStatus) << path << " " << body.dump() << " -> " << r.body.dump();
+  return r.body;
+}
+
+json get(play::WebApi& api, const std::string& path, const std::map<std::string, std::string>& query,
+         int expectStatus = 200) {
+  const play::ApiReply r = api.route("GET", path, query, "");
+  EXPECT_EQ(r.status, expectStatus) << path << " -> " << r.body.dump();
+  return r.body;
+}
+
+// The board of a state as "square:token:colour" for every occupied square.
+std::map<std::string, std::string> boardOf(const json& state) {
+  std::map<std::string, std::string> out;
+  for (const auto& sq : state.at("board"))
+    if (!sq.at("piece").is_null())
+      out[sq.at("square")] = sq.at("piece").at("token").get<std::string>() + ":" +
+                             sq.at("piece").at("color").get<std::string>();
+  return out;
+}
+
+// Replays a state's history from its start and checks every move is legal; returns the end SFEN.
+std::string replay(const json& state) {
+  auto v = game::loadVariant(state.at("variant").get<std::string>());
+  game::Position pos = game::Position::fromSfen(v, state.at("start_sfen"));
+  for (const auto& m : state.at("history")) pos.makeMove(pos.parseUsi(m.get<std::string>()));  // throws if illegal
+  return pos.sfen();
+}
+
+TEST(WebApi, VariantsAreListedWithTheirBoards) {
+  auto api = makeApi();
+  const json v = get(api, "/api/variants", {});
+  EXPECT_EQ(v.at("default"), "micro");
+  bool micro = false, shogi = false;
+  for (const auto& x : v.at("variants")) {
+    if (x.at("name") == "micro") micro = x.at("files") == 4 && x.at("ranks") == 5;
+    if (x.at("name") == "shogi") shogi = x.at("files") == 9 && x.at("ranks") == 9;
+    EXPECT_EQ(x.at("engine"), "rollout MCTS");
+  }
+  EXPECT_TRUE(micro);
+  EXPECT_TRUE(shogi);
+}
+
+TEST(WebApi, NewGameStateMatchesThePosition) {
+  auto api = makeApi();
+  const json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "sente"}});
+  auto v = game::loadVariant("micro");
+  const game::Position pos(v);
+  EXPECT_EQ(s.at("sfen"), pos.sfen());
+  EXPECT_EQ(s.at("side_to_move"), "sente");
+  EXPECT_EQ(s.at("human"), "sente");
+  ASSERT_EQ(s.at("board").size(), 20u);
+  for (game::Square sq = 0; sq < v->numSquares(); ++sq) {
+    const json& cell = s.at("board")[sq];
+    EXPECT_EQ(cell.at("square"), pos.squareName(sq));
+    EXPECT_EQ(cell.at("piece").is_null(), pos.at(sq) == game::kEmpty);
+  }
+  game::MoveList legal;
+  pos.generateLegal(legal);
+  ASSERT_EQ(s.at("legal_moves").size(), size_t(legal.size()));
+  for (int i = 0; i < legal.size(); ++i) EXPECT_EQ(s.at("legal_moves")[i].at("usi"), pos.moveToUsi(legal[i]));
+  EXPECT_FALSE(s.at("game_over"));
+  EXPECT_TRUE(s.at("last_move").is_null());
+}
+
+TEST(WebApi, LegalMoveIsPlayedAndIllegalOneRefused) {
+  auto api = makeApi();
+  const json s = post(api, "/api/new", {{"variant", "micro"}});
+  const std::string id = s.at("game");
+  const std::string first = s.at("legal_moves")[0].at("usi");
+  const json after = post(api, "/api/move", {{"game", id}, {"move", first}});
+  auto v = game::loadVariant("micro");
+  game::Position pos(v);
+  pos.makeMove(pos.parseUsi(first));
+  EXPECT_EQ(after.at("sfen"), pos.sfen());
+  EXPECT_EQ(after.at("side_to_move"), "gote");
+  EXPECT_EQ(after.at("last_move").at("usi"), first);
+  EXPECT_EQ(after.at("history"), json::array({first}));
+
+  // Gote's king may not jump across the board; a move by the wrong side is refused too.
+  const json bad = post(api, "/api/move", {{"game", id}, {"move", "4a1e"}}, 400);
+  EXPECT_NE(bad.at("error").get<std::string>().find("illegal move"), std::string::npos) << bad.dump();
+  EXPECT_NE(bad.at("error").get<std::string>().find("4a1e"), std::string::npos) << bad.dump();
+  const json garbage = post(api, "/api/move", {{"game", id}, {"move", "zz"}}, 400);
+  EXPECT_NE(garbage.at("error").get<std::string>().find("zz"), std::string::npos);
+  EXPECT_EQ(get(api, "/api/state", {{"game", id}}).at("sfen"), pos.sfen());  // unchanged
+}
+
+TEST(WebApi, BadRequestsGetClearErrors) {
+  auto api = makeApi();
+  auto error = [&](const play::ApiReply& r, int status, const std::string& needle) {
+    EXPECT_EQ(r.status, status) << r.body.dump();
+    ASSERT_TRUE(r.body.contains("error")) << r.body.dump();
+    EXPECT_NE(r.body.at("error").get<std::string>().find(needle), std::string::npos) << r.body.dump();
+  };
+  error(api.route("POST", "/api/new", {}, "{\"variant\": "), 400, "malformed JSON");
+  error(api.route("POST", "/api/new", {}, "[1,2]"), 400, "JSON object");
+  error(api.route("POST", "/api/new", {}, R"({"variant": "chess"})"), 400, "unknown variant \"chess\"");
+  error(api.route("POST", "/api/new", {}, R"({"variant": 5})"), 400, "\"variant\" must be a string");
+  error(api.route("POST", "/api/new", {}, R"({"side": "north"})"), 400, "north");
+  error(api.route("POST", "/api/new", {}, R"({"sfen": "kbgs/p3/4/3P/SGBK x - 1"})"), 400, "bad SFEN");
+  error(api.route("POST", "/api/new", {}, R"({"sfen": "kbgs/p3/4/3P b - 1"})"), 400, "bad SFEN");
+  error(api.route("GET", "/api/state", {{"game", "g999-1"}}, ""), 404, "unknown game \"g999-1\"");
+  error(api.route("GET", "/api/state", {}, ""), 400, "\"game\"");
+  error(api.route("POST", "/api/move", {}, R"({"move": "1d1c"})"), 400, "\"game\"");
+  error(api.route("POST", "/api/move", {}, R"({"game": "nope", "move": "1d1c"})"), 404, "unknown game");
+  error(api.route("GET", "/api/move", {}, ""), 405, "POST");
+  error(api.route("POST", "/api/variants", {}, "{}"), 405, "GET");
+  error(api.route("GET", "/api/teapot", {}, ""), 404, "/api/teapot");
+  error(api.route("GET", "/api/openings", {{"sfen", "not a position"}}, ""), 400, "bad SFEN");
+  error(api.route("GET", "/api/analysis", {{"game", "x"}, {"playouts", "many"}}, ""), 400, "many");
+  const std::string id = post(api, "/api/new", json::object()).at("game");
+  error(api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 10000000}}.dump()), 400,
+        "playouts");
+  error(api.route("POST", "/api/undo", {}, json{{"game", id}}.dump()), 400, "nothing to undo");
+}
+
+TEST(WebApi, EngineRepliesWithALegalMoveAndUndoTakesBothBack) {
+  auto api = makeApi();
+  const json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "sente"}});
+  const std::string id = s.at("game");
+  const std::string mine = s.at("legal_moves")[0].at("usi");
+  post(api, "/api/move", {{"game", id}, {"move", mine}});
+  const json r = post(api, "/api/engine-move", {{"game", id}});
+  const json& state = r.at("state");
+  ASSERT_EQ(state.at("history").size(), 2u);
+  EXPECT_EQ(state.at("history")[1], r.at("move"));
+  EXPECT_EQ(replay(state), state.at("sfen"));  // both moves legal, state consistent
+  EXPECT_EQ(state.at("side_to_move"), "sente");
+  const json& a = r.at("analysis");
+  EXPECT_EQ(a.at("side_to_move"), "gote");
+  EXPECT_EQ(a.at("playouts"), 32);
+  EXPECT_FALSE(a.at("network"));
+  EXPECT_EQ(a.at("moves")[0].at("usi"), r.at("move"));  // the most visited move is played
+  double shares = 0, heat = 0;
+  for (const auto& m : a.at("moves")) shares += m.at("share").get<double>();
+  for (const auto& [sq, value] : a.at("heat").items()) heat += value.get<double>();
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+  EXPECT_NEAR(heat, 1.0, 1e-4);  // priors per destination square add up to the whole policy
+
+  const json back = post(api, "/api/undo", {{"game", id}});
+  EXPECT_EQ(back.at("sfen"), s.at("sfen"));
+  EXPECT_TRUE(back.at("history").empty());
+  EXPECT_EQ(back.at("side_to_move"), "sente");
+}
+
+TEST(WebApi, AnalysisReportsWinRateTopMovesAndHeatMap) {
+  auto api = makeApi();
+  const std::string id = post(api, "/api/new", {{"variant", "minishogi"}}).at("game");
+  const json a = get(api, "/api/analysis", {{"game", id}, {"playouts", "40"}});
+  EXPECT_EQ(a.at("playouts"), 40);
+  EXPECT_GE(a.at("win_rate").get<double>(), 0.0);
+  EXPECT_LE(a.at("win_rate").get<double>(), 1.0);
+  ASSERT_FALSE(a.at("moves").empty());
+  for (const auto& m : a.at("moves")) {
+    EXPECT_EQ(m.at("pv")[0], m.at("usi"));
+    EXPECT_TRUE(a.at("heat").contains(m.at("to").get<std::string>()));
+  }
+}
+
+TEST(WebApi, GameOverIsReportedAndFurtherMovesRefused) {
+  auto api = makeApi();
+  // Sente drops the gold on 4b, guarded by the gold on 3c: mate.
+  const json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}, {"sfen", "k3/4/1G2/4/3K b G 1"}});
+  const std::string id = s.at("game");
+  const json over = post(api, "/api/move", {{"game", id}, {"move", "G*4b"}});
+  EXPECT_TRUE(over.at("game_over"));
+  EXPECT_EQ(over.at("result").at("reason"), "checkmate");
+  EXPECT_EQ(over.at("result").at("winner"), "sente");
+  EXPECT_TRUE(over.at("legal_moves").empty());
+  const json refused = post(api, "/api/engine-move", {{"game", id}}, 409);
+  EXPECT_NE(refused.at("error").get<std::string>().find("over"), std::string::npos);
+  // In a two-person game undo takes back exactly one move.
+  EXPECT_EQ(post(api, "/api/undo", {{"game", id}}).at("sfen"), s.at("sfen"));
+}
+
+TEST(WebApi, OptionalPromotionAndDropFacesAreBothListed) {
+  auto api = makeApi();
+  // Minishogi: the rook entering the far rank may promote or not.
+  const json s = post(api, "/api/new", {{"variant", "minishogi"}, {"side", "both"}, {"sfen", "k4/5/5/4R/4K b - 1"}});
+  std::map<std::string, std::string> to1a;
+  for (const auto& m : s.at("legal_moves"))
+    if (m.at("from") == "1d" && m.at("to") == "1a") to1a[m.at("usi")] = m.at("name");
+  EXPECT_EQ(to1a, (std::map<std::string, std::string>{{"1d1a", "rook"}, {"1d1a+", "dragon"}}));
+  // Micro: a pawn in hand may be dropped either side up.
+  const json d = post(api, "/api/new", {{"variant", "micro"}, {"sfen", "k3/4/4/4/3K b P 1"}});
+  std::map<std::string, std::string> drops;
+  for (const auto& m : d.at("legal_moves"))
+    if (m.at("to") == "2c" && m.at("drop") == "P") drops[m.at("usi")] = m.at("name");
+  EXPECT_EQ(drops, (std::map<std::string, std::string>{{"P*2c", "pawn"}, {"+P*2c", "knight"}}));
+  EXPECT_EQ(d.at("hands").at("sente")[0].at("letter"), "P");
+  EXPECT_EQ(d.at("hands").at("sente")[0].at("count"), 1);
+}
+
+TEST(WebApi, OpeningExplorerGoesDownTheTree) {
+  auto v = game::loadVariant("micro");
+  play::OpeningBook book("micro");
+  const game::Position start(v);
+  game::MoveList legal;
+  start.generateLegal(legal);
+  const std::string bookMove = start.moveToUsi(legal[0]);
+  book.set(start, {{bookMove, 0.75, 10, 0.5}});
+  play::WebApiOptions options;
+  options.book = &book;
+  auto api = makeApi(options);
+  const json root = get(api, "/api/openings", {{"variant", "micro"}, {"playouts", "50"}});
+  EXPECT_EQ(root.at("sfen"), start.sfen());
+  EXPECT_TRUE(root.at("in_book"));
+  ASSERT_EQ(root.at("children").size(), size_t(legal.size()));
+  double shares = 0;
+  for (const auto& c : root.at("children")) {
+    shares += c.at("share").get<double>();
+    game::Position child = start;
+    child.makeMove(child.parseUsi(c.at("move")));
+    EXPECT_EQ(c.at("sfen"), child.sfen());
+    EXPECT_EQ(c.contains("book_weight"), c.at("move") == bookMove);
+  }
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+  // One level down: the child's own children, for the other side.
+  const json down = get(api, "/api/openings", {{"variant", "micro"}, {"sfen", root.at("children")[0].at("sfen")}});
+  EXPECT_EQ(down.at("side_to_move"), "gote");
+  EXPECT_FALSE(down.at("in_book"));
+  EXPECT_FALSE(down.at("children").empty());
+}
+
+// ---- the real server -----------------------------------------------------------------------
+
+// `poppy serve --port 0 ...` in the background; the port is read from its first stdout line.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::vector<std::string>& extraArgs, const std::string& logPath) {
+    std::vector<std::string> args = {POPPY_BINARY, "serve", "--port", "0", "--playouts", "16"};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
+    // Read the "listening on http://HOST:PORT/" line (60 s at most: LibTorch loads slowly).
+    std::string text;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (text.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fds[0], POLLIN, 0};
+      if (poll(&p, 1, 200) <= 0) continue;
+      char buf[256];
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n <= 0) break;
+      text.append(buf, size_t(n));
+    }
+    close(fds[0]);
+    std::smatch m;
+    if (std::regex_search(text, m, std::regex(R"(listening on http://([0-9.]+):([0-9]+)/)"))) {
+      port_ = std::stoi(m[2]);
+    } else {
+      stop();
+      throw std::runtime_error("poppy serve printed no port: \"" + text + "\"; its log: " + slurp(logPath));
+    }
+  }
+  ~ServerProcess() { stop(); }
+  void stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  int port() const { return port_; }
+  bool alive() const { return waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+json parseBody(const httplib::Result& r) {
+  if (!r) return json{{"transport_error", httplib::to_string(r.error())}};
+  return json::parse(r->body, nullptr, false);
+}
+
+TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
+  const auto dir = freshTempDir("poppy_test_serve_", "http");
+  ServerProcess server({}, (dir / "serve.log").string());
+  ASSERT_GT(server.port(), 0);
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_read_timeout(30, 0);
+
+  auto page = client.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("poppy.js"), std::string::npos);
+  for (const char* file : {"/poppy.js", "/poppy.css"}) {
+    auto r = client.Get(file);
+    ASSERT_TRUE(r) << file;
+    EXPECT_EQ(r->status, 200) << file;
+    EXPECT_EQ(r->body, slurp(std::string(POPPY_SOURCE_DIR) + "/web" + file)) << file;
+  }
+  auto missing = client.Get("/secret.txt");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+
+  auto malformed = client.Post("/api/new", "{oops", "application/json");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->status, 400);
+  EXPECT_NE(parseBody(malformed).value("error", "").find("malformed JSON"), std::string::npos) << malformed->body;
+
+  auto unknown = client.Get("/api/state?game=g42-42");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_NE(parseBody(unknown).value("error", "").find("unknown game"), std::string::npos);
+
+  auto badSfen = client.Post("/api/new", R"({"variant": "micro", "sfen": "k/9/x b - 1"})", "application/json");
+  ASSERT_TRUE(badSfen);
+  EXPECT_EQ(badSfen->status, 400);
+  EXPECT_NE(parseBody(badSfen).value("error", "").find("bad SFEN"), std::string::npos);
+
+  auto created = client.Post("/api/new", R"({"variant": "micro"})", "application/json");
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200);
+  const json state = parseBody(created);
+  const std::string id = state.at("game");
+  auto illegal = client.Post("/api/move", json{{"game", id}, {"move", "1d1a"}}.dump(), "application/json");
+  ASSERT_TRUE(illegal);
+  EXPECT_EQ(illegal->status, 400);
+  EXPECT_NE(parseBody(illegal).value("error", "").find("illegal move"), std::string::npos);
+  auto engine = client.Post("/api/engine-move", json{{"game", id}}.dump(), "application/json");
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->status, 200);
+  EXPECT_EQ(parseBody(engine).at("analysis").at("playouts"), 16);  // --playouts
+  EXPECT_TRUE(server.alive());
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// Runs the page's self-test in headless Chromium and returns the dumped DOM.
+std::string runPageSelftest(int port, const std::filesystem::path& dir, const std::string& query = "selftest=1") {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) {
+    ADD_FAILURE() << "chromium is not installed: the browser test needs it (scripts/setup.sh installs it)";
+    return "";
+  }
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/?" + query;
+  // Virtual time stands still while the page waits for the server, so the budget only bounds
+  // the page's own timers; `timeout` bounds the whole run.
+  const std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
+                          "--disable-background-networking --no-first-run --user-data-dir=" +
+                          shellQuote((dir / "profile").string()) + " --virtual-time-budget=30000 --dump-dom " +
+                          shellQuote(url) + " > " + shellQuote((dir / "dom.html").string()) + " 2> " +
+                          shellQuote((dir / "chromium.log").string());
+  const int rc = exitCodeOf(std::system(cmd.c_str()));
+  EXPECT_EQ(rc, 0) << "chromium failed; its log:\n" << slurp(dir / "chromium.log");
+  return slurp(dir / "dom.html");
+}
+
+std::string unescapeHtml(std::string s) {
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+// The board the page shows: "square -> token:colour" for the occupied squares of the dumped DOM.
+std::map<std::string, std::string> domBoard(const std::string& dom) {
+  std::map<std::string, std::string> out;
+  const std::regex square(R"re(data-square="([0-9]+[a-z])"( data-piece="([^"]*)" data-color="([a-z]+)")?)re");
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), square); it != std::sregex_iterator(); ++it) {
+    if ((*it)[2].matched) out[(*it)[1]] = (*it)[3].str() + ":" + (*it)[4].str();
+  }
+  return out;
+}
+
+// The JSON the page's self-test wrote into #selftest-result (null when there is none).
+json selftestResult(const std::string& dom) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(R"(<pre id="selftest-result"[^>]*>([^<]*)</pre>)"))) {
+    ADD_FAILURE() << "no self-test result in the page:\n" << dom.substr(0, 4000);
+    return nullptr;
+  }
+  const json result = json::parse(unescapeHtml(m[1].str()), nullptr, false);
+  EXPECT_TRUE(result.is_object()) << m[1].str();
+  return result;
+}
+
+void playThroughThePage(const std::vector<std::string>& serveArgs, const std::string& name, bool network) {
+  const auto dir = freshTempDir("poppy_test_serve_", name);
+  ServerProcess server(serveArgs, (dir / "serve.log").string());
+  const std::string dom = runPageSelftest(server.port(), dir);
+  ASSERT_FALSE(dom.empty());
+  const json result = selftestResult(dom);
+  ASSERT_TRUE(result.is_object());
+  ASSERT_EQ(result.value("done", false), true) << result.dump();
+
+  // Clicked: the page's move and the engine's reply were legal.
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = client.Get(("/api/state?game=" + result.at("game").get<std::string>()).c_str());
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json state = json::parse(r->body);
+  json clicked = state;
+  clicked["history"] = result.at("history");
+  ASSERT_EQ(clicked.at("history").size(), 2u) << result.dump();
+  EXPECT_EQ(clicked.at("history")[0], result.at("move"));
+  EXPECT_EQ(clicked.at("history")[1], result.at("reply"));
+  EXPECT_NO_THROW(replay(clicked)) << result.dump();
+  // Undo went back to the start; then the same move by drag and drop, and the engine's reply,
+  // are the server's history now.
+  EXPECT_TRUE(result.at("undo").at("history").empty()) << result.dump();
+  EXPECT_TRUE(result.at("undo").at("board_is_start")) << result.dump();
+  ASSERT_EQ(state.at("history").size(), 2u) << state.dump();
+  EXPECT_EQ(state.at("history")[0], result.at("move"));
+  EXPECT_EQ(state.at("history"), result.at("drag").at("history"));
+  EXPECT_EQ(state.at("history")[1], result.at("drag").at("reply"));
+  EXPECT_EQ(replay(state), state.at("sfen"));
+  EXPECT_EQ(state.at("side_to_move"), "sente");
+  EXPECT_EQ(state.at("engine").get<std::string>().rfind(network ? "model" : "rollout", 0), 0u) << state.at("engine");
+
+  // The clicked piece's targets were highlighted before the move.
+  const std::string move = result.at("move");
+  const std::string target = move.substr(2, 2);
+  for (const char* key : {"targets_shown", "drag_targets_shown"}) {
+    bool shown = false;
+    for (const auto& t : result.at(key)) shown |= t == target;
+    EXPECT_TRUE(shown) << key << ": " << result.dump();
+  }
+
+  // The page shows the server's board (changed from the start, and unchanged by the refusal).
+  EXPECT_TRUE(result.at("board_changed"));
+  EXPECT_EQ(domBoard(dom), boardOf(state));
+  EXPECT_NE(state.at("sfen"), state.at("start_sfen"));
+
+  // The forbidden move was refused by the server and the refusal shown.
+  const json& illegal = result.at("illegal");
+  EXPECT_TRUE(illegal.at("error_shown")) << illegal.dump();
+  EXPECT_TRUE(illegal.at("board_unchanged")) << illegal.dump();
+  EXPECT_NE(illegal.at("message").get<std::string>().find("illegal move"), std::string::npos) << illegal.dump();
+  EXPECT_NE(illegal.at("message").get<std::string>().find(illegal.at("move").get<std::string>()), std::string::npos);
+
+  // And with a model, the analysis comes from the network.
+  auto a = client.Get(("/api/analysis?playouts=8&game=" + result.at("game").get<std::string>()).c_str());
+  ASSERT_TRUE(a);
+  EXPECT_EQ(json::parse(a->body).at("network"), network);
+  EXPECT_TRUE(server.alive());
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+TEST(Serve, PersonPlaysTheRolloutEngineInTheBrowser) { playThroughThePage({}, "rollout", false); }
+
+TEST(Serve, PersonPlaysTheModelInTheBrowser) {
+  playThroughThePage({"--model", std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model"}, "model", true);
+}
+
+TEST(Serve, OptionalPromotionIsAskedInTheBrowser) {
+  const auto dir = freshTempDir("poppy_test_serve_", "promotion");
+  ServerProcess server({}, (dir / "serve.log").string());
+  // Minishogi, two people: the rook on 1d may enter the far rank promoted or not.
+  const std::string dom =
+      runPageSelftest(server.port(), dir, "selftest=promotion&variant=minishogi&side=both&sfen=k4/5/5/4R/4K%20b%20-%201");
+  ASSERT_FALSE(dom.empty());
+  const json result = selftestResult(dom);
+  ASSERT_TRUE(result.is_object());
+  ASSERT_EQ(result.value("done", false), true) << result.dump();
+  EXPECT_TRUE(result.at("dialog_shown"));
+  EXPECT_TRUE(result.at("dialog_closed"));
+  const json choices = result.at("choices");
+  const std::string move = result.at("move");
+  ASSERT_EQ(choices.size(), 2u) << result.dump();
+  EXPECT_EQ(move.back(), '+');
+  EXPECT_NE(std::find(choices.begin(), choices.end(), move), choices.end());
+  EXPECT_NE(std::find(choices.begin(), choices.end(), move.substr(0, move.size() - 1)), choices.end());
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = client.Get(("/api/state?game=" + result.at("game").get<std::string>()).c_str());
+  ASSERT_TRUE(r);
+  const json state = json::parse(r->body);
+  EXPECT_EQ(state.at("history"), json::array({move}));
+  EXPECT_EQ(state.at("variant"), "minishogi");
+  EXPECT_EQ(domBoard(dom), boardOf(state));
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace poppy

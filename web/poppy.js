@@ -1,0 +1,635 @@
+// The page of `poppy serve`. One state object, rendered from the server's JSON after every
+// request; the server is the judge of legality (the page highlights targets from its list of
+// legal moves, but whatever a person tries is sent, and a refusal is shown as the server words it).
+'use strict';
+
+const KANJI = {
+  king: '玉', rook: '飛', dragon: '龍', bishop: '角', horse: '馬', gold: '金', silver: '銀',
+  'promoted silver': '全', knight: '桂', 'promoted knight': '圭', lance: '香', 'promoted lance': '杏',
+  pawn: '歩', tokin: 'と', phoenix: '鵬', falcon: '鷹', eagle: '鵰', crane: '鶴', pheasant: '雉',
+  'left quail': '鶉', 'right quail': '鶉', swallow: '燕', goose: '鴈',
+};
+
+const ui = {
+  variants: [],
+  state: null,        // the server's game state
+  analysis: null,     // the latest analysis, with the SFEN it belongs to
+  selected: null,     // {from: "2e"} or {drop: "P"}
+  busy: false,
+  pending: Promise.resolve(),  // the action in progress (the self-test awaits it)
+  openings: {root: null, path: [], data: null},
+};
+
+const $ = (id) => document.getElementById(id);
+
+// ---- server calls --------------------------------------------------------------------------
+
+async function api(method, path, body) {
+  const options = {method, headers: {}};
+  if (body !== undefined) {
+    options.headers['Content-Type'] = 'application/json';
+    options.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (e) {
+    throw new Error('the server does not answer (is poppy serve still running?)');
+  }
+  let data;
+  try {
+    data = await response.json();
+  } catch (e) {
+    throw new Error(`the server sent a reply that is not JSON (HTTP ${response.status})`);
+  }
+  if (!response.ok) {
+    const err = new Error(data.error || `HTTP ${response.status}`);
+    err.status = response.status;
+    throw err;
+  }
+  return data;
+}
+
+function showMessage(text, kind) {
+  const m = $('message');
+  m.textContent = text || '';
+  m.className = text ? (kind || 'info') : '';
+}
+
+// Runs one user action at a time; ui.pending lets scripts wait for it.
+function act(fn) {
+  ui.pending = ui.pending.then(async () => {
+    try {
+      await fn();
+    } catch (e) {
+      showMessage(e.message, 'error');
+    }
+  });
+  return ui.pending;
+}
+
+// ---- geometry --------------------------------------------------------------------------------
+
+function viewer() {
+  return ui.state && ui.state.human === 'gote' ? 'gote' : 'sente';
+}
+
+function squareSize(files, ranks) {
+  const n = Math.max(files, ranks);
+  return n <= 5 ? 72 : n <= 7 ? 62 : 52;
+}
+
+// ---- rendering -----------------------------------------------------------------------------
+
+function pieceElement(piece, downward) {
+  const el = document.createElement('div');
+  el.className = 'piece';
+  if (downward) el.classList.add('down');
+  if (piece.promoted) el.classList.add('promoted');
+  const letters = $('letters-toggle').checked || !KANJI[piece.name];
+  if (letters) el.classList.add('letters');
+  const big = document.createElement('span');
+  big.className = 'kanji';
+  big.textContent = letters ? piece.token : KANJI[piece.name];
+  if (!letters && piece.name === 'king' && piece.color === 'gote') big.textContent = '王';
+  const small = document.createElement('span');
+  small.className = 'token';
+  small.textContent = letters ? piece.name : piece.token;
+  el.append(big, small);
+  el.title = `${piece.color} ${piece.name} (${piece.token})`;
+  return el;
+}
+
+function legalFrom(sel) {
+  if (!ui.state || !sel) return [];
+  return ui.state.legal_moves.filter((m) => (sel.from ? m.from === sel.from : m.drop === sel.drop && m.from === null));
+}
+
+function heatValues() {
+  const a = ui.analysis;
+  if (!$('heat-toggle').checked || !a || !ui.state || a.sfen !== ui.state.sfen) return null;
+  // A network's priors are the policy; the rollout search has flat priors, so show its visits.
+  return a.network ? a.heat : a.heat_visits;
+}
+
+function render() {
+  const s = ui.state;
+  if (!s) return;
+  document.documentElement.style.setProperty('--sq', squareSize(s.files, s.ranks) + 'px');
+  const flipped = viewer() === 'gote';
+  const board = $('board');
+  board.style.gridTemplateColumns = `repeat(${s.files}, var(--sq))`;
+  board.replaceChildren();
+  const targets = new Map();
+  for (const m of legalFrom(ui.selected)) targets.set(m.to, true);
+  const heat = heatValues();
+  const heatMax = heat ? Math.max(1e-9, ...Object.values(heat)) : 1;
+  const squares = flipped ? [...s.board].reverse() : s.board;
+  for (const sq of squares) {
+    const el = document.createElement('div');
+    el.className = 'square';
+    el.setAttribute('data-square', sq.square);
+    if (sq.piece) {
+      el.setAttribute('data-piece', sq.piece.token);
+      el.setAttribute('data-color', sq.piece.color);
+      el.classList.add('occupied');
+      const p = pieceElement(sq.piece, sq.piece.color !== viewer());
+      p.draggable = !s.game_over && sq.piece.color === s.side_to_move;
+      el.append(p);
+    }
+    if (s.last_move && (s.last_move.to === sq.square || s.last_move.from === sq.square)) el.classList.add('last');
+    if (ui.selected && ui.selected.from === sq.square) el.classList.add('selected');
+    if (targets.has(sq.square)) el.classList.add('target');
+    if (heat && heat[sq.square]) {
+      const h = document.createElement('div');
+      h.className = 'heat';
+      h.style.opacity = (0.55 * heat[sq.square] / heatMax).toFixed(3);
+      const label = document.createElement('div');
+      label.className = 'heat-label';
+      label.textContent = Math.round(100 * heat[sq.square]) + '%';
+      el.append(h, label);
+    }
+    board.append(el);
+  }
+  const fileNumbers = [];
+  for (let f = s.files; f >= 1; --f) fileNumbers.push(f);
+  const rankLetters = [];
+  for (let r = 0; r < s.ranks; ++r) rankLetters.push(String.fromCharCode(97 + r));
+  if (flipped) { fileNumbers.reverse(); rankLetters.reverse(); }
+  $('file-labels').replaceChildren(...fileNumbers.map((f) => Object.assign(document.createElement('div'), {textContent: f})));
+  $('rank-labels').replaceChildren(...rankLetters.map((r) => Object.assign(document.createElement('div'), {textContent: r})));
+
+  renderHand($('hand-top'), flipped ? 'sente' : 'gote');
+  renderHand($('hand-bottom'), flipped ? 'gote' : 'sente');
+
+  let status;
+  if (s.game_over) {
+    const r = s.result;
+    status = `Game over: ${r.reason}` + (r.winner ? `, ${r.winner} wins` : ', draw');
+  } else {
+    status = `${s.side_to_move} to move` + (s.check ? ' (check)' : '') + ` · move ${s.ply + 1}`;
+  }
+  $('status').textContent = status;
+  $('status').className = s.game_over ? 'over' : '';
+  $('status').setAttribute('data-side-to-move', s.side_to_move);
+  $('status').setAttribute('data-game-over', s.game_over ? 'true' : 'false');
+  $('history').textContent = s.history.length ? s.history.map((m, i) => `${i + 1}. ${m}`).join('  ') : '';
+  $('engine-name').textContent = `${s.engine} · ${s.variant}`;
+  $('undo').disabled = s.history.length === 0 || ui.busy;
+  renderEvaluation();
+}
+
+function renderHand(el, color) {
+  const s = ui.state;
+  el.replaceChildren();
+  el.setAttribute('data-hand', color);
+  const label = document.createElement('span');
+  label.className = 'hand-label';
+  label.textContent = color;
+  el.append(label);
+  for (const h of s.hands[color]) {
+    const item = document.createElement('div');
+    item.className = 'hand-piece';
+    item.setAttribute('data-hand', color);
+    item.setAttribute('data-letter', h.letter);
+    item.setAttribute('data-count', h.count);
+    if (ui.selected && ui.selected.drop === h.letter && color === s.side_to_move) item.classList.add('selected');
+    const p = pieceElement({name: h.name, token: h.token, color, promoted: false}, color !== viewer());
+    p.draggable = !s.game_over && color === s.side_to_move;
+    item.append(p);
+    const count = document.createElement('span');
+    count.className = 'count';
+    count.textContent = h.count;
+    if (h.count > 1) item.append(count);
+    el.append(item);
+  }
+}
+
+// The evaluation bar and the top moves show the latest analysis, converted to sente's view.
+function renderEvaluation() {
+  const a = ui.analysis;
+  const tbody = $('top-moves').querySelector('tbody');
+  tbody.replaceChildren();
+  if (!a) {
+    $('eval-fill').style.height = '50%';
+    $('eval-text').textContent = '';
+    $('analysis-summary').textContent = 'Press Analyse for the engine\'s view.';
+    return;
+  }
+  const sente = a.side_to_move === 'sente' ? a.win_rate : 1 - a.win_rate;
+  $('eval-fill').style.height = (100 * sente).toFixed(1) + '%';
+  $('eval-bar').setAttribute('data-sente-win-rate', sente.toFixed(3));
+  $('eval-text').textContent = `engine: sente wins ${Math.round(100 * sente)}%`;
+  const current = ui.state && a.sfen === ui.state.sfen;
+  $('analysis-summary').textContent =
+      `${a.side_to_move} to move${current ? '' : ' (before the engine\'s last move)'}: ` +
+      `win ${Math.round(100 * a.wdl[0])}% · draw ${Math.round(100 * a.wdl[1])}% · loss ${Math.round(100 * a.wdl[2])}% ` +
+      `· ${a.playouts} playouts${a.network ? '' : ' (rollout MCTS)'}`;
+  for (const m of a.moves.slice(0, 10)) {
+    const tr = document.createElement('tr');
+    tr.setAttribute('data-move', m.usi);
+    const cells = [m.usi, m.visits, `${(100 * m.share).toFixed(1)}%`, `${(100 * m.prior).toFixed(1)}%`,
+                   `${(100 * m.win_rate).toFixed(1)}`, m.pv.join(' ')];
+    cells.forEach((c, i) => {
+      const td = document.createElement('td');
+      td.textContent = c;
+      if (i === 5) td.className = 'line';
+      tr.append(td);
+    });
+    tbody.append(tr);
+  }
+}
+
+// ---- game actions ----------------------------------------------------------------------------
+
+function setState(state) {
+  ui.state = state;
+  ui.selected = null;
+  render();
+  if ($('heat-toggle').checked && !state.game_over && !heatValues()) analyse();
+}
+
+function engineToMove() {
+  const s = ui.state;
+  return s && !s.game_over && s.human !== 'both' && s.side_to_move !== s.human;
+}
+
+async function engineReply() {
+  ui.busy = true;
+  showMessage('The engine is thinking…', 'info');
+  try {
+    const r = await api('POST', '/api/engine-move', {game: ui.state.game});
+    ui.analysis = Object.assign(r.analysis, {sfen: null});
+    setState(r.state);
+    showMessage(`Engine played ${r.move}.`, 'info');
+  } finally {
+    ui.busy = false;
+    render();
+  }
+}
+
+function newGame(sfen) {
+  return act(async () => {
+    const variant = $('variant').value;
+    const side = $('side').value;
+    const state = await api('POST', '/api/new', sfen ? {variant, side, sfen} : {variant, side});
+    ui.analysis = null;
+    setState(state);
+    showMessage(`New ${variant} game: you play ${side === 'both' ? 'both sides' : side}.`, 'info');
+    openingsGo(null, []);
+    if (engineToMove()) await engineReply();
+  });
+}
+
+// Sends the move a person tried; the server decides. On success the engine replies.
+async function tryMove(usi) {
+  ui.selected = null;
+  try {
+    const state = await api('POST', '/api/move', {game: ui.state.game, move: usi});
+    setState(state);
+    showMessage('', '');
+  } catch (e) {
+    render();  // the board stays as the server has it
+    throw e;
+  }
+  if (engineToMove()) await engineReply();
+}
+
+// A person picked a target square for the selected piece: find the legal moves that match and
+// ask which one when there is a choice (promote or not, drop which face).
+function attempt(sel, to) {
+  const options = legalFrom(sel).filter((m) => m.to === to);
+  if (options.length === 0) {
+    const usi = sel.from ? sel.from + to : `${sel.drop}*${to}`;
+    return act(() => tryMove(usi));
+  }
+  if (options.length === 1) return act(() => tryMove(options[0].usi));
+  return act(async () => {
+    const usi = await choose(options);
+    if (usi) await tryMove(usi);
+    else { ui.selected = null; render(); }
+  });
+}
+
+// The promotion (or drop face) dialog: resolves to the chosen USI move, or null on cancel.
+function choose(options) {
+  return new Promise((resolve) => {
+    const box = $('choice');
+    $('choice-title').textContent = options[0].drop ? 'Drop which side up?' : 'Promote?';
+    const buttons = options.map((m) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.setAttribute('data-usi', m.usi);
+      b.textContent = `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
+      b.onclick = () => { box.hidden = true; resolve(m.usi); };
+      return b;
+    });
+    $('choice-buttons').replaceChildren(...buttons);
+    $('choice-cancel').onclick = () => { box.hidden = true; resolve(null); };
+    box.hidden = false;
+  });
+}
+
+function ownTurn() {
+  const s = ui.state;
+  return s && !s.game_over && !ui.busy && (s.human === 'both' || s.side_to_move === s.human);
+}
+
+function onSquareClick(square) {
+  const s = ui.state;
+  if (!s) return ui.pending;
+  if (s.game_over) { showMessage('The game is over: start a new game or undo.', 'error'); return ui.pending; }
+  if (!ownTurn()) { showMessage('Wait for the engine to move.', 'error'); return ui.pending; }
+  const sq = s.board.find((b) => b.square === square);
+  const own = sq && sq.piece && sq.piece.color === s.side_to_move;
+  if (ui.selected) {
+    if (ui.selected.from === square) { ui.selected = null; render(); return ui.pending; }
+    if (own && ui.selected.from && legalFrom(ui.selected).every((m) => m.to !== square)) {
+      ui.selected = {from: square};  // switching to another own piece
+      render();
+      return ui.pending;
+    }
+    return attempt(ui.selected, square);
+  }
+  if (own) { ui.selected = {from: square}; render(); }
+  return ui.pending;
+}
+
+function onHandClick(color, letter) {
+  const s = ui.state;
+  if (!s || !ownTurn() || color !== s.side_to_move) return;
+  ui.selected = ui.selected && ui.selected.drop === letter ? null : {drop: letter};
+  render();
+}
+
+function undo() {
+  return act(async () => {
+    const state = await api('POST', '/api/undo', {game: ui.state.game});
+    ui.analysis = null;
+    setState(state);
+    showMessage('Took back.', 'info');
+  });
+}
+
+function analyse() {
+  return act(async () => {
+    if (!ui.state || ui.state.game_over) return;
+    const sfen = ui.state.sfen;
+    showMessage('Analysing…', 'info');
+    const a = await api('GET', `/api/analysis?game=${encodeURIComponent(ui.state.game)}`);
+    ui.analysis = a;
+    if (ui.state.sfen === sfen) render();
+    showMessage('', '');
+  });
+}
+
+// ---- opening explorer ------------------------------------------------------------------------
+
+// Shows the engine's preferred children of a position; clicking a child goes down the tree.
+function openingsGo(sfen, path) {
+  return act(async () => {
+    if (!ui.state) return;
+    const q = `variant=${encodeURIComponent(ui.state.variant)}` + (sfen ? `&sfen=${encodeURIComponent(sfen)}` : '');
+    $('openings-summary').textContent = 'Searching…';
+    const data = await api('GET', `/api/openings?${q}`);
+    ui.openings = {path, data};
+    renderOpenings();
+  });
+}
+
+function renderOpenings() {
+  const o = ui.openings;
+  const tbody = $('openings-list').querySelector('tbody');
+  tbody.replaceChildren();
+  if (!o.data) return;
+  $('openings-path').textContent = o.path.length ? o.path.map((p) => p.move).join(' ') : '(start of the line)';
+  $('openings-summary').textContent =
+      `${o.data.side_to_move} to move, wins ${Math.round(100 * o.data.win_rate)}% · ${o.data.playouts} playouts` +
+      (o.data.in_book ? ' · in the book' : '');
+  for (const c of o.data.children.slice(0, 12)) {
+    const tr = document.createElement('tr');
+    tr.setAttribute('data-move', c.move);
+    const bar = `<span class="share-bar" style="width:${Math.round(80 * c.share)}px"></span>`;
+    tr.innerHTML = `<td></td><td>${bar}${(100 * c.share).toFixed(1)}%</td><td>${(100 * c.win_rate).toFixed(1)}</td>` +
+                   `<td>${c.book_weight !== undefined ? c.book_weight.toFixed(2) : ''}</td>`;
+    tr.firstChild.textContent = c.move;
+    tr.onclick = () => openingsGo(c.sfen, [...o.path, {move: c.move, sfen: o.data.sfen}]);
+    tbody.append(tr);
+  }
+}
+
+// ---- events ----------------------------------------------------------------------------------
+
+function wireEvents() {
+  $('board').addEventListener('click', (e) => {
+    const sq = e.target.closest('[data-square]');
+    if (sq) onSquareClick(sq.getAttribute('data-square'));
+  });
+  for (const id of ['hand-top', 'hand-bottom']) {
+    $(id).addEventListener('click', (e) => {
+      const item = e.target.closest('.hand-piece');
+      if (item) onHandClick(item.getAttribute('data-hand'), item.getAttribute('data-letter'));
+    });
+  }
+  // Drag and drop: picking a piece up selects it, dropping it on a square tries the move.
+  document.addEventListener('dragstart', (e) => {
+    const sq = e.target.closest('[data-square]');
+    const hand = e.target.closest('.hand-piece');
+    if (!ownTurn()) { e.preventDefault(); return; }
+    if (sq) ui.selected = {from: sq.getAttribute('data-square')};
+    else if (hand) ui.selected = {drop: hand.getAttribute('data-letter')};
+    else return;
+    e.dataTransfer.setData('text/plain', JSON.stringify(ui.selected));
+    e.dataTransfer.effectAllowed = 'move';
+    // Mark the targets in place: re-rendering would remove the node being dragged.
+    const targets = new Set(legalFrom(ui.selected).map((m) => m.to));
+    for (const el of document.querySelectorAll('#board [data-square]')) {
+      el.classList.toggle('target', targets.has(el.getAttribute('data-square')));
+      el.classList.toggle('selected', el.getAttribute('data-square') === ui.selected.from);
+    }
+  });
+  $('board').addEventListener('dragover', (e) => {
+    const sq = e.target.closest('[data-square]');
+    if (!sq || !ui.selected) return;
+    e.preventDefault();
+    for (const el of document.querySelectorAll('.drag-over')) el.classList.remove('drag-over');
+    sq.classList.add('drag-over');
+  });
+  $('board').addEventListener('drop', (e) => {
+    e.preventDefault();
+    const sq = e.target.closest('[data-square]');
+    if (!sq || !ui.selected) return;
+    const to = sq.getAttribute('data-square');
+    if (ui.selected.from === to) { ui.selected = null; render(); return; }
+    attempt(ui.selected, to);
+  });
+  document.addEventListener('dragend', () => {
+    for (const el of document.querySelectorAll('.drag-over')) el.classList.remove('drag-over');
+  });
+
+  $('new-game').onclick = () => newGame();
+  $('undo').onclick = () => undo();
+  $('analyse').onclick = () => analyse();
+  $('engine-move').onclick = () => act(async () => {
+    if (ui.state && !ui.state.game_over && !ui.busy) await engineReply();
+  });
+  $('heat-toggle').onchange = () => { if ($('heat-toggle').checked && !heatValues()) analyse(); else render(); };
+  $('letters-toggle').onchange = () => render();
+  $('openings-root').onclick = () => openingsGo(null, []);
+  $('openings-here').onclick = () => ui.state && openingsGo(ui.state.sfen, []);
+  $('openings-up').onclick = () => {
+    const path = ui.openings.path;
+    if (path.length) openingsGo(path[path.length - 1].sfen, path.slice(0, -1));
+  };
+}
+
+// ---- self-test (?selftest=1), used by tests/test_serve.cpp ------------------------------------
+
+function boardSnapshot() {
+  return [...document.querySelectorAll('#board [data-square]')]
+      .map((el) => `${el.getAttribute('data-square')}:${el.getAttribute('data-piece') || ''}:${el.getAttribute('data-color') || ''}`)
+      .join(' ');
+}
+
+function click(el) {
+  if (!el) throw new Error('the element to click is missing');
+  el.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+}
+
+const squareEl = (sq) => document.querySelector(`#board [data-square="${sq}"]`);
+
+// Plays through the page's own handlers: clicks a pawn (or any piece) and a highlighted target,
+// waits for the engine's reply, then tries a move the rules forbid and records the refusal.
+async function selftest() {
+  const out = {done: false};
+  try {
+    await ui.pending;
+    const s = ui.state;
+    const start = boardSnapshot();
+    const moves = s.legal_moves.filter((m) => m.from);
+    const pawnMove = moves.find((m) => s.board.find((b) => b.square === m.from).piece.name === 'pawn');
+    const first = pawnMove || moves[0];
+    click(squareEl(first.from));
+    out.targets_shown = [...document.querySelectorAll('#board .target')].map((el) => el.getAttribute('data-square'));
+    click(squareEl(first.to));
+    await ui.pending;
+    out.game = ui.state.game;
+    out.move = first.usi;
+    out.history = ui.state.history;
+    out.reply = ui.state.last_move && ui.state.last_move.usi;
+    out.board_changed = boardSnapshot() !== start;
+    out.side_to_move = ui.state.side_to_move;
+
+    // An illegal move: one of the mover's pieces to a square none of its moves reaches.
+    const st = ui.state;
+    const own = st.board.filter((b) => b.piece && b.piece.color === st.side_to_move);
+    let from = null, to = null;
+    for (const b of own) {
+      const reach = new Set(st.legal_moves.filter((m) => m.from === b.square).map((m) => m.to));
+      const bad = st.board.find((t) => t.square !== b.square && !reach.has(t.square) &&
+                                       !(t.piece && t.piece.color === st.side_to_move));
+      if (bad) { from = b.square; to = bad.square; break; }
+    }
+    const before = boardSnapshot();
+    click(squareEl(from));
+    click(squareEl(to));
+    await ui.pending;
+    out.illegal = {move: from + to, message: $('message').textContent, error_shown: $('message').className === 'error',
+                   board_unchanged: boardSnapshot() === before};
+
+    // Undo (the button) takes back the reply and the move; then the same move by drag and drop.
+    click($('undo'));
+    await ui.pending;
+    out.undo = {history: ui.state.history, board_is_start: boardSnapshot() === start};
+    const data = new DataTransfer();
+    const piece = squareEl(first.from).querySelector('.piece');
+    piece.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
+    out.drag_targets_shown = [...document.querySelectorAll('#board .target')].map((el) => el.getAttribute('data-square'));
+    squareEl(first.to).dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: data}));
+    squareEl(first.to).dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: data}));
+    piece.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: data}));
+    await ui.pending;
+    out.drag = {history: ui.state.history, reply: ui.state.last_move && ui.state.last_move.usi};
+    out.done = true;
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  const result = $('selftest-result');
+  result.textContent = JSON.stringify(out);
+  result.setAttribute('data-done', 'true');
+}
+
+// With ?selftest=promotion&sfen=...: clicks the first move that may promote or not, checks the
+// dialog offers both, and picks promotion.
+async function selftestPromotion() {
+  const out = {done: false};
+  try {
+    await ui.pending;
+    const s = ui.state;
+    const promo = s.legal_moves.find((m) => m.from && m.flip &&
+        s.legal_moves.some((o) => o.from === m.from && o.to === m.to && !o.flip));
+    click(squareEl(promo.from));
+    click(squareEl(promo.to));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    out.dialog_shown = !$('choice').hidden;
+    out.choices = [...document.querySelectorAll('#choice-buttons [data-usi]')].map((b) => b.getAttribute('data-usi'));
+    click(document.querySelector(`#choice-buttons [data-usi="${promo.usi}"]`));
+    await ui.pending;
+    out.game = ui.state.game;
+    out.move = promo.usi;
+    out.history = ui.state.history;
+    out.dialog_closed = $('choice').hidden;
+    out.done = true;
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  const result = $('selftest-result');
+  result.textContent = JSON.stringify(out);
+  result.setAttribute('data-done', 'true');
+}
+
+// ---- start -----------------------------------------------------------------------------------
+
+// Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
+// different kanji drawn alike means both fell back to the same "missing glyph" box.
+function kanjiFontAvailable() {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 40;
+  const g = canvas.getContext('2d');
+  if (!g) return true;
+  const draw = (ch) => {
+    g.clearRect(0, 0, 40, 40);
+    g.font = '32px "Noto Serif CJK JP", "Noto Sans CJK JP", serif';
+    g.fillText(ch, 2, 34);
+    return g.getImageData(0, 0, 40, 40).data.join(',');
+  };
+  return draw('歩') !== draw('金');
+}
+
+async function main() {
+  wireEvents();
+  if (!kanjiFontAvailable()) $('letters-toggle').checked = true;
+  const params = new URLSearchParams(location.search);
+  try {
+    const v = await api('GET', '/api/variants');
+    ui.variants = v.variants;
+    $('variant').replaceChildren(...v.variants.map((x) => {
+      const o = document.createElement('option');
+      o.value = x.name;
+      o.textContent = `${x.name} (${x.files}x${x.ranks})`;
+      o.title = `${x.description}; engine: ${x.engine}`;
+      return o;
+    }));
+    $('variant').value = params.get('variant') || v.default;
+    if (params.get('side')) $('side').value = params.get('side');
+    if (params.get('heat')) $('heat-toggle').checked = true;
+  } catch (e) {
+    showMessage(e.message, 'error');
+    return;
+  }
+  await newGame(params.get('sfen'));
+  if (params.get('selftest') === 'promotion') await selftestPromotion();
+  else if (params.get('selftest')) await selftest();
+}
+
+main();
