@@ -470,4 +470,36 @@ TEST(MatchCli, WritesRecordsAndSummaryAndReportsBadOpenings) {
   fs::remove_all(dir);
 }
 
+
+// Two Poppy engines through USI: `poppy usi` with the shipped model against `poppy usi` with the
+// rollout search, both driven by the match runner's USI client. Every record must replay legally.
+TEST(MatchCli, PoppyUsiAgainstPoppyUsi) {
+  const fs::path dir = tempDir("usi-vs-usi");
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model";
+  const std::string a = "usi:" + std::string(POPPY_BINARY) + " usi --model " + model + " --playouts 40";
+  const std::string b = "usi:" + std::string(POPPY_BINARY) + " usi --playouts 200";
+  const std::string cmd = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
+                          pt::shellQuote(POPPY_BINARY) + " match --variant micro --a " + pt::shellQuote(a) +
+                          " --b " + pt::shellQuote(b) +
+                          " --nodes-a 40 --nodes-b 200 --games 4 --parallel 2 --records r.jsonl --summary s.json"
+                          " >out.txt 2>err.txt";
+  const int code = pt::exitCodeOf(std::system(cmd.c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err.txt");
+  const auto records = selfplay::readGameRecordFile((dir / "r.jsonl").string());
+  ASSERT_EQ(records.records.size(), 4u);
+  const auto variant = game::loadVariant("micro");
+  for (const auto& rec : records.records) {
+    // No forfeits: both engines answered every move in time with a legal move.
+    EXPECT_TRUE(rec.reason == "checkmate" || rec.reason == "repetition" || rec.reason == "perpetual_check" ||
+                rec.reason == "ply_cap")
+        << rec.reason << " " << rec.detail;
+    game::Position pos = game::Position::fromSfen(variant, rec.start);
+    for (const std::string& m : rec.moves) pos.makeMove(pos.parseUsi(m));
+    EXPECT_TRUE(pos.outcome(200).over());
+  }
+  const auto summary = nlohmann::json::parse(pt::slurp(dir / "s.json"));
+  EXPECT_EQ(summary["games"], 4);
+  fs::remove_all(dir);
+}
+
 }  // namespace

@@ -23,10 +23,14 @@ TEST(TimeManager, NeverReachesTheTimeLeft) {
           SCOPED_TRACE(::testing::Message() << "remaining " << r << " inc " << inc << " byoyomi " << byo
                                             << " overhead " << overhead << " budget " << ms);
           EXPECT_GE(ms, 0);
-          if (hard > 0) EXPECT_LT(ms, hard);
+          if (hard > 0) {
+            EXPECT_LT(ms, hard);
+          }
           // Whenever the latency margin fits, the budget keeps it (and byoyomi's 10%) in hand.
           const int64_t safe = std::max<int64_t>(0, r) + byo * 9 / 10 - overhead;
-          if (safe >= s.minimumMs) EXPECT_LE(ms, safe);
+          if (safe >= s.minimumMs) {
+            EXPECT_LE(ms, safe);
+          }
           // The same through a `go` command, for both sides.
           GoLimits go;
           go.btime = r;
@@ -35,8 +39,12 @@ TEST(TimeManager, NeverReachesTheTimeLeft) {
           const MoveBudget b = moveBudget(go, 0, s);
           EXPECT_TRUE(b.timed);
           EXPECT_GT(b.seconds, 0);  // 0 would mean "no limit"
-          if (hard > 0) EXPECT_LT(b.seconds * 1000, double(hard));
-          if (hard == 0) EXPECT_EQ(b.playouts, 1);
+          if (hard > 0) {
+            EXPECT_LT(b.seconds * 1000, double(hard));
+          }
+          if (hard == 0) {
+            EXPECT_EQ(b.playouts, 1);
+          }
         }
 }
 
