@@ -10,27 +10,14 @@
 
 #include "play/opening_tree.h"
 
+#include "common/xml_escape.h"
+
 namespace poppy::play {
 
 namespace {
 
 constexpr double kBoxWidth = 164, kBoxHeight = 50, kColumnGap = 70, kRowHeight = 62, kMargin = 20,
                  kHeader = 74, kMaxEdgeWidth = 14;
-
-std::string escapeXml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string fmt(const char* format, double a) {
   char buf[64];
@@ -65,14 +52,14 @@ class Drawer {
            "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     out += "<text class=\"title\" x=\"" + fmt("%.0f", kMargin) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" +
-           escapeXml("Opening tree: " + tree_.variant + " from " + tree_.startSfen) + "</text>\n";
+           common::xmlEscape("Opening tree: " + tree_.variant + " from " + tree_.startSfen) + "</text>\n";
     const std::string legend[] = {
         std::string(tree_.network ? "network" : "rollout") + " search, " + std::to_string(tree_.root.playouts) +
             " playouts per position; share = visit share, edge width = share",
         "win = W + D/2 for the player who made the move (box colour: red 0%, green 100%)"};
     for (int i = 0; i < 2; ++i)
       out += "<text class=\"legend\" x=\"" + fmt("%.0f", kMargin) + "\" y=\"" + fmt("%.0f", 42.0 + 16 * i) +
-             "\" fill=\"#444\">" + escapeXml(legend[i]) + "</text>\n";
+             "\" fill=\"#444\">" + common::xmlEscape(legend[i]) + "</text>\n";
     // Edges first, so the boxes cover their ends.
     for (const Placed& p : placed_)
       for (const OpeningNode& c : p.node->children) edge(p, at(&c), c.share, out);
@@ -131,15 +118,15 @@ class Drawer {
              fmt("/%.1f%%", 100.0 * n.wdl[2]) + " (" + mover + ")";
     // Hue 0 (red) at a 0% win rate to 120 (green) at 100%.
     const std::string fill = "hsl(" + fmt("%.0f", 120.0 * std::clamp<double>(n.winRate, 0, 1)) + ",70%,86%)";
-    out += "<g class=\"node\">\n<title>" + escapeXml(title) + "</title>\n";
+    out += "<g class=\"node\">\n<title>" + common::xmlEscape(title) + "</title>\n";
     out += "<rect x=\"" + fmt("%.1f", p.x) + "\" y=\"" + fmt("%.1f", p.y) + "\" width=\"" + fmt("%.0f", kBoxWidth) +
            "\" height=\"" + fmt("%.0f", kBoxHeight) + "\" rx=\"6\" fill=\"" + fill + "\" stroke=\"#333\"" +
            (n.terminal ? " stroke-dasharray=\"4 3\"" : "") + "/>\n";
     const double tx = p.x + 8;
     out += "<text class=\"node\" x=\"" + fmt("%.1f", tx) + "\" y=\"" + fmt("%.1f", p.y + 15) + "\">";
-    out += "<tspan font-weight=\"bold\">" + escapeXml(line1) + "</tspan>";
-    out += "<tspan x=\"" + fmt("%.1f", tx) + "\" dy=\"15\">" + escapeXml(line2) + "</tspan>";
-    out += "<tspan x=\"" + fmt("%.1f", tx) + "\" dy=\"15\" fill=\"#444\">" + escapeXml(line3) + "</tspan>";
+    out += "<tspan font-weight=\"bold\">" + common::xmlEscape(line1) + "</tspan>";
+    out += "<tspan x=\"" + fmt("%.1f", tx) + "\" dy=\"15\">" + common::xmlEscape(line2) + "</tspan>";
+    out += "<tspan x=\"" + fmt("%.1f", tx) + "\" dy=\"15\" fill=\"#444\">" + common::xmlEscape(line3) + "</tspan>";
     out += "</text>\n</g>\n";
   }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/xml_escape.h"
+
 namespace poppy::report {
 
 // A value that is not there (a missing metric): skipped, and a line is broken around it.
@@ -79,8 +81,7 @@ std::string renderSvg(const BarChart& chart);
 std::string toCsv(const LineChart& chart);
 std::string toCsv(const BarChart& chart);
 
-// Text made safe inside XML elements and attribute values (&, <, >, ", ').
-std::string xmlEscape(const std::string& text);
+using common::xmlEscape;  // (&, <, >, ", ') for text inside elements and attribute values
 // A CSV field, quoted when it holds a comma, quote or line break.
 std::string csvField(const std::string& text);
 // A number with up to `decimals` digits, trailing zeros dropped; "" when missing.
