@@ -6,20 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/generation_name.h"
+
 namespace poppy::play {
 
 namespace {
 
-// "gen-0012" -> 12; -1 for anything else (a path, a name given to `poppy selfplay`).
-int generationNumber(const std::string& model) {
-  if (model.rfind("gen-", 0) != 0 || model.size() == 4) return -1;
-  if (model.find_first_not_of("0123456789", 4) != std::string::npos) return -1;
-  try {
-    return std::stoi(model.substr(4));
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
+using common::generationNumber;
 
 void addResult(const std::string& result, int64_t& sente, int64_t& draws, int64_t& gote) {
   if (result == "sente") ++sente;

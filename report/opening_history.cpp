@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/generation_name.h"
+
 namespace poppy::report {
 namespace {
 
@@ -66,13 +68,11 @@ nlohmann::ordered_json statsJson(const PositionStats& stats) {
 }  // namespace
 
 int checkpointGeneration(const std::string& fileName) {
-  const std::string prefix = "gen-", suffix = ".model";
-  if (fileName.size() <= prefix.size() + suffix.size() || fileName.rfind(prefix, 0) != 0 ||
+  const std::string suffix = ".model";
+  if (fileName.size() <= suffix.size() ||
       fileName.compare(fileName.size() - suffix.size(), suffix.size(), suffix) != 0)
     return -1;
-  const std::string digits = fileName.substr(prefix.size(), fileName.size() - prefix.size() - suffix.size());
-  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(digits);
+  return common::generationNumber(fileName.substr(0, fileName.size() - suffix.size()));
 }
 
 std::vector<std::string> prominentMoves(const std::vector<const PositionStats*>& perCheckpoint, double minShare,

@@ -6,18 +6,13 @@
 #include <set>
 
 #include "common/atomic_file.h"
+#include "common/generation_name.h"
 
 namespace poppy::report {
 namespace fs = std::filesystem;
 namespace {
 
-// "gen-0007" -> 7; -1 when the name has another shape.
-int generationNumber(const std::string& name) {
-  if (name.rfind("gen-", 0) != 0 || name.size() == 4) return -1;
-  for (size_t i = 4; i < name.size(); ++i)
-    if (name[i] < '0' || name[i] > '9') return -1;
-  return std::stoi(name.substr(4));
-}
+using common::generationNumber;
 
 std::string fixed(double v, int decimals) {
   if (isMissing(v)) return "-";
@@ -186,9 +181,7 @@ std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& ru
   rows.push_back({"time trained", fixed(isMissing(run.secondsTrained) ? kMissing : run.secondsTrained / 3600.0, 2) +
                                       " hours"});
   rows.push_back({"gates", std::to_string(run.metrics.gate.size()) + " (" + std::to_string(promoted) + " promoted)"});
-  char gen[32];
-  std::snprintf(gen, sizeof gen, "gen-%04d", run.generation);
-  rows.push_back({"best model", std::string(gen) + ", Elo " + fixed(run.bestElo, 0)});
+  rows.push_back({"best model", common::generationName(run.generation) + ", Elo " + fixed(run.bestElo, 0)});
   if (!run.metrics.train.empty()) {
     const TrainEvent& last = run.metrics.train.back();
     rows.push_back({"last losses", "policy " + fixed(last.policyLoss, 3) + ", value " + fixed(last.valueLoss, 3) +

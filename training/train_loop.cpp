@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "common/atomic_file.h"
+#include "common/generation_name.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
@@ -40,11 +41,7 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string generationName(int gen) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "gen-%04d", gen);
-  return buf;
-}
+using common::generationName;
 
 // Where the run stands; saved as state.json.
 struct RunState {
