@@ -73,11 +73,21 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
 
   auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
   auto outOfTime = [&] { return !limits.infinite && limits.seconds > 0 && secondsSince(start) >= limits.seconds; };
-  // After the budget is spent an infinite search idles until it is told to stop.
-  auto waitForStop = [&] {
+  // One loop for both searches: `step` adds playouts (false: nothing left to search) until a
+  // limit is reached, reporting progress; then the final snapshot.
+  auto run = [&](const auto& step, const auto& visits, const auto& snapshot) {
+    Clock::time_point lastProgress = start;
+    while (!stopped() && !outOfTime() && visits() < target) {
+      if (!step()) break;
+      if (progress && secondsSince(lastProgress) >= progressSeconds) {
+        lastProgress = Clock::now();
+        progress(snapshot());
+      }
+    }
+    // After the budget is spent an infinite search idles until it is told to stop.
     while (limits.infinite && !stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return snapshot();
   };
-  Clock::time_point lastProgress = start;
 
   if (evaluator_) {
     mcts::SearchParams params = params_;
@@ -106,15 +116,8 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
       rank(s);
       return s;
     };
-    while (!stopped() && !outOfTime() && tree.rootVisits() < target) {
-      if (!driver.round(trees, int(target))) break;
-      if (progress && secondsSince(lastProgress) >= progressSeconds) {
-        lastProgress = Clock::now();
-        progress(snapshot());
-      }
-    }
-    waitForStop();
-    return snapshot();
+    return run([&] { return driver.round(trees, int(target)); }, [&] { return int64_t(tree.rootVisits()); },
+               snapshot);
   }
 
   mcts::RolloutPlayer rollout(1, seed, params_.plyCap);
@@ -146,15 +149,12 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     rank(s);
     return s;
   };
-  while (!stopped() && !outOfTime() && rollout.rootVisits() < target) {
-    rollout.searchMore(int(std::min<int64_t>(16, target - rollout.rootVisits())));
-    if (progress && secondsSince(lastProgress) >= progressSeconds) {
-      lastProgress = Clock::now();
-      progress(snapshot());
-    }
-  }
-  waitForStop();
-  return snapshot();
+  return run(
+      [&] {
+        rollout.searchMore(int(std::min<int64_t>(16, target - rollout.rootVisits())));
+        return true;
+      },
+      [&] { return int64_t(rollout.rootVisits()); }, snapshot);
 }
 
 }  // namespace poppy::play
