@@ -13,8 +13,6 @@
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
-#include "nn/encoder.h"
-#include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "play/analyzer.h"
 #include "play/opening_stats.h"
@@ -106,8 +104,7 @@ play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) 
   std::unique_ptr<nn::TorchEvaluator> evaluator;
   if (!a.noModel) {
     torch::set_num_threads(a.threads);
-    evaluator = std::make_unique<nn::TorchEvaluator>(nn::loadModel(a.model, nullptr, variant->name, nn::Encoder::kVersion),
-                                                     nn::parseDevice(a.device));
+    evaluator = nn::loadEvaluator(a.model, variant->name, a.device);
   }
   mcts::SearchParams params;
   params.playouts = a.playouts > 0 ? a.playouts : (evaluator ? kNetworkPlayouts : kRolloutPlayouts);

@@ -12,7 +12,6 @@
 #include "common/atomic_file.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "nn/encoder.h"
 #include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "play/analyzer.h"
@@ -62,9 +61,8 @@ report::PositionStats statsOf(const play::Analysis& a) {
 class CheckpointSearcher {
  public:
   CheckpointSearcher(const HistoryArgs& o, const Checkpoint& c, const std::string& variantName)
-      : device_(nn::parseDevice(o.device)), variant_(game::loadVariant(variantName)), playouts_(o.playouts) {
-    evaluator_ = std::make_unique<nn::TorchEvaluator>(
-        nn::loadModel(c.path.string(), &info_, variantName, nn::Encoder::kVersion), device_);
+      : variant_(game::loadVariant(variantName)), playouts_(o.playouts) {
+    evaluator_ = nn::loadEvaluator(c.path.string(), variantName, o.device, &info_);
     mcts::SearchParams params;
     params.playouts = o.playouts;
     analyzer_ = std::make_unique<play::Analyzer>(variant_, evaluator_.get(), params, /*seed=*/1);
@@ -79,7 +77,6 @@ class CheckpointSearcher {
   }
 
  private:
-  torch::Device device_;
   game::VariantPtr variant_;
   int playouts_;
   nn::ModelInfo info_;

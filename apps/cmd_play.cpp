@@ -13,7 +13,6 @@
 
 #include "apps/commands.h"
 #include "game/variant_loader.h"
-#include "nn/encoder.h"
 #include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "play/terminal_game.h"
@@ -62,8 +61,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
 
   std::unique_ptr<nn::TorchEvaluator> evaluator;
   if (!a.model.empty()) {
-    evaluator = std::make_unique<nn::TorchEvaluator>(
-        nn::loadModel(a.model, nullptr, s.variant->name, nn::Encoder::kVersion), nn::parseDevice(a.device));
+    evaluator = nn::loadEvaluator(a.model, s.variant->name, a.device);
     s.modelName = a.model;
   }
 

@@ -79,8 +79,7 @@ void serve(const ServeOptions& o) {
   std::unique_ptr<nn::TorchEvaluator> evaluator;
   if (!o.model.empty()) {
     nn::ModelInfo info;
-    evaluator = std::make_unique<nn::TorchEvaluator>(nn::loadModel(o.model, &info, "", nn::Encoder::kVersion),
-                                                     nn::parseDevice(o.device));
+    evaluator = nn::loadEvaluator(o.model, "", o.device, &info);
     api.evaluator = evaluator.get();
     api.modelVariant = info.variant;
     api.modelName = std::filesystem::path(o.model).filename().string();

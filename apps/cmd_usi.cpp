@@ -8,8 +8,6 @@
 
 #include "apps/commands.h"
 #include "game/variant_loader.h"
-#include "nn/encoder.h"
-#include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "play/usi_engine.h"
 
@@ -31,8 +29,7 @@ void runUsi(const UsiCommandOptions& o) {
   nn::parseDevice(o.device);  // throws on a bad device name
   const std::string device = o.device;
   auto factory = [device](const std::string& path, const std::string& variant) -> std::unique_ptr<mcts::Evaluator> {
-    return std::make_unique<nn::TorchEvaluator>(nn::loadModel(path, nullptr, variant, nn::Encoder::kVersion),
-                                                nn::parseDevice(device));
+    return nn::loadEvaluator(path, variant, device);
   };
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);

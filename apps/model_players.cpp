@@ -1,8 +1,5 @@
 #include "apps/model_players.h"
 
-#include "nn/encoder.h"
-#include "nn/model_file.h"
-
 namespace poppy::apps {
 
 LoadedPlayer loadPlayer(const std::string& description, const std::string& variant, const std::string& device,
@@ -46,8 +43,7 @@ LoadedPlayer loadPlayer(const std::string& description, const std::string& varia
     }
     p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
     p.spec.search.playouts = playouts;
-    p.evaluator = std::make_unique<nn::TorchEvaluator>(nn::loadModel(path, nullptr, variant, nn::Encoder::kVersion),
-                                                       nn::parseDevice(device));
+    p.evaluator = nn::loadEvaluator(path, variant, device);
     p.spec.evaluator = p.evaluator.get();
     return p;
   }

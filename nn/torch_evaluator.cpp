@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "nn/encoder.h"
+
 namespace poppy::nn {
 
 torch::Device parseDevice(const std::string& name) {
@@ -32,6 +34,12 @@ void TorchEvaluator::evaluate(const float* planes, int batch, float* policyLogit
   value = torch::softmax(value, 1).to(torch::kCPU).contiguous();
   std::memcpy(policyLogits, policy.data_ptr<float>(), sizeof(float) * size_t(batch) * s.policySize);
   std::memcpy(wdl, value.data_ptr<float>(), sizeof(float) * size_t(batch) * 3);
+}
+
+std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const std::string& expectedVariant,
+                                              const std::string& device, ModelInfo* info) {
+  return std::make_unique<TorchEvaluator>(loadModel(path, info, expectedVariant, Encoder::kVersion),
+                                          parseDevice(device));
 }
 
 }  // namespace poppy::nn

@@ -1,8 +1,10 @@
 // The network behind the search's Evaluator interface, on any LibTorch device.
 #pragma once
+#include <memory>
 #include <string>
 
 #include "mcts/evaluator.h"
+#include "nn/model_file.h"
 #include "nn/network.h"
 
 namespace poppy::nn {
@@ -22,5 +24,12 @@ class TorchEvaluator : public mcts::Evaluator {
   PolicyValueNet net_;
   torch::Device device_;
 };
+
+// A model file ready to search with, on `device`: the one way the commands load a model. Refuses
+// a model of another variant (expectedVariant "" accepts any) or encoder version; throws
+// ModelError naming the file, or std::runtime_error for a bad device. info, when given, receives
+// the file's header.
+std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const std::string& expectedVariant,
+                                              const std::string& device, ModelInfo* info = nullptr);
 
 }  // namespace poppy::nn
