@@ -498,11 +498,25 @@ function click(el) {
 
 const squareEl = (sq) => document.querySelector(`#board [data-square="${sq}"]`);
 
+// Runs one scenario and publishes what it found (done, or the error) where the browser test
+// reads it from the dumped DOM.
+async function runSelftest(scenario) {
+  const out = {done: false};
+  try {
+    await scenario(out);
+    out.done = true;
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  const result = $('selftest-result');
+  result.textContent = JSON.stringify(out);
+  result.setAttribute('data-done', 'true');
+}
+
 // Plays through the page's own handlers: clicks a pawn (or any piece) and a highlighted target,
 // waits for the engine's reply, then tries a move the rules forbid and records the refusal.
 async function selftest() {
-  const out = {done: false};
-  try {
+  await runSelftest(async (out) => {
     await ui.pending;
     const s = ui.state;
     const start = boardSnapshot();
@@ -550,20 +564,13 @@ async function selftest() {
     piece.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: data}));
     await ui.pending;
     out.drag = {history: ui.state.history, reply: ui.state.last_move && ui.state.last_move.usi};
-    out.done = true;
-  } catch (e) {
-    out.error = String(e && e.stack || e);
-  }
-  const result = $('selftest-result');
-  result.textContent = JSON.stringify(out);
-  result.setAttribute('data-done', 'true');
+  });
 }
 
 // With ?selftest=promotion&sfen=...: clicks the first move that may promote or not, checks the
 // dialog offers both, and picks promotion.
 async function selftestPromotion() {
-  const out = {done: false};
-  try {
+  await runSelftest(async (out) => {
     await ui.pending;
     const s = ui.state;
     const promo = s.legal_moves.find((m) => m.from && m.flip &&
@@ -579,13 +586,7 @@ async function selftestPromotion() {
     out.move = promo.usi;
     out.history = ui.state.history;
     out.dialog_closed = $('choice').hidden;
-    out.done = true;
-  } catch (e) {
-    out.error = String(e && e.stack || e);
-  }
-  const result = $('selftest-result');
-  result.textContent = JSON.stringify(out);
-  result.setAttribute('data-done', 'true');
+  });
 }
 
 // ---- start -----------------------------------------------------------------------------------
