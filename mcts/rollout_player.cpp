@@ -18,28 +18,30 @@ float resultFor(const game::Outcome& o, game::Color side) {
 RolloutPlayer::RolloutPlayer(int simulations, uint64_t seed, int plyCap, float c)
     : simulations_(std::max(1, simulations)), plyCap_(plyCap), c_(c), rng_(seed) {}
 
-game::Move RolloutPlayer::choose(const game::Position& input) {
-  if (input.variant().numPlayers != 2)
+game::Move RolloutPlayer::choose(const game::Position& pos) {
+  if (!startSearch(pos)) return game::Move::none();
+  searchMore(simulations_);
+  return mostVisitedMove();
+}
+
+bool RolloutPlayer::startSearch(const game::Position& pos) {
+  if (pos.variant().numPlayers != 2)
     throw std::invalid_argument("RolloutPlayer: only two-player variants are supported");
-  if (input.outcome(plyCap_).over()) return game::Move::none();
-  game::Position pos = input;  // one copy per move; the simulations make and unmake on it
   nodes_.clear();
+  root_.reset();
+  if (pos.outcome(plyCap_).over()) return false;
+  root_ = std::make_unique<game::Position>(pos);  // the simulations make and unmake on this copy
   nodes_.emplace_back();
-  for (int s = 0; s < simulations_; ++s) simulate(pos);
+  return true;
+}
+
+game::Move RolloutPlayer::mostVisitedMove() const {
+  if (nodes_.empty() || nodes_[0].numChildren == 0) return game::Move::none();
   const Node& root = nodes_[0];
   int best = root.firstChild;
   for (int i = 1; i < root.numChildren; ++i)
     if (nodes_[size_t(root.firstChild + i)].visits > nodes_[size_t(best)].visits) best = root.firstChild + i;
   return nodes_[size_t(best)].move;
-}
-
-void RolloutPlayer::startSearch(const game::Position& pos) {
-  if (pos.variant().numPlayers != 2)
-    throw std::invalid_argument("RolloutPlayer: only two-player variants are supported");
-  if (pos.outcome(plyCap_).over()) throw std::invalid_argument("RolloutPlayer: the game is already over");
-  root_ = std::make_unique<game::Position>(pos);
-  nodes_.clear();
-  nodes_.emplace_back();
 }
 
 void RolloutPlayer::searchMore(int simulations) {

@@ -19,16 +19,19 @@ class RolloutPlayer {
   game::Move choose(const game::Position& pos);
 
   // Analysis in steps (the USI engine, hints, the web page): startSearch sets the root (a copy
-  // of pos, history included), searchMore adds simulations to it, so a caller can stop on a
-  // clock or a stop flag between steps. The root must not be over.
+  // of pos, history included; false, with nothing to search, when the game is over there),
+  // searchMore adds simulations to it, so a caller can stop on a clock or a stop flag between
+  // steps. choose() is startSearch + searchMore(simulations) + mostVisitedMove.
   struct ChildStat {
     game::Move move;
     int visits;
     float score;  // mean result for the root side: 1 win, 0.5 draw, 0 loss (0.5 when unvisited)
     float draw;   // share of the results below this move that were draws
   };
-  void startSearch(const game::Position& pos);
+  bool startSearch(const game::Position& pos);
   void searchMore(int simulations);
+  // The root move with the most visits (the first of equals); Move::none() before any simulation.
+  game::Move mostVisitedMove() const;
   int rootVisits() const { return nodes_.empty() ? 0 : nodes_[0].visits; }
   std::vector<ChildStat> rootChildren() const;  // empty until the first simulation
   // The root's child number `rootChild`, then the most visited reply, and so on.

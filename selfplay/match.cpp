@@ -94,10 +94,7 @@ game::Move timedRolloutMove(mcts::RolloutPlayer& player, const game::Position& p
   player.startSearch(pos);
   while (player.rootVisits() < simulations && Clock::now() < deadline)
     player.searchMore(std::min(16, simulations - player.rootVisits()));
-  game::Move best = game::Move::none();
-  int visits = -1;
-  for (const auto& c : player.rootChildren())
-    if (c.visits > visits) best = c.move, visits = c.visits;
+  game::Move best = player.mostVisitedMove();
   if (best == game::Move::none()) {  // no simulation finished in time: any legal move
     game::MoveList moves;
     pos.generateLegal(moves);
