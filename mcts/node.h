@@ -26,6 +26,18 @@ struct Node {
   int32_t firstChild = -1;
   uint16_t numChildren = 0;
   State state = kNew;
+  // MCTS-solver proof, from the view of the side to move here: 0 unknown; n + 1 > 0 a forced
+  // win in n plies; -(n + 1) a forced loss in n plies. n = 0 is a game end here (lost when
+  // mated; won when the opponent's last move lost, as a perpetual check does). Stored in one byte so the node keeps
+  // its 36 bytes; longer mates saturate at 126 plies (the length only orders proven moves).
+  int8_t proof = 0;
+
+  bool provenWin() const { return proof > 0; }
+  bool provenLoss() const { return proof < 0; }
+  int proofPlies() const { return (proof > 0 ? proof : -proof) - 1; }
+  static int8_t winIn(int plies) { return int8_t(plies < 126 ? plies + 1 : 127); }
+  static int8_t lossIn(int plies) { return int8_t(-winIn(plies)); }
 };
+static_assert(sizeof(Node) == 36, "Node grew: trees hold millions of them");
 
 }  // namespace poppy::mcts

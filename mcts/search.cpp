@@ -42,7 +42,7 @@ bool SearchDriver::round(const std::vector<Tree*>& trees, int playouts) {
   for (size_t k = 0; k < n; ++k) {
     const size_t t = (nextTree_ + k) % n;
     Tree& tree = *trees[t];
-    if (tree.rootIsTerminal() || tree.rootVisits() >= playouts) continue;
+    if (tree.rootIsTerminal() || tree.rootIsProven() || tree.rootVisits() >= playouts) continue;
     anyLeft = true;
     if (!gather(tree, playouts)) {
       nextTree_ = (t + 1) % n;  // the batch is full: the next round starts after this tree
@@ -60,7 +60,7 @@ bool SearchDriver::round(const std::vector<Tree*>& trees, int playouts) {
 bool SearchDriver::gather(Tree& tree, int playouts) {
   int pendingHere = 0;  // this tree's leaves already in the batch count toward its playouts
   const int attempts = std::max(1, tree.params().leavesPerTree);
-  for (int a = 0; a < attempts && tree.rootVisits() + pendingHere < playouts; ++a) {
+  for (int a = 0; a < attempts && tree.rootVisits() + pendingHere < playouts && !tree.rootIsProven(); ++a) {
     if (int(leaves_.size()) >= maxBatch_) return false;
     int node = -1;
     switch (tree.descend(node)) {

@@ -30,7 +30,8 @@ class SearchDriver {
   // maxBatch bounds one evaluator call; the cache (optional) must outlive the driver.
   SearchDriver(Evaluator& evaluator, const nn::Encoder& encoder, int maxBatch, EvalCache* cache = nullptr);
 
-  // Runs until every tree's root has at least `playouts` visits (terminal roots are skipped).
+  // Runs until every tree's root has at least `playouts` visits or is proven won or lost by the
+  // solver (terminal roots are skipped).
   // The trees must play the encoder's variant; each uses its own SearchParams.
   void search(const std::vector<Tree*>& trees, int playouts);
   // One round of search(): gathers leaves from the trees still short of `playouts` visits,

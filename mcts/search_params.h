@@ -1,5 +1,6 @@
 // Settings of the PUCT search. Defaults suit micro shogi self-play.
 #pragma once
+#include <cstdint>
 
 namespace poppy::mcts {
 
@@ -19,6 +20,17 @@ struct SearchParams {
   float noiseFraction = 0.25f;
   int leavesPerTree = 4;  // virtual-loss leaves gathered per tree per batch
   int plyCap = 200;       // game plies (counted from the game's SFEN) after which it is drawn
+  // MCTS-solver: game ends found in the tree are proofs, backed up exactly (a child lost for its
+  // mover is a won parent; a parent whose children are all won for their movers is lost);
+  // selection and move choice play proven wins and avoid proven losses.
+  bool solver = true;
+  // Exact mate search (checks only, mcts/mate_search.h) at every new leaf before it goes to the
+  // network: 0 off, 1 mate in one, 3 mate in three plies. A mate found proves the leaf.
+  int leafMatePlies = 3;
+  // A deeper mate search at each new root (the position to move in), bounded by a node budget:
+  // a mate found proves the root and decides the move before any playout. 0 plies: off.
+  int rootMatePlies = 5;
+  int64_t rootMateNodes = 4000;
 };
 
 }  // namespace poppy::mcts

@@ -19,7 +19,7 @@ void terminalValue(const game::Position& pos, const game::Outcome& o, float& val
 }  // namespace
 
 Tree::Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t seed)
-    : params_(params), pos_(gameSoFar), rng_(seed) {
+    : params_(params), pos_(gameSoFar), mate_(params.plyCap), rng_(seed) {
   // Values are negated per ply; four-player variants need a value per player (later).
   if (pos_.variant().numPlayers != 2)
     throw std::invalid_argument("mcts::Tree: only two-player variants are supported so far");
@@ -31,19 +31,68 @@ void Tree::resetRoot() {
   nodes_.clear();
   nodes_.emplace_back();
   rootTerminal_ = pos_.outcome(params_.plyCap).over();
+  searchRootMate();
+}
+
+void Tree::searchRootMate() {
+  rootMateLine_.clear();
+  Node& root = nodes_[0];
+  if (!params_.solver || params_.rootMatePlies <= 0 || rootTerminal_ || root.proof != 0) return;
+  MateSearch search(params_.plyCap, params_.rootMateNodes);
+  MateResult r = search.find(pos_, params_.rootMatePlies);
+  if (!r.found) return;
+  rootMateLine_ = std::move(r.line);
+  if (root.state == Node::kNew || root.state == Node::kPending) {
+    // kPending cannot occur at a new root; kNew gets its children now.
+    pos_.generateLegal(moves_);
+    const int count = moves_.size();
+    nodes_.resize(size_t(1 + count));
+    Node& self = nodes_[0];
+    self.firstChild = 1;
+    self.numChildren = uint16_t(count);
+    self.state = Node::kExpanded;
+    for (int i = 0; i < count; ++i) {
+      Node& child = nodes_[size_t(1 + i)];
+      child = Node{};
+      child.move = moves_[i];
+      child.parent = 0;
+      child.prior = 1.0f / float(count);
+    }
+  }
+  const Node& self = nodes_[0];
+  for (int i = 0; i < self.numChildren; ++i) {
+    Node& child = nodes_[size_t(self.firstChild + i)];
+    if (child.move == rootMateLine_.front()) child.proof = Node::lossIn(r.plies - 1);
+  }
+  prove(0, Node::winIn(r.plies));
 }
 
 // PUCT: Q + cpuct * P * sqrt(N) / (1 + n). Virtual loss counts each descent in flight as a
 // loss, so the leaves gathered for one batch spread over the tree instead of piling up.
+// With the solver, a child proven lost for its mover (a won move) is taken at once, the
+// shortest such mate first, and children proven won for their movers (lost moves) are never
+// chosen while another move is left; when all moves lose, the longest resistance is searched.
 int Tree::selectChild(const Node& parent) const {
   const Node* c = nodes_.data() + parent.firstChild;
   const int count = parent.numChildren;
+  if (params_.solver) {
+    int win = -1, longestLoss = -1;
+    bool allLose = true;
+    for (int i = 0; i < count; ++i) {
+      if (c[i].provenLoss() && (win < 0 || c[i].proofPlies() < c[win].proofPlies())) win = i;
+      if (!c[i].provenWin()) allLose = false;
+      else if (longestLoss < 0 || c[i].proofPlies() > c[longestLoss].proofPlies()) longestLoss = i;
+    }
+    if (win >= 0) return parent.firstChild + win;
+    if (allLose && longestLoss >= 0) return parent.firstChild + longestLoss;
+  }
   const float explore = params_.cpuct * std::sqrt(float(std::max(1, parent.visits + parent.inFlight)));
   float best = -std::numeric_limits<float>::infinity();
-  int bestIndex = 0;
+  int bestIndex = -1;
   float visitedPolicy = 0.0f;
   int unvisited = -1;  // the unvisited child with the highest prior: all of them share one Q
   for (int i = 0; i < count; ++i) {
+    if (params_.solver && c[i].provenWin()) continue;
     const int n = c[i].visits + c[i].inFlight;
     if (n == 0) {
       if (unvisited < 0 || c[i].prior > c[unvisited].prior) unvisited = i;
@@ -63,9 +112,49 @@ int Tree::selectChild(const Node& parent) const {
     float reduction = params_.fpuReduction;
     if (params_.fpuScaledByVisitedPolicy) reduction *= std::sqrt(visitedPolicy);
     const float score = parentQ - reduction + explore * c[unvisited].prior;
-    if (score > best) bestIndex = unvisited;
+    if (bestIndex < 0 || score > best) bestIndex = unvisited;
   }
-  return parent.firstChild + bestIndex;
+  return parent.firstChild + std::max(bestIndex, 0);
+}
+
+void Tree::prove(int node, int8_t proof) {
+  for (;;) {
+    Node& n = nodes_[size_t(node)];
+    n.proof = proof;
+    const int p = n.parent;
+    if (p < 0) return;
+    const Node& parent = nodes_[size_t(p)];
+    if (parent.proof != 0) return;
+    if (n.provenLoss()) {
+      proof = Node::winIn(n.proofPlies() + 1);
+    } else {
+      int longest = 0;
+      const Node* c = nodes_.data() + parent.firstChild;
+      for (int i = 0; i < parent.numChildren; ++i) {
+        if (!c[i].provenWin()) return;
+        longest = std::max(longest, c[i].proofPlies());
+      }
+      proof = Node::lossIn(longest + 1);
+    }
+    node = p;
+  }
+}
+
+bool Tree::proveByMateSearch(int node) {
+  int plies = 0;
+  const game::Move m = mate_.quick(pos_, params_.leafMatePlies, plies);
+  if (m.isNone()) return false;
+  Node& n = nodes_[size_t(node)];
+  Node* c = nodes_.data() + n.firstChild;
+  // Priors are never read below a proven node, except at a root searched again after tree
+  // reuse, where selection takes the proven move first; uniform ones keep the node valid.
+  for (int i = 0; i < n.numChildren; ++i) {
+    c[i].prior = 1.0f / float(n.numChildren);
+    if (c[i].move == m) c[i].proof = Node::lossIn(plies - 1);
+  }
+  n.state = Node::kExpanded;
+  prove(node, Node::winIn(plies));
+  return true;
 }
 
 Tree::Descent Tree::descend(int& leaf) {
@@ -74,6 +163,11 @@ Tree::Descent Tree::descend(int& leaf) {
   for (;;) {
     Node& node = nodes_[cur];
     ++node.inFlight;
+    // A proven node below the root is exact: no need to look further (MCTS-solver).
+    if (node.proof != 0 && cur != 0 && params_.solver) {
+      backup(cur, node.provenWin() ? 1.0f : -1.0f, 0.0f);
+      return Descent::kResolved;
+    }
     switch (node.state) {
       case Node::kExpanded: {
         cur = selectChild(node);
@@ -99,6 +193,7 @@ Tree::Descent Tree::descend(int& leaf) {
       terminalValue(pos_, o, v, d);
       node.state = Node::kTerminal;
       backup(cur, v, d);
+      if (params_.solver && !o.draw()) prove(cur, v > 0 ? Node::winIn(0) : Node::lossIn(0));
       return Descent::kResolved;
     }
     // The only generateLegal for this node: its moves become its children right away, and the
@@ -116,6 +211,10 @@ Tree::Descent Tree::descend(int& leaf) {
     self.firstChild = first;
     self.numChildren = uint16_t(count);
     self.state = Node::kPending;
+    if (params_.solver && params_.leafMatePlies > 0 && proveByMateSearch(cur)) {
+      backup(cur, 1.0f, 0.0f);
+      return Descent::kResolved;
+    }
     leaf = cur;
     return Descent::kLeaf;
   }
@@ -200,6 +299,7 @@ void Tree::advance(game::Move m) {
   }
   nodes_.swap(spare_);
   rootTerminal_ = pos_.outcome(params_.plyCap).over();
+  searchRootMate();
   if (params_.rootNoise && nodes_[0].state == Node::kExpanded) applyRootNoise();
 }
 
@@ -210,8 +310,9 @@ std::vector<Tree::ChildStat> Tree::rootChildren() const {
   out.reserve(root.numChildren);
   for (int i = 0; i < root.numChildren; ++i) {
     const Node& c = nodes_[size_t(root.firstChild + i)];
+    const int mate = c.provenLoss() ? c.proofPlies() + 1 : c.provenWin() ? -(c.proofPlies() + 1) : 0;
     out.push_back({c.move, c.visits, c.prior, c.visits > 0 ? -c.valueSum / float(c.visits) : 0.0f,
-                   c.visits > 0 ? c.drawSum / float(c.visits) : 0.0f});
+                   c.visits > 0 ? c.drawSum / float(c.visits) : 0.0f, mate});
   }
   return out;
 }
@@ -221,6 +322,10 @@ std::vector<game::Move> Tree::principalVariation(int rootChild, int maxLength) c
   const Node& root = nodes_[0];
   if (root.state != Node::kExpanded || rootChild < 0 || rootChild >= root.numChildren) return line;
   int cur = root.firstChild + rootChild;
+  if (!rootMateLine_.empty() && nodes_[size_t(cur)].move == rootMateLine_.front()) {
+    line.assign(rootMateLine_.begin(), rootMateLine_.begin() + std::min<size_t>(rootMateLine_.size(), size_t(maxLength)));
+    return line;
+  }
   while (int(line.size()) < maxLength) {
     const Node& n = nodes_[size_t(cur)];
     line.push_back(n.move);
@@ -236,8 +341,14 @@ std::vector<game::Move> Tree::principalVariation(int rootChild, int maxLength) c
   return line;
 }
 
+int Tree::rootMate() const {
+  const Node& root = nodes_[0];
+  return root.provenWin() ? root.proofPlies() : root.provenLoss() ? -root.proofPlies() : 0;
+}
+
 float Tree::rootValue() const {
   const Node& root = nodes_[0];
+  if (root.proof != 0) return root.provenWin() ? 1.0f : -1.0f;
   if (root.visits > 0) return root.valueSum / float(root.visits);
   if (rootTerminal_) {
     float v, d;
@@ -250,7 +361,10 @@ float Tree::rootValue() const {
 std::array<float, 3> Tree::rootWdl() const {
   const Node& root = nodes_[0];
   float v = 0.0f, d = 1.0f;
-  if (root.visits > 0) {
+  if (root.proof != 0) {
+    v = root.provenWin() ? 1.0f : -1.0f;
+    d = 0.0f;
+  } else if (root.visits > 0) {
     v = root.valueSum / float(root.visits);
     d = root.drawSum / float(root.visits);
   } else if (rootTerminal_) {
@@ -262,15 +376,41 @@ std::array<float, 3> Tree::rootWdl() const {
   return {w, d, l};
 }
 
+// With the solver, proofs decide before visits: the shortest proven win is played; moves proven
+// lost are never played while another is left, and when every move loses, the longest
+// resistance is played (an opponent may still go wrong).
+int Tree::provenChoice() const {
+  const Node& root = nodes_[0];
+  if (!params_.solver || root.state != Node::kExpanded) return -1;
+  const Node* c = nodes_.data() + root.firstChild;
+  int win = -1, longestLoss = -1;
+  bool allLose = true;
+  for (int i = 0; i < root.numChildren; ++i) {
+    if (c[i].provenLoss() && (win < 0 || c[i].proofPlies() < c[win].proofPlies())) win = i;
+    if (!c[i].provenWin()) allLose = false;
+    else if (longestLoss < 0 || c[i].proofPlies() > c[longestLoss].proofPlies() ||
+             (c[i].proofPlies() == c[longestLoss].proofPlies() && c[i].visits > c[longestLoss].visits))
+      longestLoss = i;
+  }
+  if (win >= 0) return win;
+  if (allLose && longestLoss >= 0) return longestLoss;
+  return -1;
+}
+
 game::Move Tree::pickMove(float temperature, std::mt19937& rng) const {
   const Node& root = nodes_[0];
   if (root.state != Node::kExpanded || root.numChildren == 0) return game::Move::none();
   const Node* c = nodes_.data() + root.firstChild;
   const int count = root.numChildren;
-  int best = 0;
-  for (int i = 1; i < count; ++i)
-    if (c[i].visits > c[best].visits || (c[i].visits == c[best].visits && c[i].prior > c[best].prior))
+  if (const int proven = provenChoice(); proven >= 0) return c[proven].move;
+  // Moves proven lost take no part below (provenChoice answered if all of them are).
+  const auto playable = [&](int i) { return !(params_.solver && c[i].provenWin()); };
+  int best = -1;
+  for (int i = 0; i < count; ++i) {
+    if (!playable(i)) continue;
+    if (best < 0 || c[i].visits > c[best].visits || (c[i].visits == c[best].visits && c[i].prior > c[best].prior))
       best = i;
+  }
   if (temperature <= 0.0f || c[best].visits == 0) return c[best].move;
 
   // visits^(1/T), relative to the most visited child so the powers stay finite for small T.
@@ -278,7 +418,7 @@ game::Move Tree::pickMove(float temperature, std::mt19937& rng) const {
   double total = 0.0;
   const double inv = 1.0 / double(temperature), top = double(c[best].visits);
   for (int i = 0; i < count; ++i)
-    total += (weight[size_t(i)] = c[i].visits > 0 ? std::pow(double(c[i].visits) / top, inv) : 0.0);
+    total += (weight[size_t(i)] = c[i].visits > 0 && playable(i) ? std::pow(double(c[i].visits) / top, inv) : 0.0);
   // A portable uniform draw in [0, total): std::uniform_real_distribution differs by library.
   double u = double(rng()) / 4294967296.0 * total;
   for (int i = 0; i < count; ++i) {
@@ -299,12 +439,21 @@ void Tree::visitPolicy(const nn::Encoder& encoder, float* out) const {
     return;
   }
   const Node* c = nodes_.data() + root.firstChild;
+  // A proof is a better target than visits: the proven move alone (the shortest win, or the
+  // longest resistance when all lose); otherwise moves proven lost get no share.
+  if (const int proven = provenChoice(); proven >= 0) {
+    out[encoder.moveIndex(pos_, c[proven].move)] = 1.0f;
+    return;
+  }
+  const auto playable = [&](int i) { return !(params_.solver && c[i].provenWin()); };
   double visits = 0.0, priors = 0.0;
   for (int i = 0; i < root.numChildren; ++i) {
+    if (!playable(i)) continue;
     visits += c[i].visits;
     priors += c[i].prior;
   }
   for (int i = 0; i < root.numChildren; ++i) {
+    if (!playable(i)) continue;
     const double share = visits > 0   ? c[i].visits / visits
                          : priors > 0 ? c[i].prior / priors
                                       : 1.0 / root.numChildren;

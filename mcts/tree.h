@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "game/position.h"
+#include "mcts/mate_search.h"
 #include "mcts/node.h"
 #include "mcts/search_params.h"
 #include "nn/encoder.h"
@@ -25,6 +26,9 @@ class Tree {
     float prior;
     float q;  // mean value from the root side's view, in [-1,1] (0 when unvisited)
     float draw = 0.0f;  // mean draw probability below this move (0 when unvisited)
+    // Proven result of this move, in plies from the root: +N it mates in N plies, -N the root
+    // side is mated in N plies after it, 0 not proven (see Node::proof).
+    int mate = 0;
   };
 
   // gameSoFar carries the game's history; the tree plays on its own copy of it.
@@ -45,6 +49,12 @@ class Tree {
   void advance(game::Move m);
   // The game is over at the root (Position::outcome with the ply cap): nothing to search.
   bool rootIsTerminal() const { return rootTerminal_; }
+  // The solver proved the root won or lost: more playouts cannot change the move to play.
+  bool rootIsProven() const { return nodes_[0].proof != 0; }
+  // The root's proof in plies from the root side's view: +N it mates in N, -N it is mated in N.
+  int rootMate() const;
+  // The mate the root mate search found at this root (empty if none): the line, moves first.
+  const std::vector<game::Move>& rootMateLine() const { return rootMateLine_; }
 
   // Root visit counts as a distribution over encoder policy indices (the training target):
   // out has encoder.policySize() floats, non-zero only at legal moves, summing to 1. Before any
@@ -78,8 +88,20 @@ class Tree {
   // Removes the virtual loss of a collided descent that ended at `node`.
   void releaseVirtualLoss(int node);
   int selectChild(const Node& parent) const;
+  // Marks `node` proven (Node::proof encoding) and carries the proof up while parents follow
+  // from it: a child lost for its mover proves its parent won; a parent whose children are all
+  // proven won for their movers is lost.
+  void prove(int node, int8_t proof);
+  // Mate search at a new leaf (its children just allocated): true when it proved the leaf won.
+  bool proveByMateSearch(int node);
   void applyRootNoise();
+  // The root child that proofs choose (shortest win, else the longest loss when every move is
+  // lost), or -1 when proofs do not decide.
+  int provenChoice() const;
   void resetRoot();
+  // Runs the root mate search (params_.rootMatePlies, rootMateNodes) on a new root; a mate
+  // found expands the root if needed (uniform priors: the proof decides) and proves it.
+  void searchRootMate();
 
   SearchParams params_;
   game::Position pos_;
@@ -88,6 +110,8 @@ class Tree {
   std::vector<Node> nodes_;  // nodes_[0] is the root
   std::vector<Node> spare_;  // reused by advance() to compact the kept subtree
   game::MoveList moves_;     // scratch for generateLegal
+  MateSearch mate_;          // leaf mate search (params_.leafMatePlies)
+  std::vector<game::Move> rootMateLine_;
   std::mt19937_64 rng_;      // root noise
 };
 

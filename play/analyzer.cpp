@@ -31,7 +31,12 @@ void rank(Analysis& a) {
     m.share = total ? double(m.visits) / double(total) : 0.0;
     m.winRate = m.wdl[0] + 0.5f * m.wdl[1];
   }
-  std::stable_sort(a.moves.begin(), a.moves.end(), [](const MoveInfo& x, const MoveInfo& y) {
+  // Proofs first: proven wins (shortest first), then the unproven moves by visits, then proven
+  // losses (longest resistance first).
+  const auto group = [](const MoveInfo& m) { return m.mate > 0 ? 0 : m.mate == 0 ? 1 : 2; };
+  std::stable_sort(a.moves.begin(), a.moves.end(), [&](const MoveInfo& x, const MoveInfo& y) {
+    if (group(x) != group(y)) return group(x) < group(y);
+    if (x.mate != y.mate) return x.mate < y.mate;  // +1 before +3; -7 before -3
     return x.visits != y.visits ? x.visits > y.visits : x.prior > y.prior;
   });
   a.winRate = a.wdl[0] + 0.5f * a.wdl[1];
@@ -101,6 +106,7 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
       s.playouts = tree.rootVisits();
       s.seconds = secondsSince(start);
       s.wdl = tree.rootWdl();
+      s.mate = tree.rootMate();
       const auto children = tree.rootChildren();
       for (size_t i = 0; i < children.size(); ++i) {
         const auto& c = children[i];
@@ -109,8 +115,13 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
         m.usi = pos.moveToUsi(c.move);
         m.visits = c.visits;
         m.prior = c.prior;
-        m.wdl = c.visits ? wdlFrom(c.q, c.draw) : s.wdl;
-        m.pv = c.visits ? toUsi(pos, tree.principalVariation(int(i))) : std::vector<std::string>{m.usi};
+        m.mate = c.mate;
+        m.wdl = c.mate > 0 ? std::array<float, 3>{1, 0, 0}
+                : c.mate < 0 ? std::array<float, 3>{0, 0, 1}
+                : c.visits  ? wdlFrom(c.q, c.draw)
+                            : s.wdl;
+        const auto line = tree.principalVariation(int(i));
+        m.pv = line.size() > 1 || c.visits ? toUsi(pos, line) : std::vector<std::string>{m.usi};
         s.moves.push_back(std::move(m));
       }
       rank(s);

@@ -33,6 +33,9 @@ struct MoveInfo {
   std::array<float, 3> wdl{0, 1, 0};  // win, draw, loss for the side to move at the root
   float winRate = 0.5f;               // wdl[0] + wdl[1] / 2
   std::vector<std::string> pv;        // USI, starting with this move
+  // Proven by the solver, in plies from the root: +N this move mates in N, -N the side to move
+  // is mated in N plies after it; 0 not proven (always 0 for the rollout search).
+  int mate = 0;
 };
 
 struct Analysis {
@@ -43,6 +46,7 @@ struct Analysis {
   float winRate = 0.5f;
   bool network = false;   // true: PUCT with the network; false: rollout MCTS
   bool terminal = false;  // the game is already over at the root: no moves
+  int mate = 0;           // the root's proof: +N the side to move mates in N plies, -N is mated
   // Centipawn-like score for GUIs (Lc0's mapping of the expected score), clamped to +-10000.
   int centipawns() const;
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "game/variant_loader.h"
+#include "mcts/mate_search.h"
 
 namespace poppy::play {
 
@@ -352,8 +353,19 @@ void UsiEngine::cmdGo(const std::vector<std::string>& words) {
     } else if (w == "ponder") {
       go.ponder = true;
     } else if (w == "mate") {
-      // Tsume (mate) search is a separate USI mode that Poppy does not have.
-      send("checkmate notimplemented");
+      // Tsume mode: `go mate MS` or `go mate infinite`; answered by a `checkmate` line.
+      const std::string text = i + 1 < words.size() ? words[i + 1] : "infinite";
+      int64_t ms = 0;  // 0: until stop
+      if (text != "infinite") {
+        const auto v = parseInteger(text, 1, int64_t(1) << 40);
+        if (!v) {
+          send("info string error: go mate: expected milliseconds or 'infinite', got '" + text +
+               "' (searching until stop)");
+        } else {
+          ms = *v;
+        }
+      }
+      startMateSearch(ms);
       return;
     } else if (w == "btime" || w == "wtime" || w == "binc" || w == "winc" || w == "byoyomi" || w == "movetime" ||
                w == "nodes") {
@@ -385,6 +397,53 @@ void UsiEngine::cmdGo(const std::vector<std::string>& words) {
     searching_ = true;
   }
   worker_ = std::thread([this, job = std::move(job)]() mutable { search(std::move(job)); });
+}
+
+void UsiEngine::startMateSearch(int64_t ms) {
+  const Clock::time_point received = Clock::now();
+  stopSearch();
+  prepare();
+  game::Position pos = position_ ? *position_ : game::Position(setup_->variant);
+  stop_ = false;
+  untilStopped_ = false;
+  {
+    std::lock_guard<std::mutex> lock(stateMutex_);
+    searching_ = true;
+  }
+  worker_ = std::thread([this, pos = std::move(pos), ms, received]() mutable { mateSearch(std::move(pos), ms, received); });
+}
+
+// The checks-only mate search of mcts/mate_search.h, deepened 1, 3, 5, ... plies until a mate,
+// the time limit or `stop`. Replies (USI): `checkmate M1 M2 ...` (the whole line, the defence
+// longest), `checkmate nomate` when every depth up to kMaxMatePlies was searched in full, else
+// `checkmate timeout`.
+void UsiEngine::mateSearch(game::Position pos, int64_t ms, Clock::time_point received) {
+  constexpr int kMaxMatePlies = 63;
+  std::string reply;
+  try {
+    mcts::MateSearch search(pos.gamePly() + kSearchHorizonPlies);
+    search.setStopTest([&] { return stop_.load() || (ms > 0 && msSince(received) >= ms); });
+    const mcts::MateResult r = search.find(pos, kMaxMatePlies);
+    send("info string mate search: " + std::to_string(r.nodes) + " nodes in " + std::to_string(msSince(received)) +
+         " ms" + (r.found ? ", mate in " + std::to_string(r.plies) + " plies" : ""));
+    if (r.found) {
+      reply = "checkmate";
+      game::Position line = pos;
+      for (const game::Move& m : r.line) {
+        reply += " " + line.moveToUsi(m);
+        line.makeMove(m);
+      }
+    } else {
+      reply = r.budgetExhausted ? "checkmate timeout" : "checkmate nomate";
+    }
+  } catch (const std::exception& e) {
+    send(std::string("info string error: mate search: ") + e.what());
+    reply = "checkmate nomate";
+  }
+  send(reply);
+  std::lock_guard<std::mutex> lock(stateMutex_);
+  searching_ = false;
+  stateChanged_.notify_all();
 }
 
 void UsiEngine::cmdPonderHit() {
@@ -429,8 +488,9 @@ void UsiEngine::sendInfo(const Analysis& a, int64_t elapsedMs, int multiPv) {
     const MoveInfo& m = a.moves[k];
     std::string line = "info depth " + std::to_string(std::max<size_t>(1, m.pv.size())) + " seldepth " +
                        std::to_string(seldepth) + " nodes " + std::to_string(a.playouts) + " nps " +
-                       std::to_string(nps) + " time " + std::to_string(elapsedMs) + " score cp " +
-                       std::to_string(centipawnsOf(m.winRate)) + " multipv " + std::to_string(k + 1) + " pv";
+                       std::to_string(nps) + " time " + std::to_string(elapsedMs) + " score " +
+                       (m.mate != 0 ? "mate " + std::to_string(m.mate) : "cp " + std::to_string(centipawnsOf(m.winRate))) +
+                       " multipv " + std::to_string(k + 1) + " pv";
     for (const std::string& move : m.pv) line += " " + move;
     send(line);
   }

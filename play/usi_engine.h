@@ -87,6 +87,8 @@ class UsiEngine {
   void stopSearch();  // sets the stop flag and joins the worker
   void joinWorker();
   void search(SearchJob job);  // the worker thread's body
+  void startMateSearch(int64_t ms);  // `go mate`: 0 ms = until stop
+  void mateSearch(game::Position pos, int64_t ms, std::chrono::steady_clock::time_point received);
   void sendInfo(const Analysis& a, int64_t elapsedMs, int multiPv);
 
   std::ostream& out_;

@@ -96,7 +96,7 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
     driver_.round(trees, settings_.search.playouts);
 
     for (Slot& s : slots) {
-      if (!s.active || s.tree->rootVisits() < settings_.search.playouts) continue;
+      if (!s.active || (s.tree->rootVisits() < settings_.search.playouts && !s.tree->rootIsProven())) continue;
       mcts::Tree& tree = *s.tree;
       const game::Position& pos = tree.rootPosition();
       // The training sample: this position and the search's visit distribution.

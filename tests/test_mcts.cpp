@@ -334,7 +334,11 @@ TEST(MctsSearch, RepetitionCountsTheGameSoFar) {
 TEST(MctsSearch, TemperatureSamplesOnlyVisitedMoves) {
   Micro m;
   const Position pos = m.at(kMicroDropWin);
-  const mcts::Tree tree = searched(m, pos, 64);
+  // Without the solver: with it, the root mate search proves this position before any playout
+  // and the proven move is played unvisited (tests/test_mate_search.cpp).
+  mcts::SearchParams plain;
+  plain.solver = false;
+  const mcts::Tree tree = searched(m, pos, 64, plain);
   std::mt19937 rng(4);
   for (int i = 0; i < 50; ++i) {
     const Move mv = tree.pickMove(1.0f, rng);
