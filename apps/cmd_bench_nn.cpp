@@ -9,11 +9,14 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "apps/commands.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
+#include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
+#include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
@@ -30,6 +33,9 @@ struct NetBenchArgs {
   double seconds = 1.0;  // per measurement
   int games = 96;        // bench selfplay: one iteration of the default config
   int batch = 0;         // bench train (0: the config's batch size)
+  std::string model;     // bench selfplay: trained weights (default: random ones)
+  std::string tactics = "on";  // bench selfplay: exact tactics on, off, or both (compared)
+  int workers = 0;       // bench selfplay: self-play workers (0: the config's)
 };
 
 struct Setup {
@@ -130,59 +136,116 @@ class RecordingEvaluator : public mcts::Evaluator {
   mcts::Evaluator& inner_;
 };
 
-void benchSelfplay(const NetBenchArgs& a) {
-  Setup s = setup(a);
-  nn::PolicyValueNet net(s.shape);
-  nn::TorchEvaluator torchEval(net, nn::parseDevice(s.config.device));
-  RecordingEvaluator ev(torchEval);
+struct SelfplayFigures {
+  double gamesPerHour = 0, pliesPerGame = 0, evalsPerSec = 0, standalone = 0, replayRate = 0;
+};
+
+// One self-play run of a.games games with the config's workers (or a.workers); `tactics`
+// switches the MCTS-solver and mate searches. The standalone figures replay each worker's
+// sequence of batch sizes on as many threads at once, so both sides use the same cores.
+SelfplayFigures selfplayOnce(const NetBenchArgs& a, const Setup& s, nn::PolicyValueNet net, bool tactics) {
+  const int workers = a.workers > 0 ? a.workers : s.config.selfplayWorkers;
+  const torch::Device device = nn::parseDevice(s.config.device);
+  // Each worker's own copy of the network, and the batch sizes it asked for.
+  std::vector<std::unique_ptr<nn::TorchEvaluator>> nets;
+  std::vector<RecordingEvaluator*> recorders;
+  auto copyOf = [&] {
+    nn::PolicyValueNet copy(net->shape());
+    nn::moduleFromBytes(*copy, nn::moduleToBytes(*net));
+    return std::make_unique<nn::TorchEvaluator>(copy, device);
+  };
   selfplay::SelfPlaySettings settings;
-  settings.search.playouts = s.config.selfplaySearch.playouts;
-  settings.search.cpuct = float(s.config.selfplaySearch.cpuct);
-  settings.search.fpuReduction = float(s.config.selfplaySearch.fpuReduction);
-  settings.search.leavesPerTree = s.config.selfplaySearch.leavesPerTree;
+  settings.search = s.config.selfplaySearch.applyTo(settings.search);
+  settings.search.solver = tactics && settings.search.solver;
   settings.search.plyCap = s.config.plyCap;
   settings.parallelGames = std::min(s.config.parallelGames, a.games);
   settings.temperatureMoves = s.config.temperatureMoves;
   settings.seed = s.config.seed;
-  mcts::EvalCache cache(18);  // as in `poppy train`
-  selfplay::SelfPlayRunner runner(s.variant, *s.encoder, ev, settings, &cache);
+  selfplay::SelfPlayPool pool(
+      s.variant, *s.encoder,
+      [&]() -> std::unique_ptr<mcts::Evaluator> {
+        nets.push_back(copyOf());
+        auto rec = std::make_unique<RecordingEvaluator>(*nets.back());
+        recorders.push_back(rec.get());
+        return rec;
+      },
+      settings, workers, 18);  // the cache as in `poppy train`
   int64_t plies = 0;
   const auto start = Clock::now();
-  runner.play(
+  pool.play(
       a.games, [&](std::vector<selfplay::Sample>&&, selfplay::GameRecord&& r) { plies += r.plies; },
-      [&](const selfplay::SelfPlayProgress& p) {
+      [&, last = Clock::now()](const selfplay::SelfPlayProgress& p) mutable {
+        if (since(last) < 0.5 && p.gamesFinished < p.gamesWanted) return;
+        last = Clock::now();
         std::fprintf(stderr, "\r%d/%d games   ", p.gamesFinished, p.gamesWanted);
       });
   const double seconds = since(start);
   std::fprintf(stderr, "\n");
-  const auto& st = runner.searchStats();
-  const double evalsPerSec = st.evaluations / seconds;
+  SelfplayFigures f;
+  const auto st = pool.searchStats();
+  f.evalsPerSec = st.evaluations / seconds;
   const int avgBatch = int(std::max<int64_t>(1, st.evaluations / std::max<int64_t>(1, st.batches)));
-  const double standalone = evalRate(torchEval, s, avgBatch, a.seconds);
-  // The same network alone on the same sequence of batch sizes (inputs are not recomputed).
-  const int maxBatch = *std::max_element(ev.sizes.begin(), ev.sizes.end());
-  std::vector<float> planes(size_t(maxBatch) * s.encoder->inputSize(), 0.5f);
-  std::vector<float> logits(size_t(maxBatch) * s.encoder->policySize()), wdl(size_t(maxBatch) * 3);
+  // The same networks alone on the same sequences of batch sizes, all workers' threads at once
+  // (inputs are not recomputed), and one network at a fixed batch of the average size.
+  std::vector<std::thread> replay;
+  std::vector<int64_t> replayed(size_t(workers), 0);
   const auto replayStart = Clock::now();
-  int64_t replayed = 0;
-  for (int b : ev.sizes) {
-    torchEval.evaluate(planes.data(), b, logits.data(), wdl.data());
-    replayed += b;
-  }
-  const double replayRate = replayed / since(replayStart);
-  std::printf("%d games at %d playouts in %.1f s: %.0f games/hour, %.1f plies/game\n", a.games,
-              settings.search.playouts, seconds, a.games * 3600 / seconds, double(plies) / a.games);
+  for (int k = 0; k < workers; ++k)
+    replay.emplace_back([&, k] {
+      const std::vector<int>& sizes = recorders[size_t(k)]->sizes;
+      const int maxBatch = sizes.empty() ? 1 : *std::max_element(sizes.begin(), sizes.end());
+      std::vector<float> planes(size_t(maxBatch) * s.encoder->inputSize(), 0.5f);
+      std::vector<float> logits(size_t(maxBatch) * s.encoder->policySize()), wdl(size_t(maxBatch) * 3);
+      for (int b : sizes) {
+        nets[size_t(k)]->evaluate(planes.data(), b, logits.data(), wdl.data());
+        replayed[size_t(k)] += b;
+      }
+    });
+  for (std::thread& t : replay) t.join();
+  int64_t total = 0;
+  for (int64_t r : replayed) total += r;
+  f.replayRate = total / std::max(since(replayStart), 1e-9);
+  f.standalone = evalRate(*nets[0], s, avgBatch, a.seconds);
+  f.gamesPerHour = a.games * 3600 / seconds;
+  f.pliesPerGame = double(plies) / a.games;
+  std::printf("%s, %d worker%s: %d games at %d playouts in %.1f s: %.0f games/hour, %.1f plies/game, %.2f ms/ply\n",
+              tactics ? "exact tactics on" : "exact tactics off", workers, workers > 1 ? "s" : "", a.games,
+              settings.search.playouts, seconds, f.gamesPerHour, f.pliesPerGame, 1e3 * seconds / std::max<int64_t>(1, plies));
   std::printf("network evaluations: %lld in %lld batches (average batch %d), %.0f evals/s in self-play; "
-              "%.0f%% of the time inside the network; cache hits %lld, game ends %lld\n",
-              (long long)st.evaluations, (long long)st.batches, avgBatch, evalsPerSec,
-              100 * st.evalSeconds / std::max(seconds, 1e-9), (long long)st.cacheHits, (long long)st.terminals);
-  std::printf("standalone network: %.0f evals/s at the average batch %d; %.0f evals/s on the same %zu batch sizes "
-              "as self-play\n", standalone, avgBatch, replayRate, ev.sizes.size());
-  std::ofstream(a.csv, std::ios::app) << "selfplay," << s.variant->name << ',' << a.games * 3600 / seconds << ','
-                                      << evalsPerSec << ',' << standalone << ',' << replayRate << '\n';
-  std::printf("self-play network rate = %.0f%% of standalone on the same batches (%.0f%% of the fixed average batch); "
-              "%.0f games/hour\n",
-              100 * evalsPerSec / replayRate, 100 * evalsPerSec / standalone, a.games * 3600 / seconds);
+              "network time %.0f%% of the workers' time; cache hits %lld, game ends and proofs %lld\n",
+              (long long)st.evaluations, (long long)st.batches, avgBatch, f.evalsPerSec,
+              100 * st.evalSeconds / std::max(seconds * workers, 1e-9), (long long)st.cacheHits, (long long)st.terminals);
+  std::printf("standalone network: %.0f evals/s at the average batch %d on one thread; %.0f evals/s on the same "
+              "batch sizes as self-play, %d thread%s at once\n",
+              f.standalone, avgBatch, f.replayRate, workers, workers > 1 ? "s" : "");
+  std::ofstream(a.csv, std::ios::app) << "selfplay," << s.variant->name << ',' << f.gamesPerHour << ','
+                                      << f.evalsPerSec << ',' << f.standalone << ',' << f.replayRate << ','
+                                      << (tactics ? "tactics" : "plain") << ',' << workers << '\n';
+  return f;
+}
+
+void benchSelfplay(const NetBenchArgs& a) {
+  Setup s = setup(a);
+  nn::PolicyValueNet net = nullptr;
+  if (a.model.empty()) {
+    net = nn::PolicyValueNet(s.shape);
+  } else {
+    net = nn::loadModel(a.model, nullptr, s.variant->name, nn::Encoder::kVersion);
+    std::printf("weights: %s\n", a.model.c_str());
+  }
+  if (a.tactics != "both") {
+    const SelfplayFigures f = selfplayOnce(a, s, net, a.tactics == "on");
+    std::printf("self-play network rate = %.0f%% of standalone on the same batches (%.0f%% of the fixed average "
+                "batch); %.0f games/hour\n",
+                100 * f.evalsPerSec / f.replayRate, 100 * f.evalsPerSec / f.standalone, f.gamesPerHour);
+    return;
+  }
+  const SelfplayFigures off = selfplayOnce(a, s, net, false);
+  const SelfplayFigures on = selfplayOnce(a, s, net, true);
+  std::printf("exact tactics: %.0f games/hour with, %.0f without: %.0f%% of the games/hour without (%.1f vs %.1f "
+              "plies/game)\n",
+              on.gamesPerHour, off.gamesPerHour, 100 * on.gamesPerHour / off.gamesPerHour, on.pliesPerGame,
+              off.pliesPerGame);
 }
 
 void benchTrain(const NetBenchArgs& a) {
@@ -243,6 +306,12 @@ void addNetworkBenches(CLI::App* bench) {
   CLI::App* sp = bench->add_subcommand("selfplay", "Self-play games/hour and network rate inside self-play vs standalone");
   addOptions(sp, *a);
   sp->add_option("--games", a->games, "Games to play")->check(CLI::Range(1, 100000))->capture_default_str();
+  sp->add_option("--model", a->model, "Model file whose weights play (default: random weights of the config's shape)");
+  sp->add_option("--tactics", a->tactics, "MCTS-solver and mate searches: on, off, or both (two runs compared)")
+      ->check(CLI::IsMember({"on", "off", "both"}))
+      ->capture_default_str();
+  sp->add_option("--workers", a->workers, "Self-play workers (threads), default: the config's selfplay.workers")
+      ->check(CLI::Range(1, 256));
   sp->callback([a] { benchSelfplay(*a); });
   CLI::App* tr = bench->add_subcommand("train", "Training samples/s vs a bare forward+backward loop");
   addOptions(tr, *a);

@@ -10,8 +10,10 @@
 #include "apps/model_players.h"
 #include "game/variant_loader.h"
 #include "nn/model_file.h"
+#include "nn/torch_evaluator.h"
 #include "selfplay/chunk_info.h"
 #include "selfplay/replay_window.h"
+#include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/train_loop.h"
 
@@ -27,7 +29,7 @@ struct TrainArgs {
 
 struct SelfplayArgs {
   std::string model, out = "selfplay-out", device = "cpu";
-  int games = 10, playouts = 128, parallel = 32, threads = 1;
+  int games = 10, playouts = 128, parallel = 32, threads = 1, workers = 2;
   uint64_t seed = 1;
 };
 
@@ -105,15 +107,16 @@ void addTrainCommands(CLI::App& app) {
   sp->add_option("--playouts", s->playouts, "Playouts per move")->check(CLI::Range(1, 1000000))->capture_default_str();
   sp->add_option("--parallel", s->parallel, "Games played at once")->check(CLI::Range(1, 4096))->capture_default_str();
   sp->add_option("--device", s->device, "cpu or cuda")->capture_default_str();
-  sp->add_option("--threads", s->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  sp->add_option("--threads", s->threads, "LibTorch threads per worker")->check(CLI::Range(1, 256))->capture_default_str();
+  sp->add_option("--workers", s->workers, "Self-play workers (threads), each with its own network copy and share of the games")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   sp->add_option("--seed", s->seed, "Random seed")->capture_default_str();
   sp->callback([s] {
     torch::set_num_threads(s->threads);
-    nn::ModelInfo info;
-    auto net = nn::loadModel(s->model, &info, "", nn::Encoder::kVersion);
+    const nn::ModelInfo info = nn::readModelInfo(s->model);  // each worker loads (and checks) the weights
     const auto variant = game::loadVariant(info.variant);
     const nn::Encoder encoder(variant);
-    nn::TorchEvaluator evaluator(net, nn::parseDevice(s->device));
     selfplay::SelfPlaySettings settings;
     settings.search.playouts = s->playouts;
     settings.parallelGames = s->parallel;
@@ -122,7 +125,12 @@ void addTrainCommands(CLI::App& app) {
     std::filesystem::create_directories(s->out + "/replay");
     const auto chunkInfo = selfplay::chunkInfoFor(encoder);
     uint64_t next = selfplay::nextChunkSequence(s->out + "/replay");
-    selfplay::SelfPlayRunner runner(variant, encoder, evaluator, settings);
+    selfplay::SelfPlayPool runner(
+        variant, encoder,
+        [&]() -> std::unique_ptr<mcts::Evaluator> {
+          return nn::loadEvaluator(s->model, info.variant, s->device);
+        },
+        settings, s->workers, 0);
     runner.play(
         s->games,
         [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {

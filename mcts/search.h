@@ -25,6 +25,17 @@ class SearchDriver {
     int64_t collisions = 0;   // descents that met a leaf already in the batch
     double evalSeconds = 0;   // inside Evaluator::evaluate
     double totalSeconds = 0;  // inside search()
+
+    Stats& operator+=(const Stats& o) {
+      evaluations += o.evaluations;
+      batches += o.batches;
+      cacheHits += o.cacheHits;
+      terminals += o.terminals;
+      collisions += o.collisions;
+      evalSeconds += o.evalSeconds;
+      totalSeconds += o.totalSeconds;
+      return *this;
+    }
   };
 
   // maxBatch bounds one evaluator call; the cache (optional) must outlive the driver.

@@ -4,9 +4,10 @@ as the independent judge: Poppy's own search takes no part in choosing or solvin
 
 For every position of the given games (JSONL game records, as `poppy match --records` writes),
 Fairy-Stockfish searches with `go depth D`; a position is kept when it reports `score mate N`
-(N > 0, a forced mate in N of its moves = 2N - 1 plies) with 2N - 1 <= --max-plies. For each
-kept position every legal first move is then checked: after the move, Fairy-Stockfish must report
-the defender mated in at most N - 1 moves (or the game over); those moves are the solutions.
+(N > 0: in USI mode the score counts plies, so a forced mate in N plies) with N <= --max-plies.
+For each kept position every legal first move is then checked: after the move, Fairy-Stockfish
+must report the defender mated within N - 1 plies (`score mate -K`, K <= N - 1) or the game
+over; those moves are the solutions.
 
 Output lines:  variant | start SFEN | moves (USI, Poppy's notation) | mate plies | solutions
 Usage: scripts/make_tactics.py --variant micro --records games.jsonl --out tests/data/tactics_micro.txt
@@ -76,7 +77,7 @@ class Fairy:
         return out
 
     def mate_score(self, start, moves, depth):
-        """Fairy-Stockfish's last reported mate score (moves; negative: side to move is mated),
+        """Fairy-Stockfish's last reported mate score (plies; negative: side to move is mated),
         None without one."""
         self.position(start, moves)
         self.send("go depth %d" % depth)
@@ -120,7 +121,7 @@ def main():
         score = fairy.mate_score(start, moves, args.depth)
         if score is None or score <= 0:
             continue
-        plies = 2 * score - 1
+        plies = score
         if plies > args.max_plies or len(kept[plies]) >= args.per_length:
             continue
         solutions = []
@@ -132,7 +133,7 @@ def main():
                 pm = FROM_FAIRY_DROP.get(piece, piece) + "*" + rest
             after = fairy.mate_score(start, moves + [pm], args.depth)
             legal_after = fairy.legal(start, moves + [pm])
-            if not legal_after or (after is not None and after < 0 and 2 * (-after) <= plies - 1):
+            if not legal_after or (after is not None and after < 0 and -after <= plies - 1):
                 solutions.append(pm)
         if not solutions:
             continue  # Fairy's mate could not be confirmed move by move: leave it out

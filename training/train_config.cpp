@@ -11,10 +11,27 @@ SearchSettings readSearch(const common::YamlReader& r, const YAML::Node& node, c
   s.cpuct = r.real(node, key, "cpuct", 0.01, 100, s.cpuct);
   s.fpuReduction = r.real(node, key, "fpu_reduction", 0, 2, s.fpuReduction);
   s.leavesPerTree = r.integer(node, key, "leaves_per_tree", 1, 64, s.leavesPerTree);
+  s.solver = r.boolean(node, key, "solver", s.solver);
+  s.leafMatePlies = r.integer(node, key, "leaf_mate_plies", 0, 3, s.leafMatePlies);
+  if (s.leafMatePlies == 2) r.fail(key + ".leaf_mate_plies", "must be 0, 1 or 3 (mates are odd plies)", node["leaf_mate_plies"]);
+  s.rootMatePlies = r.integer(node, key, "root_mate_plies", 0, 31, s.rootMatePlies);
+  s.rootMateNodes = r.integer(node, key, "root_mate_nodes", 1, 100000000, int(s.rootMateNodes));
   return s;
 }
 
 }  // namespace
+
+mcts::SearchParams SearchSettings::applyTo(mcts::SearchParams base) const {
+  base.playouts = playouts;
+  base.cpuct = float(cpuct);
+  base.fpuReduction = float(fpuReduction);
+  base.leavesPerTree = leavesPerTree;
+  base.solver = solver;
+  base.leafMatePlies = leafMatePlies;
+  base.rootMatePlies = rootMatePlies;
+  base.rootMateNodes = rootMateNodes;
+  return base;
+}
 
 TrainRunConfig loadTrainConfig(const std::string& path) {
   common::YamlReader r(path);
@@ -34,8 +51,9 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   }
   if (const YAML::Node n = root["selfplay"]) {
     r.onlyKeys(n, "selfplay", {"games_per_iteration", "parallel_games", "playouts", "cpuct", "fpu_reduction",
-                               "leaves_per_tree", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
-                               "threads"});
+                               "leaves_per_tree", "solver", "leaf_mate_plies", "root_mate_plies",
+                               "root_mate_nodes", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
+                               "threads", "workers"});
     c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
     c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
     c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
@@ -44,6 +62,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.temperatureMoves = r.integer(n, "selfplay", "temperature_moves", 0, 10000, c.temperatureMoves);
     c.plyCap = r.integer(n, "selfplay", "ply_cap", 1, 100000, c.plyCap);
     c.selfplayThreads = r.integer(n, "selfplay", "threads", 1, 256, c.selfplayThreads);
+    c.selfplayWorkers = r.integer(n, "selfplay", "workers", 1, 256, c.selfplayWorkers);
   }
   if (const YAML::Node n = root["training"]) {
     r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
@@ -72,7 +91,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     }
   }
   if (const YAML::Node n = root["gate"]) {
-    r.onlyKeys(n, "gate", {"games", "playouts", "cpuct", "fpu_reduction", "leaves_per_tree", "threshold", "parallel_games"});
+    r.onlyKeys(n, "gate", {"games", "playouts", "cpuct", "fpu_reduction", "leaves_per_tree", "solver", "leaf_mate_plies",
+                           "root_mate_plies", "root_mate_nodes", "threshold", "parallel_games"});
     c.gateGames = r.integer(n, "gate", "games", 0, 100000, c.gateGames);
     c.gateSearch = readSearch(r, n, "gate", c.gateSearch);
     c.gateThreshold = r.real(n, "gate", "threshold", 0, 1, c.gateThreshold);

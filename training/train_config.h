@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "mcts/search_params.h"
+
 namespace poppy::training {
 
 struct SearchSettings {
@@ -13,6 +15,14 @@ struct SearchSettings {
   double cpuct = 1.5;
   double fpuReduction = 0.25;
   int leavesPerTree = 4;
+  // Exact tactics (mcts/search_params.h): MCTS-solver, leaf and root mate searches.
+  bool solver = true;
+  int leafMatePlies = 3;
+  int rootMatePlies = 5;
+  int64_t rootMateNodes = 4000;
+
+  // These settings on top of `base` (the one place they reach the search).
+  mcts::SearchParams applyTo(mcts::SearchParams base) const;
 };
 
 struct TrainRunConfig {
@@ -37,6 +47,9 @@ struct TrainRunConfig {
   // LibTorch threads while searching: small batches lose more to thread synchronisation than
   // they gain on 2 cores, so one thread serves self-play and matches best there.
   int selfplayThreads = 1;
+  // Self-play workers, each a thread with its own search, network copy and share of the games
+  // (selfplay/selfplay_pool.h): 2 uses both cores of a 2-core machine.
+  int selfplayWorkers = 2;
 
   // training
   int batchSize = 256;
@@ -51,7 +64,7 @@ struct TrainRunConfig {
 
   // gate
   int gateGames = 40;
-  SearchSettings gateSearch{64, 1.5, 0.25, 4};
+  SearchSettings gateSearch{64, 1.5, 0.25, 4};  // the exact-tactics settings as self-play's
   double gateThreshold = 0.55;
   int gateParallelGames = 40;
 

@@ -21,6 +21,7 @@
 #include "selfplay/chunk_info.h"
 #include "selfplay/match.h"
 #include "selfplay/replay_window.h"
+#include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/checkpoint.h"
 #include "training/trainer.h"
@@ -245,12 +246,8 @@ class Run {
     const int wanted = config_.gamesPerIteration - int(state_.totalGames - state_.gamesAtIterationStart);
     if (wanted > 0) {
       torch::set_num_threads(config_.selfplayThreads);
-      auto evaluator = loadEvaluator(bestModelPath());
       selfplay::SelfPlaySettings s;
-      s.search.playouts = config_.selfplaySearch.playouts;
-      s.search.cpuct = float(config_.selfplaySearch.cpuct);
-      s.search.fpuReduction = float(config_.selfplaySearch.fpuReduction);
-      s.search.leavesPerTree = config_.selfplaySearch.leavesPerTree;
+      s.search = config_.selfplaySearch.applyTo(s.search);
       s.search.dirichletAlpha = float(config_.dirichletAlpha);
       s.search.noiseFraction = float(config_.noiseFraction);
       s.search.plyCap = config_.plyCap;
@@ -258,10 +255,12 @@ class Run {
       s.temperatureMoves = config_.temperatureMoves;
       s.modelId = generationName(state_.generation);
       s.seed = config_.seed * 1000 + uint64_t(state_.totalGames);
-      // Positions repeat across games (openings) and within searches: a cache of this model's
-      // answers, new each phase so a newly promoted model is never answered with old values.
-      mcts::EvalCache cache(18);
-      selfplay::SelfPlayRunner runner(variant_, encoder_, *evaluator, s, &cache);
+      // Positions repeat across games (openings) and within searches: each worker caches this
+      // model's answers, new each phase so a newly promoted model is never answered with old values.
+      const std::string best = bestModelPath();
+      selfplay::SelfPlayPool runner(
+          variant_, encoder_, [&] { return std::unique_ptr<mcts::Evaluator>(loadEvaluator(best)); }, s,
+          config_.selfplayWorkers, 18);
       const selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
       int64_t plies = 0, decisive = 0;
       int played = 0;
@@ -368,12 +367,7 @@ class Run {
         b.name = generationName(state_.generation);
         a.evaluator = candidate.get();
         b.evaluator = best.get();
-        for (selfplay::PlayerSpec* p : {&a, &b}) {
-          p->search.playouts = config_.gateSearch.playouts;
-          p->search.cpuct = float(config_.gateSearch.cpuct);
-          p->search.fpuReduction = float(config_.gateSearch.fpuReduction);
-          p->search.leavesPerTree = config_.gateSearch.leavesPerTree;
-        }
+        for (selfplay::PlayerSpec* p : {&a, &b}) p->search = config_.gateSearch.applyTo(p->search);
         selfplay::MatchSettings ms;
         ms.games = config_.gateGames;
         ms.parallelGames = config_.gateParallelGames;
