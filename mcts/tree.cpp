@@ -118,26 +118,32 @@ int Tree::selectChild(const Node& parent) const {
 }
 
 void Tree::prove(int node, int8_t proof) {
-  for (;;) {
-    Node& n = nodes_[size_t(node)];
-    n.proof = proof;
-    const int p = n.parent;
+  nodes_[size_t(node)].proof = proof;
+  // Re-derive each ancestor from its children while that changes it: a first proof, or a
+  // shorter win (a longer resistance) found below a node proven before.
+  for (int n = node;;) {
+    const int p = nodes_[size_t(n)].parent;
     if (p < 0) return;
-    const Node& parent = nodes_[size_t(p)];
-    if (parent.proof != 0) return;
-    if (n.provenLoss()) {
-      proof = Node::winIn(n.proofPlies() + 1);
-    } else {
-      int longest = 0;
-      const Node* c = nodes_.data() + parent.firstChild;
-      for (int i = 0; i < parent.numChildren; ++i) {
-        if (!c[i].provenWin()) return;
-        longest = std::max(longest, c[i].proofPlies());
-      }
-      proof = Node::lossIn(longest + 1);
-    }
-    node = p;
+    Node& parent = nodes_[size_t(p)];
+    const int8_t derived = provenFromChildren(parent);
+    if (derived == 0 || derived == parent.proof) return;
+    parent.proof = derived;
+    n = p;
   }
+}
+
+int8_t Tree::provenFromChildren(const Node& parent) const {
+  const Node* c = nodes_.data() + parent.firstChild;
+  int shortestWin = -1, longestLoss = 0;
+  bool allLose = parent.numChildren > 0;
+  for (int i = 0; i < parent.numChildren; ++i) {
+    if (c[i].provenLoss() && (shortestWin < 0 || c[i].proofPlies() < shortestWin)) shortestWin = c[i].proofPlies();
+    if (!c[i].provenWin()) allLose = false;
+    else longestLoss = std::max(longestLoss, c[i].proofPlies());
+  }
+  if (shortestWin >= 0) return Node::winIn(shortestWin + 1);
+  if (allLose) return Node::lossIn(longestLoss + 1);
+  return 0;
 }
 
 bool Tree::proveByMateSearch(int node) {

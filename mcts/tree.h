@@ -92,6 +92,8 @@ class Tree {
   // from it: a child lost for its mover proves its parent won; a parent whose children are all
   // proven won for their movers is lost.
   void prove(int node, int8_t proof);
+  // The proof that a node's children give it (Node::proof encoding), 0 when they give none.
+  int8_t provenFromChildren(const Node& parent) const;
   // Mate search at a new leaf (its children just allocated): true when it proved the leaf won.
   bool proveByMateSearch(int node);
   void applyRootNoise();

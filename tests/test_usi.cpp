@@ -237,9 +237,40 @@ TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
   out = s.send("go btime soon nodes 30");
   EXPECT_TRUE(contains(out, "info string error: go: 'btime' needs a whole number, got 'soon'")) << joined(out);
   EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
-  EXPECT_EQ(s.send("go mate 5"), std::vector<std::string>{"checkmate notimplemented"});
+  out = s.send("go mate soon");
+  EXPECT_TRUE(contains(out, "info string error: go mate: expected milliseconds or 'infinite', got 'soon' (searching until stop)"))
+      << joined(out);
   EXPECT_TRUE(s.send("gameover win").empty());
   EXPECT_TRUE(s.send("").empty());
+}
+
+// Tsume mode. The start position has no checking move for sente (its bishop on 2e sees only 3d
+// and 4c), so a checks-only mate search finishes every depth at once: "nomate".
+// k3/4/P3/4/3K b G 1: G*4b mates (the gold attacks 4a, 3a and 3b; the pawn on 4c guards 4b),
+// derived by hand in tests/test_mate_search.cpp.
+TEST(Usi, GoMateAnswersWithTheMateOrNomate) {
+  Session s;
+  auto out = s.send("position startpos\ngo mate 5000");
+  EXPECT_EQ(out.back(), "checkmate nomate") << joined(out);
+  out = s.send("position sfen k3/4/P3/4/3K b G 1\ngo mate infinite");
+  EXPECT_EQ(out.back(), "checkmate G*4b") << joined(out);
+  EXPECT_TRUE(startsWith(out.front(), "info string mate search: ")) << joined(out);
+}
+
+TEST(Usi, GoMateStopsOnStopAndOnTime) {
+  // The shogi start position has checking lines deep enough that no mate search ends by itself
+  // in a millisecond: the time limit answers "timeout"; so does `stop` during `go mate infinite`.
+  play::UsiOptions options;
+  options.variant = "shogi";
+  Session s(options);
+  auto out = s.send("position startpos moves 7g7f 3c3d 8h2b+\ngo mate 1");
+  EXPECT_EQ(out.back(), "checkmate timeout") << joined(out);
+  s.engine.handle("go mate infinite");
+  s.engine.handle("stop");
+  s.engine.waitForSearch();
+  out = s.fresh();
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.back(), "checkmate timeout") << joined(out);
 }
 
 TEST(Usi, NoTimeLeftOrAnImmediateStopStillAnswersAMove) {
