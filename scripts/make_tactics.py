@@ -50,19 +50,13 @@ def to_fairy_sfen(variant, sfen):
 
 
 def from_fairy(variant, move):
-    """Fairy's move text as Poppy parses it (micro drops renamed; board moves as they are)."""
-    if variant == "micro" and "*" in move:
-        piece, rest = move.split("*")
-        return FROM_FAIRY_DROP.get(piece, piece) + "*" + rest
-    return move
-
-
-def to_fairy(variant, move):
+    """Fairy's move text as Poppy parses it. Micro: drops renamed; a board move's flip is forced,
+    so its suffix (which Fairy writes from its own faces) is dropped."""
     if variant != "micro":
         return move
     if "*" in move:
         piece, rest = move.split("*")
-        return TO_FAIRY_DROP.get(piece, piece) + "*" + rest
+        return FROM_FAIRY_DROP.get(piece, piece) + "*" + rest
     return move[:-1] if move[-1] in "+-" else move
 
 
@@ -70,6 +64,7 @@ class Fairy:
     def __init__(self, variant):
         self.p = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self.variant = variant
+        self.cache = {}
         self.send("usi")
         self.wait("usiok")
         self.send("setoption name Threads value 1")
@@ -91,20 +86,45 @@ class Fairy:
             if line.startswith(token):
                 return lines
 
+    def fairy_line(self, start, moves):
+        """Poppy's moves in Fairy's text. Micro: each move is matched against Fairy's own legal
+        moves (Fairy's flip suffix depends on its faces: a Poppy gold or silver that flips is a
+        Fairy piece flipping back, written '-'); elsewhere the texts agree."""
+        if self.variant != "micro":
+            return list(moves)
+        line = []
+        for m in moves:
+            wanted = m if "*" in m else from_fairy("micro", m)
+            found = [f for f in self.fairy_legal(start, line) if from_fairy("micro", f) == wanted]
+            if len(found) != 1:
+                sys.exit("cannot translate move %s after %s %s" % (m, start, " ".join(moves)))
+            line.append(found[0])
+        return line
+
+    def fairy_legal(self, start, fairy_moves):
+        key = (start, tuple(fairy_moves))
+        if key not in self.cache:
+            cmd = "position sfen " + to_fairy_sfen(self.variant, start)
+            if fairy_moves:
+                cmd += " moves " + " ".join(fairy_moves)
+            self.send(cmd)
+            self.send("go perft 1")
+            out = []
+            for line in self.wait("Nodes searched"):
+                if ":" in line and not line.startswith("Nodes"):
+                    out.append(line.split(":")[0].strip())
+            self.cache[key] = out
+        return self.cache[key]
+
     def position(self, start, moves):
         cmd = "position sfen " + to_fairy_sfen(self.variant, start)
         if moves:
-            cmd += " moves " + " ".join(to_fairy(self.variant, m) for m in moves)
+            cmd += " moves " + " ".join(self.fairy_line(start, moves))
         self.send(cmd)
 
     def legal(self, start, moves):
-        self.position(start, moves)
-        self.send("go perft 1")
-        out = []
-        for line in self.wait("Nodes searched"):
-            if ":" in line and not line.startswith("Nodes"):
-                out.append(line.split(":")[0].strip())
-        return out
+        """Legal moves after Poppy's `moves`, in Poppy's text."""
+        return [from_fairy(self.variant, f) for f in self.fairy_legal(start, self.fairy_line(start, moves))]
 
     def mate_score(self, start, moves, depth):
         """Fairy-Stockfish's last reported mate score (plies; negative: side to move is mated),
@@ -158,7 +178,7 @@ def main():
             # Lost: after every legal move Fairy must see its mate within -plies - 1 plies.
             replies = []
             for fm in fairy.legal(start, moves):
-                after = fairy.mate_score(start, moves + [from_fairy(args.variant, fm)], args.depth)
+                after = fairy.mate_score(start, moves + [fm], args.depth)
                 replies.append(after is not None and 0 < after <= -plies - 1)
             if not replies or not all(replies):
                 continue
@@ -167,7 +187,7 @@ def main():
             continue
         solutions = []
         for fm in fairy.legal(start, moves):
-            pm = from_fairy(args.variant, fm)
+            pm = fm  # already Poppy's text
             after = fairy.mate_score(start, moves + [pm], args.depth)
             legal_after = fairy.legal(start, moves + [pm])
             if not legal_after or (after is not None and after < 0 and -after <= plies - 1):
