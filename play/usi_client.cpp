@@ -143,13 +143,16 @@ void UsiProcess::start() {
       if (line.rfind("id name ", 0) == 0) name_ = line.substr(8);
       if (auto values = variantComboValues(line); !values.empty()) variants_ = std::move(values);
     }
+    auto offered = [&](const std::string& v) { return std::find(variants_.begin(), variants_.end(), v) != variants_.end(); };
+    // Fairy-Stockfish's name, or Poppy's where the engine lists that one instead (`poppy usi`
+    // lists kyoto, not kyotoshogi); an explicit UCI_Variant option wins.
     std::string variant = config_.variant == "shogi" ? "" : fairyVariantName(config_.variant);
+    if (!variant.empty() && !offered(variant) && offered(config_.variant)) variant = config_.variant;
     for (const auto& [name, value] : config_.options)
       if (name == "UCI_Variant") variant = value;
     // An engine that lists its variants but not this one would play another game (Fairy-Stockfish
     // ignores an unknown UCI_Variant and stays on shogi).
-    if (!variant.empty() && !variants_.empty() &&
-        std::find(variants_.begin(), variants_.end(), variant) == variants_.end())
+    if (!variant.empty() && !variants_.empty() && !offered(variant))
       throw UsiError("the engine (" + name_ + ") does not know the variant '" + variant + "' (its UCI_Variant offers " +
                      listText(variants_, 12) + ")");
     bool variantSet = false;

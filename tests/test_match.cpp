@@ -572,17 +572,21 @@ TEST(UsiClient, AnIllegalMoveInFairyNotationIsAForfeitNamingIt) {
 
 TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
   const fs::path dir = tempDir("variants");
-  const fs::path p = dir / "shogi_only.sh";
-  pt::spit(p,
-           "#!/bin/sh\n"
-           "while read -r cmd rest; do\n"
-           "  case \"$cmd\" in\n"
-           "    usi) echo 'id name OnlyShogi'; echo 'option name UCI_Variant type combo default shogi var shogi var minishogi'; echo usiok ;;\n"
-           "    isready) echo readyok ;;\n"
-           "    quit) exit 0 ;;\n"
-           "  esac\n"
-           "done\n");
-  fs::permissions(p, fs::perms::owner_all);
+  const fs::path p = dir / "engine.sh";
+  // An engine that lists these UCI_Variant values.
+  auto listing = [&](const std::string& vars) {
+    pt::spit(p,
+             "#!/bin/sh\n"
+             "while read -r cmd rest; do\n"
+             "  case \"$cmd\" in\n"
+             "    usi) echo 'id name OnlyShogi'; echo 'option name UCI_Variant type combo default shogi " + vars + "'; echo usiok ;;\n"
+             "    isready) echo readyok ;;\n"
+             "    quit) exit 0 ;;\n"
+             "  esac\n"
+             "done\n");
+    fs::permissions(p, fs::perms::owner_all);
+  };
+  listing("var shogi var minishogi");
   play::UsiProcessConfig config;
   config.command = pt::shellQuote(p.string());
   config.variant = "micro";
@@ -596,6 +600,12 @@ TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
     EXPECT_THAT(e.what(), HasSubstr("shogi, minishogi"));
   }
   config.variant = "minishogi";
+  EXPECT_NO_THROW(play::UsiProcess{config});
+  // `poppy usi` lists Poppy's names (kyoto, not Fairy-Stockfish's kyotoshogi): either will do.
+  listing("var shogi var kyoto");
+  config.variant = "kyoto";
+  EXPECT_NO_THROW(play::UsiProcess{config});
+  config.command = pt::shellQuote(POPPY_BINARY) + " usi";
   EXPECT_NO_THROW(play::UsiProcess{config});
   // The real Fairy-Stockfish 11.1 does not have tori shogi (it would silently play shogi).
   config.command = pt::FairyStockfish::kPath;
