@@ -14,6 +14,7 @@ void addReportCommand(CLI::App& app);
 void addOpeningsHistoryCommand(CLI::App& app);  // openings history
 void addTrainCommands(CLI::App& app);  // train, selfplay, gate
 void addMatchCommand(CLI::App& app);
+void addLadderCommand(CLI::App& app);  // ladder: a player against an engine at several strengths
 void addPlayCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);  // serve: the web page
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train

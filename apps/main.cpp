@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   poppy::apps::addReportCommand(app);
   poppy::apps::addOpeningsHistoryCommand(app);
   poppy::apps::addMatchCommand(app);
+  poppy::apps::addLadderCommand(app);
   poppy::apps::addPlayCommand(app);
   poppy::apps::addServeCommand(app);
   try {

@@ -64,23 +64,34 @@ std::string defaultMatchFileStem(const std::string& a, const std::string& b) {
   return "match-" + shortPlayerName(a) + "-vs-" + shortPlayerName(b);
 }
 
+std::map<std::string, int> endReasons(const selfplay::MatchResult& r) {
+  std::map<std::string, int> reasons;
+  for (const auto& rec : r.records) ++reasons[rec.reason];
+  return reasons;
+}
+
+std::map<std::string, int> forfeitsOf(const selfplay::MatchResult& r, bool sideA) {
+  std::map<std::string, int> forfeits;
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const auto& rec = r.records[i];
+    if (rec.detail.empty() || rec.result == "draw") continue;
+    const bool senteLost = rec.result == "gote";
+    const bool aLost = senteLost == bool(r.aWasSente[i]);
+    if (aLost == sideA) ++forfeits[rec.reason];
+  }
+  return forfeits;
+}
+
+double averagePlies(const selfplay::MatchResult& r) {
+  long plies = 0;
+  for (const auto& rec : r.records) plies += rec.plies;
+  return r.games() ? double(plies) / r.games() : 0.0;
+}
+
 nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::MatchResult& r, double seconds,
                                     bool finished) {
   using Json = nlohmann::ordered_json;
   const auto [lo, hi] = r.eloInterval95();
-  std::map<std::string, int> reasons;
-  std::map<std::string, int> forfeits[2];  // by the player who lost it
-  long plies = 0;
-  for (size_t i = 0; i < r.records.size(); ++i) {
-    const auto& rec = r.records[i];
-    ++reasons[rec.reason];
-    plies += rec.plies;
-    if (!rec.detail.empty() && rec.result != "draw") {
-      const bool senteLost = rec.result == "gote";
-      const bool aLost = senteLost == bool(r.aWasSente[i]);
-      ++forfeits[aLost ? 0 : 1][rec.reason];
-    }
-  }
   Json j;
   j["format"] = "poppy-match-summary";
   j["version"] = 1;
@@ -101,9 +112,9 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
   j["a_as_gote"] = {{"wins", r.winsA - r.winsAAsSente},
                     {"draws", r.draws - r.drawsAAsSente},
                     {"losses", r.lossesA - r.lossesAAsSente}};
-  j["reasons"] = reasons;
-  j["forfeits"] = {{"a", forfeits[0]}, {"b", forfeits[1]}};
-  j["average_plies"] = r.games() ? double(plies) / r.games() : 0.0;
+  j["reasons"] = endReasons(r);
+  j["forfeits"] = {{"a", forfeitsOf(r, true)}, {"b", forfeitsOf(r, false)}};
+  j["average_plies"] = averagePlies(r);
   j["seconds"] = seconds;
   j["games_per_hour"] = seconds > 0 ? r.games() * 3600.0 / seconds : 0.0;
   j["openings"] = info.openings;

@@ -11,6 +11,7 @@
 //    "openings": "file or empty", "openings_count": 0, "records": "match-....jsonl", "settings": {...}}
 #pragma once
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -43,6 +44,13 @@ struct MatchInfo {
 std::string shortPlayerName(const std::string& description);
 // "match-<a>-vs-<b>": the default stem of the records (.jsonl) and summary (.summary.json) files.
 std::string defaultMatchFileStem(const std::string& a, const std::string& b);
+
+// The games that ended by each reason ("checkmate", "ply_cap", "illegal_move", ...).
+std::map<std::string, int> endReasons(const selfplay::MatchResult& result);
+// The games A (sideA) or B lost by a forfeit (resign, illegal move, timeout, crash), per reason.
+std::map<std::string, int> forfeitsOf(const selfplay::MatchResult& result, bool sideA);
+// The average game length in plies (0 without games).
+double averagePlies(const selfplay::MatchResult& result);
 
 nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::MatchResult& result, double seconds,
                                     bool finished);

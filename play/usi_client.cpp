@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -45,12 +46,29 @@ std::string secondsText(double s) {
   return buf;
 }
 
-}  // namespace
-
-std::string fairyVariantName(const std::string& poppyVariant) {
-  if (poppyVariant == "kyoto") return "kyotoshogi";
-  return poppyVariant;
+// The values of "option name UCI_Variant type combo default shogi var a var b ...", or nothing
+// for another line.
+std::vector<std::string> variantComboValues(const std::string& line) {
+  std::istringstream in(line);
+  std::string w, name, type, kind;
+  in >> w >> name;
+  if (w != "option" || name != "name") return {};
+  in >> name >> type >> kind;
+  if (name != "UCI_Variant" || type != "type" || kind != "combo") return {};
+  std::vector<std::string> values;
+  while (in >> w)
+    if (w == "var" && in >> w) values.push_back(w);
+  return values;
 }
+
+std::string listText(const std::vector<std::string>& words, size_t most) {
+  std::string s;
+  for (size_t i = 0; i < words.size() && i < most; ++i) s += (i ? ", " : "") + words[i];
+  if (words.size() > most) s += ", ... (" + std::to_string(words.size()) + " in all)";
+  return s;
+}
+
+}  // namespace
 
 UsiProcess::UsiProcess(UsiProcessConfig config) : config_(std::move(config)) {
   name_ = config_.command;
@@ -123,14 +141,26 @@ void UsiProcess::start() {
       if (r == Read::kEof) throw UsiError("the engine " + deathNote() + " before 'usiok'");
       if (line == "usiok") break;
       if (line.rfind("id name ", 0) == 0) name_ = line.substr(8);
+      if (auto values = variantComboValues(line); !values.empty()) variants_ = std::move(values);
     }
+    auto offered = [&](const std::string& v) { return std::find(variants_.begin(), variants_.end(), v) != variants_.end(); };
+    // Fairy-Stockfish's name, or Poppy's where the engine lists that one instead (`poppy usi`
+    // lists kyoto, not kyotoshogi); an explicit UCI_Variant option wins.
+    std::string variant = config_.variant == "shogi" ? "" : fairyVariantName(config_.variant);
+    if (!variant.empty() && !offered(variant) && offered(config_.variant)) variant = config_.variant;
+    for (const auto& [name, value] : config_.options)
+      if (name == "UCI_Variant") variant = value;
+    // An engine that lists its variants but not this one would play another game (Fairy-Stockfish
+    // ignores an unknown UCI_Variant and stays on shogi).
+    if (!variant.empty() && !variants_.empty() && !offered(variant))
+      throw UsiError("the engine (" + name_ + ") does not know the variant '" + variant + "' (its UCI_Variant offers " +
+                     listText(variants_, 12) + ")");
     bool variantSet = false;
     for (const auto& [name, value] : config_.options) {
       send("setoption name " + name + " value " + value);
       variantSet |= name == "UCI_Variant";
     }
-    if (!variantSet && config_.variant != "shogi")
-      send("setoption name UCI_Variant value " + fairyVariantName(config_.variant));
+    if (!variantSet && !variant.empty()) send("setoption name UCI_Variant value " + variant);
     send("isready");
     expect("readyok", "'readyok' after the options");
   } catch (const UsiError& e) {
@@ -339,17 +369,18 @@ void UsiProcess::gameOver(int result) {
   }
 }
 
-UsiPlayer::UsiPlayer(UsiProcessConfig config) : config_(std::move(config)) {
+UsiPlayer::UsiPlayer(UsiProcessConfig config) : config_(std::move(config)) { startEngine(); }
+
+void UsiPlayer::startEngine() {
+  engine_.reset();  // kills the old process before a fresh one starts
   engine_ = std::make_unique<UsiProcess>(config_);
+  notation_ = UsiNotation(resolveNotation(config_.notation, engine_->name()), config_.variant);
 }
 
 void UsiPlayer::newGame(const game::Position&) {
   startFailure_.clear();
   try {
-    if (!engine_ || !engine_->alive()) {
-      engine_.reset();  // kills the old process before a fresh one starts
-      engine_ = std::make_unique<UsiProcess>(config_);
-    }
+    if (!engine_ || !engine_->alive()) startEngine();
     engine_->newGame();
   } catch (const UsiError& e) {
     engine_.reset();
@@ -364,7 +395,14 @@ selfplay::MoveChoice UsiPlayer::choose(const selfplay::GameSoFar& game) {
     c.detail = startFailure_.empty() ? "the engine is not running" : startFailure_;
     return c;
   }
-  return engine_->go(game.startSfen, game.moves);
+  if (!notation_.translates()) return engine_->go(game.startSfen, game.moves);
+  selfplay::MoveChoice choice = engine_->go(
+      notation_.sfen(game.startSfen), notation_.moves(game.pos.variantPtr(), game.startSfen, game.moves));
+  if (choice.failure.empty()) {
+    choice.engineText = choice.usi;
+    choice.usi = notation_.fromEngine(game.pos, choice.usi);
+  }
+  return choice;
 }
 
 void UsiPlayer::gameOver(int result) {

@@ -9,6 +9,11 @@
 // movetime + grace (moveTimeoutSeconds without a movetime) is a timeout: the process group is
 // killed. SIGPIPE is ignored in this process (a dead engine's pipe then fails with EPIPE) and
 // restored to the default in the engine.
+//
+// An engine that lists UCI_Variant as a combo without the variant to be set is refused at the
+// handshake (Fairy-Stockfish would silently stay on shogi). Positions and moves are sent in the
+// engine's notation and its bestmove is read back in Poppy's (play/usi_notation.h: Fairy-Stockfish
+// names micro shogi's pieces by their other face).
 #pragma once
 #include <sys/types.h>
 
@@ -21,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "play/usi_notation.h"
 #include "selfplay/match.h"
 
 namespace poppy::play {
@@ -43,10 +49,10 @@ struct UsiProcessConfig {
   double graceSeconds = 1.0;          // a move may take movetime + grace
   double moveTimeoutSeconds = 60.0;   // the limit of a move without movetime
   double startTimeoutSeconds = 30.0;  // usiok and each readyok
+  // The engine's notation; kAuto: Fairy-Stockfish's for an engine whose "id name" says
+  // Fairy-Stockfish, else Poppy's.
+  NotationKind notation = NotationKind::kAuto;
 };
-
-// Fairy-Stockfish's UCI_Variant name of a Poppy variant.
-std::string fairyVariantName(const std::string& poppyVariant);
 
 // One engine process. Not thread-safe; one instance per game slot.
 class UsiProcess {
@@ -59,11 +65,13 @@ class UsiProcess {
 
   const std::string& name() const { return name_; }  // from "id name", else the command
   bool alive() const { return pid_ > 0; }
+  // The UCI_Variant values the engine listed (a combo option), empty when it listed none.
+  const std::vector<std::string>& variants() const { return variants_; }
 
   // isready -> readyok, usinewgame. Throws UsiError (the engine is then killed).
   void newGame();
-  // The engine's move for the game so far (a forfeit when it fails). After a timeout or a crash
-  // the engine is dead (alive() false).
+  // The engine's move for the game so far, all in the engine's notation (a forfeit when it fails).
+  // After a timeout or a crash the engine is dead (alive() false).
   selfplay::MoveChoice go(const std::string& startSfen, const std::vector<std::string>& moves);
   void gameOver(int result);  // gameover win / lose / draw (nothing when dead)
 
@@ -84,20 +92,26 @@ class UsiProcess {
   int toEngine_ = -1, fromEngine_ = -1, engineErr_ = -1;
   std::string outBuffer_, errBuffer_;
   std::deque<std::string> stderrTail_;  // the engine's last stderr lines
+  std::vector<std::string> variants_;
 };
 
 // A match player backed by a UsiProcess. A dead engine (crash, timeout) is replaced by a fresh
-// process at the next game; if that fails too, the player forfeits its games ("crash").
+// process at the next game; if that fails too, the player forfeits its games ("crash"). Speaks
+// the engine's notation (config.notation, resolved by the engine's name when it starts).
 class UsiPlayer : public selfplay::MovePlayer {
  public:
   explicit UsiPlayer(UsiProcessConfig config);  // starts the engine: throws UsiError
   void newGame(const game::Position& start) override;
   selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override;
   void gameOver(int result) override;
+  const UsiNotation& notation() const { return notation_; }
 
  private:
+  void startEngine();
+
   UsiProcessConfig config_;
   std::unique_ptr<UsiProcess> engine_;
+  UsiNotation notation_;
   std::string startFailure_;  // why the engine could not be (re)started for this game
 };
 

@@ -101,6 +101,10 @@ void noDataNote(std::ostringstream& s, const Frame& f) {
 
 bool isWhole(double v) { return std::fabs(v - std::round(v)) < 1e-9; }
 
+bool hasErrorBar(const BarSeries& series, size_t i) {
+  return i < series.low.size() && i < series.high.size() && !isMissing(series.low[i]) && !isMissing(series.high[i]);
+}
+
 }  // namespace
 
 Ticks niceTicks(double lo, double hi, int target, double minStep) {
@@ -248,6 +252,8 @@ std::string renderSvg(const BarChart& chart) {
       const double v = series.values[i];
       if (chart.stacked) (v >= 0 ? up : down) += v;
       else up = std::max(up, v), down = std::min(down, v);
+      if (!chart.stacked && hasErrorBar(series, i))
+        up = std::max(up, series.high[i]), down = std::min(down, series.low[i]);
     }
     yhi = std::max(yhi, up);
     ylo = std::min(ylo, down);
@@ -293,6 +299,17 @@ std::string renderSvg(const BarChart& chart) {
       s << "<rect x=\"" << px(x) << "\" y=\"" << px(y1) << "\" width=\"" << px(barW) << "\" height=\""
         << px(y2 - y1) << "\" fill=\"" << colour(k) << "\"><title>" << xmlEscape(series.name) << ", "
         << xmlEscape(chart.categories[i]) << ": " << formatNumber(v, 4) << "</title></rect>\n";
+      if (chart.stacked || !hasErrorBar(series, i)) continue;
+      // The whisker: a vertical line over the bar's middle with short caps at both ends.
+      const double cx = x + barW / 2, cap = std::min(8.0, barW / 4);
+      const std::string lo = px(f.mapY(series.low[i])), hi = px(f.mapY(series.high[i]));
+      s << "<g class=\"error-bar\" stroke=\"#333333\" stroke-width=\"1.5\"><title>" << xmlEscape(series.name) << ", "
+        << xmlEscape(chart.categories[i]) << ": " << formatNumber(series.low[i], 4) << " to "
+        << formatNumber(series.high[i], 4) << "</title>"
+        << "<line x1=\"" << px(cx) << "\" y1=\"" << lo << "\" x2=\"" << px(cx) << "\" y2=\"" << hi << "\"/>"
+        << "<line x1=\"" << px(cx - cap) << "\" y1=\"" << lo << "\" x2=\"" << px(cx + cap) << "\" y2=\"" << lo << "\"/>"
+        << "<line x1=\"" << px(cx - cap) << "\" y1=\"" << hi << "\" x2=\"" << px(cx + cap) << "\" y2=\"" << hi
+        << "\"/></g>\n";
     }
     s << "</g>\n";
   }

@@ -58,6 +58,9 @@ struct LineChart {
 struct BarSeries {
   std::string name;
   std::vector<double> values;  // one per category; missing: no bar
+  // Optional error bars (a 95% interval): low[i]..high[i] drawn as a whisker over bar i; empty,
+  // or a missing bound: none. Side by side bars only (ignored when stacked).
+  std::vector<double> low = {}, high = {};
 };
 
 struct BarChart {

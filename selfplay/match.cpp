@@ -24,13 +24,19 @@ double MatchResult::score() const { return games() ? (winsA + 0.5 * draws) / gam
 
 double MatchResult::elo() const { return eloFromScore(score()); }
 
-std::pair<double, double> MatchResult::eloInterval95() const {
+std::pair<double, double> MatchResult::scoreInterval95() const {
   const double n = games();
-  if (n < 1) return {-1200, 1200};
+  if (n < 1) return {0, 1};
   const double s = score(), z = 1.96, z2 = z * z;
   const double center = (s + z2 / (2 * n)) / (1 + z2 / n);
   const double half = z * std::sqrt(s * (1 - s) / n + z2 / (4 * n * n)) / (1 + z2 / n);
-  return {eloFromScore(std::max(center - half, 0.0)), eloFromScore(std::min(center + half, 1.0))};
+  return {std::max(center - half, 0.0), std::min(center + half, 1.0)};
+}
+
+std::pair<double, double> MatchResult::eloInterval95() const {
+  if (games() < 1) return {-1200, 1200};
+  const auto [lo, hi] = scoreInterval95();
+  return {eloFromScore(lo), eloFromScore(hi)};
 }
 
 double MatchResult::eloMargin95() const {
@@ -240,7 +246,9 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
             move = g.pos->parseUsi(choice.usi);
           } catch (const game::MoveError& e) {
             choice.failure = "illegal_move";
-            choice.detail = "played '" + choice.usi + "': " + e.what();
+            choice.detail = "played '" + (choice.engineText.empty() ? choice.usi : choice.engineText) + "'" +
+                            (choice.engineText.empty() ? "" : " ('" + choice.usi + "' in Poppy's notation)") + ": " +
+                            e.what();
           }
         }
         if (!choice.failure.empty()) {  // a forfeit: the player to move loses

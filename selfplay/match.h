@@ -34,9 +34,10 @@ struct GameSoFar {
 
 // An external player's answer: a move in USI, or a forfeit.
 struct MoveChoice {
-  std::string usi;      // checked by playMatch: a move that does not parse or is illegal loses
-  std::string failure;  // non-empty: the player loses the game: "resign", "illegal_move", "timeout", "crash"
-  std::string detail;   // what happened, for the game record
+  std::string usi;         // checked by playMatch: a move that does not parse or is illegal loses
+  std::string engineText;  // the move as the player wrote it, when that is not Poppy's notation
+  std::string failure;     // non-empty: the player loses the game: "resign", "illegal_move", "timeout", "crash"
+  std::string detail;      // what happened, for the game record
 };
 
 // A player that picks its own moves. playMatch makes one per game slot (games played at once)
@@ -94,8 +95,10 @@ struct MatchResult {
   int games() const { return winsA + draws + lossesA; }
   double score() const;        // A's score, draws counted as half
   double elo() const;          // A's Elo difference implied by the score
-  // 95% interval of the Elo difference, from the Wilson interval of the score (which stays
-  // meaningful at 0 or 100%); eloMargin95 is its half-width.
+  // The Wilson 95% interval of the score (meaningful also at 0 or 100%; (0, 1) without games).
+  std::pair<double, double> scoreInterval95() const;
+  // 95% interval of the Elo difference, from the Wilson interval of the score; eloMargin95 is
+  // its half-width.
   std::pair<double, double> eloInterval95() const;
   double eloMargin95() const;
   std::vector<GameRecord> records;  // in the order games finished

@@ -16,60 +16,13 @@
 
 #include "game/perft.h"
 #include "game/variant_loader.h"
+#include "play/usi_notation.h"
 #include "support/fairy_stockfish.h"
 #include "support/random_positions.h"
 
 using namespace poppy::game;
 
 namespace {
-
-// Fairy-Stockfish writes micro shogi with other base faces: its rook R flips to gold (+R) and
-// its lance L to silver (+L). Poppy (RULES.md) names the physical pieces by their setup face,
-// G (+G rook) and S (+S lance). Translate board and hand letters.
-std::string toFairyMicro(const std::string& sfen) {
-  std::istringstream in(sfen);
-  std::string board, side, hand, number;
-  in >> board >> side >> hand >> number;
-  std::string b;
-  for (size_t i = 0; i < board.size(); ++i) {
-    const bool promoted = board[i] == '+';
-    const char c = promoted ? board[++i] : board[i];
-    const char up = char(std::toupper(c));
-    if (up == 'G' || up == 'S') {
-      const char other = up == 'G' ? 'R' : 'L';
-      if (!promoted) b += '+';  // our setup face is Fairy's promoted face
-      b += std::isupper(c) ? other : char(std::tolower(other));
-    } else {
-      if (promoted) b += '+';
-      b += c;
-    }
-  }
-  for (char& c : hand) {
-    if (c == 'G') c = 'R';
-    else if (c == 'g') c = 'r';
-    else if (c == 'S') c = 'L';
-    else if (c == 's') c = 'l';
-  }
-  return b + " " + side + " " + hand + " " + number;
-}
-
-// The text Fairy-Stockfish uses for one of our moves. Micro shogi: board-move flips are forced,
-// so compare without the suffix; drops are renamed as in toFairyMicro.
-std::string fairyMoveText(const std::string& variant, const std::string& usi) {
-  if (variant != "micro") return usi;
-  const auto star = usi.find('*');
-  if (star == std::string::npos) return usi.back() == '+' || usi.back() == '-' ? usi.substr(0, usi.size() - 1) : usi;
-  const std::string piece = usi.substr(0, star), rest = usi.substr(star);
-  if (piece == "G") return "+R" + rest;
-  if (piece == "+G") return "R" + rest;
-  if (piece == "S") return "+L" + rest;
-  if (piece == "+S") return "L" + rest;
-  return usi;
-}
-std::string fairyReplyText(const std::string& variant, const std::string& text) {
-  if (variant != "micro" || text.find('*') != std::string::npos) return text;
-  return text.back() == '+' || text.back() == '-' ? text.substr(0, text.size() - 1) : text;
-}
 
 // Walks the divide trees of both engines below a position whose counts differ, collecting the
 // differences that are not Fairy-Stockfish 11.1's pawn-drop-mate defect.
@@ -78,14 +31,14 @@ void explainDifference(poppy::testing::FairyStockfish& fairy, const std::string&
   const std::string where = rootSfen + (path.empty() ? "" : " after");
   std::string pathText;
   for (const auto& m : path) pathText += " " + m;
+  // Both sides' moves in Fairy-Stockfish's notation (micro's pieces have other names there).
+  const poppy::play::UsiNotation notation(poppy::play::NotationKind::kFairy, ours);
   std::map<std::string, Move> mine;
   MoveList list;
   pos.generateLegal(list);
-  for (const Move& m : list) mine[fairyMoveText(ours, pos.moveToUsi(m))] = m;
-  std::map<std::string, long long> theirs;
-  const std::string fairySfen = ours == "micro" ? toFairyMicro(rootSfen) : rootSfen;
-  for (const auto& [text, n] : fairy.divide(fairySfen, path, depth))
-    theirs[fairyReplyText(ours, text)] = n;
+  for (const Move& m : list) mine[notation.move(pos, pos.moveToUsi(m))] = m;
+  const std::string fairySfen = notation.sfen(rootSfen);
+  const std::map<std::string, long long> theirs = fairy.divide(fairySfen, path, depth);
   for (const auto& [text, n] : theirs) {
     if (mine.count(text)) continue;
     std::vector<std::string> next = path;
@@ -101,7 +54,7 @@ void explainDifference(poppy::testing::FairyStockfish& fairy, const std::string&
     }
     pos.makeMove(move);
     const long long n = depth > 1 ? (long long)perft(pos, depth - 1) : 1;
-    if (n != theirs[text]) {
+    if (n != theirs.at(text)) {
       path.push_back(text);
       explainDifference(fairy, ours, rootSfen, pos, path, depth - 1, unexplained);
       path.pop_back();
@@ -133,7 +86,8 @@ TEST_P(FairyPerft, RandomPositionsMatch) {
     Position pos = Position::fromSfen(v, sfens[i]);
     const long long ours = (long long)perft(pos, c.depth);
     long long expected = -1;
-    fairy.divide(std::string(c.ours) == "micro" ? toFairyMicro(sfens[i]) : sfens[i], {}, c.depth, &expected);
+    fairy.divide(poppy::play::UsiNotation(poppy::play::NotationKind::kFairy, c.ours).sfen(sfens[i]), {}, c.depth,
+                 &expected);
     if (ours == expected) continue;
     std::vector<std::string> path, unexplained;
     explainDifference(fairy, c.ours, sfens[i], pos, path, c.depth, unexplained);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "play/match_openings.h"
 #include "play/match_report.h"
 #include "play/usi_client.h"
+#include "play/usi_notation.h"
 #include "selfplay/match.h"
 #include "support/fairy_stockfish.h"
 #include "support/scratch_files.h"
@@ -391,6 +393,231 @@ TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
       EXPECT_THAT(rec.detail, HasSubstr("'P*"));
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fairy-Stockfish's notation of micro shogi (play/usi_notation.h). The expected strings are
+// derived by hand from the mapping: Poppy G = FSF +R, +G = R, S = +L, +S = L (the other face
+// of the same physical piece); K, B, +B, P, +P unchanged; in hand a piece is its base letter.
+
+TEST(UsiNotation, MicroSfenInFairyStockfishLetters) {
+  const play::UsiNotation fairy(play::NotationKind::kFairy, "micro");
+  ASSERT_TRUE(fairy.translates());
+  // Start "kbgs/p3/4/3P/SGBK b - 1": rank a k b g s -> k b +r +l; rank e S G B K -> +L +R B K.
+  // (Fairy-Stockfish prints exactly this as its own micro start: "Sfen: kb+r+l/p3/4/3P/+L+RBK b - 1".)
+  EXPECT_EQ(fairy.sfen("kbgs/p3/4/3P/SGBK b - 1"), "kb+r+l/p3/4/3P/+L+RBK b - 1");
+  // Flipped pieces on the board: +g (gote rook) -> r, +S (sente lance) -> L, +P and +B stay;
+  // hands: G -> R, S -> L, g -> r, s -> l, counts and P, B kept.
+  EXPECT_EQ(fairy.sfen("k+g2/1+S1+P/4/+B3/3K w 2GSPBgs 17"), "kr2/1L1+P/4/+B3/3K w 2RLPBrl 17");
+  EXPECT_EQ(fairy.sfen("4/4/4/4/4 b - 1"), "4/4/4/4/4 b - 1");
+  // Other variants and Poppy's own notation: unchanged.
+  const play::UsiNotation mini(play::NotationKind::kFairy, "minishogi");
+  EXPECT_FALSE(mini.translates());
+  EXPECT_EQ(mini.sfen("rbsgk/4p/5/P4/KGSBR b - 1"), "rbsgk/4p/5/P4/KGSBR b - 1");
+  EXPECT_FALSE(play::UsiNotation(play::NotationKind::kPoppy, "micro").translates());
+}
+
+TEST(UsiNotation, MicroMovesBothWays) {
+  const auto v = game::loadVariant("micro");
+  const play::UsiNotation fairy(play::NotationKind::kFairy, "micro");
+  const game::Position start(v);
+  // Drops: the dropped face's other name, the square unchanged (the position does not matter).
+  EXPECT_EQ(fairy.move(start, "G*3c"), "+R*3c");
+  EXPECT_EQ(fairy.move(start, "+G*3c"), "R*3c");
+  EXPECT_EQ(fairy.move(start, "S*2b"), "+L*2b");
+  EXPECT_EQ(fairy.move(start, "+S*2b"), "L*2b");
+  EXPECT_EQ(fairy.move(start, "P*1c"), "P*1c");
+  EXPECT_EQ(fairy.move(start, "+P*1c"), "+P*1c");
+  EXPECT_EQ(fairy.move(start, "B*4c"), "B*4c");
+  EXPECT_EQ(fairy.fromEngine(start, "+R*3c"), "G*3c");
+  EXPECT_EQ(fairy.fromEngine(start, "R*3c"), "+G*3c");
+  EXPECT_EQ(fairy.fromEngine(start, "+L*2b"), "S*2b");
+  EXPECT_EQ(fairy.fromEngine(start, "L*2b"), "+S*2b");
+  EXPECT_EQ(fairy.fromEngine(start, "P*1c"), "P*1c");
+  // A board move without a flip: the same text.
+  EXPECT_EQ(fairy.move(start, "1d1c"), "1d1c");
+  EXPECT_EQ(fairy.fromEngine(start, "1d1c"), "1d1c");
+
+  // After 1d1c 4b4c 1c1b the sente pawn on 1b can be taken by gote's silver (1a, Poppy s = FSF
+  // +l) or gold (2a, Poppy g = FSF +r). Capturing flips them: S -> +S (lance) is Poppy's "+",
+  // and FSF's +L -> L is a demotion, "-" (Fairy-Stockfish 11.1 lists "1a1b-" and "2a1b-" there).
+  game::Position pos(v);
+  for (const char* m : {"1d1c", "4b4c", "1c1b"}) pos.makeMove(pos.parseUsi(m));
+  EXPECT_EQ(fairy.move(pos, "1a1b+"), "1a1b-");
+  EXPECT_EQ(fairy.move(pos, "2a1b+"), "2a1b-");
+  EXPECT_EQ(fairy.fromEngine(pos, "1a1b-"), "1a1b+");
+  EXPECT_EQ(fairy.fromEngine(pos, "2a1b-"), "2a1b+");
+  EXPECT_NO_THROW(pos.parseUsi(fairy.fromEngine(pos, "1a1b-")));
+  // Sente's rook (Poppy +G = FSF R) on 4e takes the pawn on 4c and turns back to the gold:
+  // Poppy "-" (to the setup face), FSF "+" (R -> +R).
+  const game::Position rook = game::Position::fromSfen(v, "k3/4/p3/4/+G2K b - 1");
+  EXPECT_EQ(fairy.sfen(rook.sfen()), "k3/4/p3/4/R2K b - 1");
+  EXPECT_EQ(fairy.move(rook, "4e4c-"), "4e4c+");
+  EXPECT_EQ(fairy.fromEngine(rook, "4e4c+"), "4e4c-");
+  EXPECT_NO_THROW(rook.parseUsi("4e4c-"));
+  // Pawns and bishops keep their suffix: their faces are named alike.
+  game::Position pawn = game::Position::fromSfen(v, "k3/4/3p/3P/K3 b - 1");
+  EXPECT_EQ(fairy.move(pawn, "1d1c+"), "1d1c+");
+  EXPECT_EQ(fairy.fromEngine(pawn, "1d1c+"), "1d1c+");
+  // Whatever is not a move comes back unchanged (the match then refuses it by name).
+  for (const char* junk : {"zzz", "", "9z9z+", "*3c", "Q*3c"}) EXPECT_EQ(fairy.fromEngine(start, junk), junk);
+}
+
+TEST(UsiNotation, NamesAndAutoDetection) {
+  EXPECT_EQ(play::parseNotationKind("fairy"), play::NotationKind::kFairy);
+  EXPECT_EQ(play::parseNotationKind("poppy"), play::NotationKind::kPoppy);
+  EXPECT_EQ(play::parseNotationKind("auto"), play::NotationKind::kAuto);
+  EXPECT_THROW(play::parseNotationKind("fsf"), std::invalid_argument);
+  EXPECT_EQ(play::resolveNotation(play::NotationKind::kAuto, "Fairy-Stockfish 11.1 LB 64"), play::NotationKind::kFairy);
+  EXPECT_EQ(play::resolveNotation(play::NotationKind::kAuto, "Poppy"), play::NotationKind::kPoppy);
+  EXPECT_EQ(play::resolveNotation(play::NotationKind::kPoppy, "Fairy-Stockfish"), play::NotationKind::kPoppy);
+  EXPECT_EQ(play::fairyVariantName("kyoto"), "kyotoshogi");
+  EXPECT_EQ(play::fairyVariantName("micro"), "micro");
+}
+
+// Every game's moves, translated for the engine, are the moves the engine itself lists.
+TEST(UsiNotation, RandomMicroGamesAgreeWithFairyStockfishsMoveLists) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good()) << pt::FairyStockfish::kPath << " is missing";
+  const auto v = game::loadVariant("micro");
+  const play::UsiNotation fairy(play::NotationKind::kFairy, "micro");
+  pt::FairyStockfish engine;
+  engine.setVariant("micro");
+  std::mt19937 rng(5);
+  int flips = 0, drops = 0;
+  for (int g = 0; g < 4; ++g) {
+    game::Position pos(v);
+    const std::string start = pos.sfen();
+    std::vector<std::string> engineMoves;
+    for (int ply = 0; ply < 40 && !pos.outcome(200).over(); ++ply) {
+      const auto listed = engine.divide(fairy.sfen(start), engineMoves, 1);
+      game::MoveList legal;
+      pos.generateLegal(legal);
+      ASSERT_EQ(listed.size(), size_t(legal.size())) << pos.sfen();
+      for (const game::Move& m : legal) {
+        const std::string text = fairy.move(pos, pos.moveToUsi(m));
+        ASSERT_TRUE(listed.count(text)) << pos.moveToUsi(m) << " -> " << text << " in " << pos.sfen();
+        ASSERT_EQ(pos.parseUsi(fairy.fromEngine(pos, text)), m) << text;
+      }
+      const game::Move m = legal[size_t(rng() % legal.size())];
+      flips += m.isFlip();
+      drops += m.isDrop();
+      engineMoves.push_back(fairy.move(pos, pos.moveToUsi(m)));
+      pos.makeMove(m);
+    }
+  }
+  EXPECT_GT(flips, 0);
+  EXPECT_GT(drops, 0);
+}
+
+// Poppy's rollout player against the real Fairy-Stockfish on micro shogi, through the USI client
+// with the notation found by the engine's name: no forfeits, every move legal.
+TEST(UsiClient, FairyStockfishPlaysMicroInItsOwnNotation) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good()) << pt::FairyStockfish::kPath << " is missing";
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  play::UsiProcessConfig config;
+  config.command = pt::FairyStockfish::kPath;
+  config.variant = "micro";
+  config.options = {{"Threads", "1"}, {"Hash", "1"}};
+  config.nodes = 500;
+  selfplay::MatchSettings ms;
+  ms.games = 4;
+  ms.parallelGames = 2;
+  const auto r = selfplay::playMatch(v, encoder, rollout(100), usiPlayer(config, "fairy"), ms);
+  ASSERT_EQ(r.games(), 4);
+  for (const auto& rec : r.records) {
+    EXPECT_TRUE(rec.detail.empty()) << rec.reason << ": " << rec.detail;
+    EXPECT_GT(rec.plies, 2);
+    expectRecordReplays(rec, v, ms.plyCap);
+  }
+  EXPECT_GE(r.lossesA, 3) << "Fairy-Stockfish at 500 nodes should beat 100 random playouts";
+}
+
+// An engine that says it is Fairy-Stockfish gets Fairy-Stockfish's notation; an illegal answer
+// still loses, naming the move as the engine wrote it and as Poppy reads it.
+TEST(UsiClient, AnIllegalMoveInFairyNotationIsAForfeitNamingIt) {
+  const fs::path dir = tempDir("fake_fairy");
+  const fs::path p = dir / "fake.sh";
+  pt::spit(p,
+           "#!/bin/sh\n"
+           "while read -r cmd rest; do\n"
+           "  case \"$cmd\" in\n"
+           "    usi) echo 'id name Fairy-Stockfish fake'; echo usiok ;;\n"
+           "    isready) echo readyok ;;\n"
+           "    position) echo \"info string $rest\" ;;\n"
+           "    go) echo 'bestmove +R*3c' ;;\n"  // G*3c for Poppy: nobody has a gold in hand
+           "    quit) exit 0 ;;\n"
+           "  esac\n"
+           "done\n");
+  fs::permissions(p, fs::perms::owner_all);
+  play::UsiProcessConfig config;
+  config.command = pt::shellQuote(p.string());
+  config.variant = "micro";
+  config.movetimeMs = 50;
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  ms.parallelGames = 1;
+  const auto r = selfplay::playMatch(v, encoder, randomPlayer(), usiPlayer(config, "usi:fake"), ms);
+  ASSERT_EQ(r.games(), 2);
+  EXPECT_EQ(r.winsA, 2);
+  for (const auto& rec : r.records) {
+    EXPECT_EQ(rec.reason, "illegal_move");
+    EXPECT_THAT(rec.detail, HasSubstr("'+R*3c'"));
+    EXPECT_THAT(rec.detail, HasSubstr("'G*3c' in Poppy's notation"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
+  const fs::path dir = tempDir("variants");
+  const fs::path p = dir / "engine.sh";
+  // An engine that lists these UCI_Variant values.
+  auto listing = [&](const std::string& vars) {
+    pt::spit(p,
+             "#!/bin/sh\n"
+             "while read -r cmd rest; do\n"
+             "  case \"$cmd\" in\n"
+             "    usi) echo 'id name OnlyShogi'; echo 'option name UCI_Variant type combo default shogi " + vars + "'; echo usiok ;;\n"
+             "    isready) echo readyok ;;\n"
+             "    quit) exit 0 ;;\n"
+             "  esac\n"
+             "done\n");
+    fs::permissions(p, fs::perms::owner_all);
+  };
+  listing("var shogi var minishogi");
+  play::UsiProcessConfig config;
+  config.command = pt::shellQuote(p.string());
+  config.variant = "micro";
+  try {
+    play::UsiProcess engine(config);
+    FAIL() << "no error";
+  } catch (const play::UsiError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(p.string()));
+    EXPECT_THAT(e.what(), HasSubstr("OnlyShogi"));
+    EXPECT_THAT(e.what(), HasSubstr("does not know the variant 'micro'"));
+    EXPECT_THAT(e.what(), HasSubstr("shogi, minishogi"));
+  }
+  config.variant = "minishogi";
+  EXPECT_NO_THROW(play::UsiProcess{config});
+  // `poppy usi` lists Poppy's names (kyoto, not Fairy-Stockfish's kyotoshogi): either will do.
+  listing("var shogi var kyoto");
+  config.variant = "kyoto";
+  EXPECT_NO_THROW(play::UsiProcess{config});
+  config.command = pt::shellQuote(POPPY_BINARY) + " usi";
+  EXPECT_NO_THROW(play::UsiProcess{config});
+  // The real Fairy-Stockfish 11.1 does not have tori shogi (it would silently play shogi).
+  config.command = pt::FairyStockfish::kPath;
+  config.variant = "tori";
+  try {
+    play::UsiProcess engine(config);
+    FAIL() << "no error";
+  } catch (const play::UsiError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("does not know the variant 'tori'"));
+    EXPECT_THAT(e.what(), HasSubstr("Fairy-Stockfish"));
+  }
+  fs::remove_all(dir);
 }
 
 TEST(MatchReport, NamesAndSummary) {

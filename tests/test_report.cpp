@@ -24,6 +24,7 @@
 #include "report/svg_chart.h"
 #include "selfplay/game_record.h"
 #include "support/scratch_files.h"
+#include "support/xml_check.h"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -43,79 +44,7 @@ using poppy::testing::slurp;
 using poppy::testing::spit;
 
 // ---------------------------------------------------------------------------------------------
-// A small XML checker: tags balance, attribute values are quoted, and text and attribute values
-// hold no raw '<' and only known entities. Returns "" when the document is well-formed.
-std::string xmlProblem(const std::string& doc) {
-  std::vector<std::string> open;
-  auto entitiesOk = [](const std::string& text) {
-    for (size_t i = text.find('&'); i != std::string::npos; i = text.find('&', i + 1)) {
-      bool ok = false;
-      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"})
-        if (text.compare(i, std::strlen(e), e) == 0) ok = true;
-      if (!ok) return false;
-    }
-    return text.find('<') == std::string::npos;
-  };
-  size_t i = 0;
-  bool root = false;
-  while (i < doc.size()) {
-    const size_t lt = doc.find('<', i);
-    const std::string text = doc.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
-    if (!entitiesOk(text) || text.find('>') != std::string::npos) return "bad text: " + text;
-    if (lt == std::string::npos) break;
-    if (doc.compare(lt, 2, "<?") == 0) {
-      i = doc.find("?>", lt);
-      if (i == std::string::npos) return "unterminated <?";
-      i += 2;
-      continue;
-    }
-    if (doc.compare(lt, 2, "</") == 0) {
-      const size_t gt = doc.find('>', lt);
-      if (gt == std::string::npos) return "unterminated end tag";
-      const std::string name = doc.substr(lt + 2, gt - lt - 2);
-      if (open.empty() || open.back() != name) return "end tag </" + name + "> does not match";
-      open.pop_back();
-      i = gt + 1;
-      continue;
-    }
-    // A start tag: name, then attributes name="value" until > or />.
-    size_t p = lt + 1;
-    const size_t nameEnd = doc.find_first_of(" />", p);
-    if (nameEnd == std::string::npos) return "unterminated tag";
-    const std::string name = doc.substr(p, nameEnd - p);
-    if (name.empty()) return "empty tag name";
-    if (open.empty() && root) return "second root element <" + name + ">";
-    p = nameEnd;
-    std::set<std::string> attributes;
-    while (true) {
-      while (p < doc.size() && (doc[p] == ' ' || doc[p] == '\n')) ++p;
-      if (p >= doc.size()) return "unterminated tag <" + name;
-      if (doc[p] == '>') {
-        open.push_back(name);
-        root = true;
-        ++p;
-        break;
-      }
-      if (doc.compare(p, 2, "/>") == 0) {
-        root = true;
-        p += 2;
-        break;
-      }
-      const size_t eq = doc.find('=', p);
-      if (eq == std::string::npos || doc[eq + 1] != '"') return "attribute without a quoted value in <" + name;
-      const std::string attribute = doc.substr(p, eq - p);
-      if (!attributes.insert(attribute).second) return "attribute " + attribute + " twice in <" + name;
-      const size_t close = doc.find('"', eq + 2);
-      if (close == std::string::npos) return "unterminated attribute value";
-      if (!entitiesOk(doc.substr(eq + 2, close - eq - 2))) return "bad attribute value in <" + name;
-      p = close + 1;
-    }
-    i = p;
-  }
-  if (!open.empty()) return "unclosed <" + open.back() + ">";
-  if (!root) return "no element";
-  return "";
-}
+using poppy::testing::xmlProblem;
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -335,6 +264,31 @@ TEST(SvgChart, BarChartsStackOrGroupAndWriteCsv) {
   EXPECT_EQ(toCsv(c), "iteration,sente wins,draws,\"gote, wins\"\n0,0.5,0.25,0.25\n1,0.25,0.5,0.25\n2,,1,0\n");
   c.stacked = false;
   EXPECT_EQ(xmlProblem(renderSvg(c)), "");
+}
+
+TEST(SvgChart, BarErrorBarsAreDrawnAndWidenTheRange) {
+  BarChart c;
+  c.title = "ladder";
+  c.categories = {"nodes:100", "nodes:1000", "movetime:200"};
+  BarSeries s{"Elo", {120, -40, kMissing}};
+  s.low = {60, -260, -100};  // the third has no bar, so no whisker either
+  s.high = {180, 10, 100};
+  c.series.push_back(s);
+  c.references.push_back({0, "even"});
+  const std::string svg = renderSvg(c);
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  EXPECT_EQ(count(svg, "class=\"error-bar\""), 2u);
+  for (size_t at = svg.find("class=\"error-bar\""); at != std::string::npos;
+       at = svg.find("class=\"error-bar\"", at + 1))
+    EXPECT_EQ(count(svg.substr(at, svg.find("</g>", at) - at), "<line"), 3u);  // the whisker and two caps
+  // The y axis reaches the whiskers' ends (-260), not only the bars' (-40).
+  const auto labels = tickLabels(svg, "y");
+  ASSERT_FALSE(labels.empty());
+  EXPECT_LE(std::stod(labels.front()), -260);
+  EXPECT_THAT(svg, HasSubstr("nodes:1000: -260 to 10"));
+  // Stacked charts ignore them.
+  c.stacked = true;
+  EXPECT_EQ(count(renderSvg(c), "error-bar"), 0u);
 }
 
 TEST(SvgChart, LineCsvHasOneRowPerDistinctX) {

@@ -1,0 +1,229 @@
+// `poppy ladder`: one Poppy player (a model, or any player `poppy match` takes) against a USI
+// engine (Fairy-Stockfish by default) at several engine strengths, the rungs: fixed nodes per
+// move and a movetime. Each rung is one match of selfplay::playMatch, as `poppy match` plays it
+// (alternating colours, openings, forfeits); progress on stderr, a table on stdout, and in the
+// output directory ladder.json, ladder.svg and the games of each rung as JSONL.
+//
+// Timed players: a network player's parallel games share one deadline per round and the CPU
+// (selfplay/match.h), and an engine on movetime thinks on the wall clock, so every rung where
+// either side has a movetime is played one game at a time; only rungs where both sides count
+// nodes run games in parallel.
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "apps/commands.h"
+#include "apps/match_setup.h"
+#include "common/atomic_file.h"
+#include "game/variant_loader.h"
+#include "play/ladder_report.h"
+#include "play/match_openings.h"
+#include "play/match_report.h"
+
+namespace poppy::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kDefaultMovetimeMs = 200;
+constexpr const char* kDefaultRungs = "nodes:100,nodes:1000,nodes:10000,movetime";
+
+struct LadderArgs {
+  std::string player, model, engine = "fairy-stockfish", notation = "auto", variant = "micro", out, openings, rungs;
+  std::vector<std::string> engineOptions;
+  PlayerSettings players;
+  int games = 100, parallel = 8, plyCap = 200, threads = 1;
+  int64_t movetimeMs = kDefaultMovetimeMs, playouts = 0;
+  uint64_t seed = 1;
+};
+
+// configs/openings/VARIANT.txt in the current directory or the source tree; empty when neither.
+std::string defaultOpenings(const std::string& variant) {
+  for (const fs::path& dir : {fs::path("configs/openings"), fs::path(POPPY_SOURCE_DIR) / "configs/openings"}) {
+    const fs::path p = dir / (variant + ".txt");
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
+void runLadder(LadderArgs o, bool movetimeGiven) {
+  torch::set_num_threads(o.threads);
+  if (!o.model.empty()) o.player = "model:" + o.model;
+  if (o.player.empty()) throw std::runtime_error("name the player: --model PATH or --player SPEC");
+  // --playouts alone: the player counts playouts and has no clock.
+  if (o.playouts > 0 && !movetimeGiven) o.movetimeMs = 0;
+  if (o.player == "random") o.playouts = 0, o.movetimeMs = 0;  // nothing to limit
+  const auto variant = game::loadVariant(o.variant);
+  const nn::Encoder encoder(variant);
+  const auto rungs = play::parseRungs(o.rungs.empty() ? kDefaultRungs : o.rungs,
+                                      o.movetimeMs > 0 ? o.movetimeMs : kDefaultMovetimeMs);
+  if (o.openings.empty()) o.openings = defaultOpenings(variant->name);
+  if (o.openings == "none") o.openings.clear();
+  std::vector<selfplay::MatchOpening> openings;
+  if (!o.openings.empty()) openings = play::loadOpenings(o.openings, variant, o.plyCap);
+
+  if (o.out.empty()) o.out = "ladder-" + play::shortPlayerName(o.player);
+  const fs::path out(o.out);
+  if (fs::exists(out / "ladder.json"))
+    throw std::runtime_error(o.out + " already holds a ladder (ladder.json): choose another --out");
+
+  // The engine once before anything is played: a missing engine, a failed handshake or an
+  // unknown variant is an error now, naming the command.
+  SideArgs engineSide;
+  engineSide.player = "usi:" + o.engine;
+  engineSide.engineOptions = o.engineOptions;
+  engineSide.notation = o.notation;
+  const play::UsiProcessConfig engineConfig = usiConfig(engineSide, "", o.players, variant->name);
+  play::LadderInfo info;
+  {
+    play::UsiProcess probe(engineConfig);
+    info.engineName = probe.name();
+    info.notation = play::notationName(play::resolveNotation(engineConfig.notation, probe.name()));
+  }
+  SideArgs playerSide;
+  playerSide.player = o.player;
+  playerSide.nodes = o.playouts;
+  playerSide.movetimeMs = o.movetimeMs;
+  MatchPlayer player = makeMatchPlayer(playerSide, "", o.players, variant);
+  const bool playerTimed = o.movetimeMs > 0;
+  fs::create_directories(out);
+
+  info.variant = variant->name;
+  info.player = o.player;
+  info.playerPlayouts = o.playouts;
+  info.playerMovetimeMs = o.movetimeMs;
+  info.engineCommand = engineConfig.command;
+  info.engineOptions = engineConfig.options;
+  info.openings = o.openings;
+  info.openingsCount = int(openings.size());
+  info.gamesPerRung = o.games;
+  info.parallel = o.parallel;
+  info.plyCap = o.plyCap;
+  info.seed = o.seed;
+  info.graceMs = o.players.graceMs;
+  info.rungs = rungs;
+
+  const std::string jsonPath = (out / "ladder.json").string(), svgPath = (out / "ladder.svg").string();
+  std::vector<play::LadderRungResult> done;
+  auto save = [&](bool finished) {
+    common::writeFileAtomically(jsonPath, play::ladderJson(info, done, finished).dump(2) + "\n");
+    common::writeFileAtomically(svgPath, play::ladderSvg(info, done));
+  };
+  save(false);  // an unwritable directory is found now
+  std::fprintf(stderr, "%s vs %s (%s notation) on %s: %zu rungs of %d games, openings: %s\n", o.player.c_str(),
+               info.engineName.c_str(), info.notation.c_str(), variant->name.c_str(), rungs.size(), o.games,
+               o.openings.empty() ? "the start position" : (o.openings + " (" + std::to_string(openings.size()) + ")").c_str());
+  if (playerTimed)
+    std::fprintf(stderr, "the player has %lld ms per move: every rung is played one game at a time\n",
+                 (long long)o.movetimeMs);
+
+  using Clock = std::chrono::steady_clock;
+  for (size_t i = 0; i < rungs.size(); ++i) {
+    play::LadderRungResult rung;
+    rung.rung = rungs[i];
+    rung.oneGameAtATime = playerTimed || rungs[i].movetimeMs > 0;
+    rung.parallel = rung.oneGameAtATime ? 1 : std::max(1, std::min(o.parallel, o.games));
+    rung.gamesWanted = o.games;
+    rung.records = "games-" + rungs[i].fileStem() + ".jsonl";
+    const std::string recordsPath = (out / rung.records).string();
+    selfplay::appendGameRecords(recordsPath, {});  // unwritable: now, not after a game
+
+    SideArgs engineAtRung = engineSide;
+    engineAtRung.nodes = rungs[i].nodes;
+    engineAtRung.movetimeMs = rungs[i].movetimeMs;
+    MatchPlayer engine = makeMatchPlayer(engineAtRung, "", o.players, variant);
+    selfplay::MatchSettings ms;
+    ms.games = o.games;
+    ms.parallelGames = rung.parallel;
+    ms.plyCap = o.plyCap;
+    ms.seed = o.seed + i;
+    ms.openings = openings;
+    ms.idPrefix = recordIdPrefix("ladder-" + rungs[i].fileStem());
+
+    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(rungs.size()) + " " + rungs[i].name() + "]";
+    std::fprintf(stderr, "%s engine: %s, %s\n", label.c_str(),
+                 rungs[i].nodes > 0 ? ("go nodes " + std::to_string(rungs[i].nodes)).c_str()
+                                    : ("go movetime " + std::to_string(rungs[i].movetimeMs)).c_str(),
+                 rung.oneGameAtATime ? "one game at a time (a timed side)" : (std::to_string(rung.parallel) + " games at once").c_str());
+    done.push_back(rung);
+    const auto start = Clock::now();
+    double lastPrint = -1, lastSave = 0;
+    auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    const auto r = selfplay::playMatch(variant, encoder, player.loaded.spec, engine.loaded.spec, ms,
+                                       [&](const selfplay::MatchResult& s, int wanted) {
+      selfplay::appendGameRecords(recordsPath, {s.records.back()});
+      const double t = seconds();
+      done.back().result = s;
+      done.back().seconds = t;
+      if (t - lastSave >= 10) save(false), lastSave = t;
+      if (t - lastPrint >= 0.5 || s.games() == wanted) {
+        std::fprintf(stderr, "\r%s %s   ", label.c_str(), play::progressLine(s, wanted, t).c_str());
+        lastPrint = t;
+      }
+    });
+    std::fprintf(stderr, "\n");
+    done.back().result = r;
+    done.back().seconds = seconds();
+    done.back().finished = true;
+    save(i + 1 == rungs.size());
+    int forfeits = 0;
+    for (const auto& rec : r.records) forfeits += !rec.detail.empty();
+    if (forfeits > 0)
+      std::fprintf(stderr, "%s %d games ended by a forfeit (resign, illegal move, timeout or crash): see %s\n",
+                   label.c_str(), forfeits, recordsPath.c_str());
+  }
+  std::printf("%s vs %s (%s), %d games per rung\n%s", o.player.c_str(), info.engineName.c_str(), variant->name.c_str(),
+              o.games, play::ladderTable(done).c_str());
+  std::printf("Elo: the player's rating minus the engine's at that rung, from the score (95%% interval from the "
+              "Wilson interval of the score)\n");
+  std::printf("results: %s, %s; games: %s/games-*.jsonl\n", jsonPath.c_str(), svgPath.c_str(), o.out.c_str());
+}
+
+}  // namespace
+
+void addLadderCommand(CLI::App& app) {
+  auto o = std::make_shared<LadderArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "ladder", "Play a Poppy player against a USI engine (Fairy-Stockfish) at several engine strengths; score and Elo per rung");
+  auto* model = cmd->add_option("--model", o->model, "The model to rate (same as --player model:PATH)");
+  auto* player = cmd->add_option("--player", o->player,
+                                 "The player to rate: model:PATH[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND");
+  model->excludes(player);
+  cmd->add_option("--engine", o->engine, "The opponent's USI command (a bare name is also looked up in /usr/games)")
+      ->capture_default_str();
+  cmd->add_option("--rungs", o->rungs,
+                  "The engine's limits, comma separated: nodes:N (go nodes), movetime:MS, movetime (= --movetime) "
+                  "[default: " + std::string(kDefaultRungs) + "]");
+  cmd->add_option("--games", o->games, "Games per rung (colours alternate)")->check(CLI::Range(1, 1000000))->capture_default_str();
+  CLI::Option* movetime = cmd->add_option("--movetime", o->movetimeMs, "The player's milliseconds per move (0: none)")
+                              ->check(CLI::Range(int64_t(0), int64_t(86400000)))
+                              ->capture_default_str();
+  cmd->add_option("--playouts", o->playouts,
+                  "The player's playouts (rollout: simulations) per move; alone, it replaces --movetime")
+      ->check(CLI::Range(int64_t(1), int64_t(10000000)));
+  cmd->add_option("--out", o->out, "Output directory (default ladder-<player>); must not hold a ladder.json yet");
+  cmd->add_option("--openings", o->openings,
+                  "Openings file (as poppy match); default configs/openings/VARIANT.txt when there is one; none: start position");
+  cmd->add_option("--engine-option", o->engineOptions, "USI option NAME=VALUE for the engine (repeatable)");
+  cmd->add_option("--notation", o->notation, "The engine's notation: auto, poppy or fairy (see poppy match)")
+      ->check(CLI::IsMember({"auto", "poppy", "fairy"}))
+      ->capture_default_str();
+  cmd->add_option("--variant", o->variant, "Variant")->capture_default_str();
+  cmd->add_option("--parallel", o->parallel, "Games at once on rungs where neither side is timed")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--ply-cap", o->plyCap, "Plies after which a game is drawn")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--grace", o->players.graceMs, "An engine move may take its movetime plus this many ms")
+      ->check(CLI::Range(int64_t(0), int64_t(3600000)))
+      ->capture_default_str();
+  cmd->add_option("--device", o->players.device, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
+  cmd->callback([o, movetime] { runLadder(*o, movetime->count() > 0); });
+}
+
+}  // namespace poppy::apps

@@ -1,0 +1,107 @@
+#include "apps/match_setup.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+#include <stdexcept>
+
+namespace poppy::apps {
+namespace {
+
+bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+// Debian installs Fairy-Stockfish as /usr/games/fairy-stockfish, and /usr/games is often not on
+// the PATH (root, services, CI): a bare program name found nowhere on the PATH is taken from there.
+std::string withGamesDir(const std::string& command) {
+  std::istringstream in(command);
+  std::string program;
+  in >> program;
+  if (program.empty() || program.find_first_of("/'\"=$`") != std::string::npos) return command;
+  std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(path, dir, ':');)
+    if (!dir.empty() && executable(dir + "/" + program)) return command;
+  if (!executable("/usr/games/" + program)) return command;
+  const size_t at = command.find(program);
+  return command.substr(0, at) + "/usr/games/" + command.substr(at);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> engineOption(const std::string& text, const std::string& flag) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw std::runtime_error(flag + " '" + text + "': expected NAME=VALUE");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+play::UsiProcessConfig usiConfig(const SideArgs& s, const std::string& suffix, const PlayerSettings& settings,
+                                 const std::string& variant) {
+  play::UsiProcessConfig c;
+  c.command = s.player.substr(4);
+  // A command quoted as a whole (usi:"prog args") may keep its quotes when it comes from a file.
+  if (c.command.size() >= 2 && (c.command.front() == '"' || c.command.front() == '\'') &&
+      c.command.back() == c.command.front())
+    c.command = c.command.substr(1, c.command.size() - 2);
+  if (c.command.find_first_not_of(' ') == std::string::npos)
+    throw std::runtime_error("player '" + s.player + "': usi: needs a command, e.g. usi:fairy-stockfish");
+  c.command = withGamesDir(c.command);
+  for (const auto& e : s.engineOptions) c.options.push_back(engineOption(e, "--engine-option" + suffix));
+  try {
+    c.notation = play::parseNotationKind(s.notation);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("--notation" + suffix + ": " + e.what());
+  }
+  c.variant = variant;
+  c.nodes = s.nodes;
+  c.movetimeMs = s.movetimeMs;
+  c.graceSeconds = settings.graceMs / 1000.0;
+  c.moveTimeoutSeconds = settings.moveTimeoutMs / 1000.0;
+  return c;
+}
+
+MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const PlayerSettings& settings,
+                            const game::VariantPtr& variant) {
+  MatchPlayer p;
+  if (s.player.rfind("usi:", 0) == 0) {
+    p.loaded.spec.kind = selfplay::PlayerSpec::Kind::kExternal;
+    p.loaded.spec.name = s.player;
+    p.loaded.spec.external = play::usiPlayerFactory(usiConfig(s, suffix, settings, variant->name));
+  } else {
+    if (!s.engineOptions.empty())
+      throw std::runtime_error("--engine-option" + suffix + " only applies to usi: players, not '" + s.player + "'");
+    if (s.notation != "auto")
+      throw std::runtime_error("--notation" + suffix + " only applies to usi: players, not '" + s.player + "'");
+    const bool timedOnly = s.movetimeMs > 0 && s.nodes == 0;
+    p.loaded = loadPlayer(s.player, variant->name, settings.device, timedOnly ? kTimedNodeCap : settings.playouts);
+    auto& spec = p.loaded.spec;
+    switch (spec.kind) {
+      case selfplay::PlayerSpec::Kind::kNetwork:
+        if (s.nodes > 0) spec.search.playouts = int(s.nodes);
+        break;
+      case selfplay::PlayerSpec::Kind::kRollout:
+        if (s.nodes > 0) spec.simulations = int(s.nodes);
+        else if (timedOnly && s.player == "rollout") spec.simulations = kTimedNodeCap;
+        break;
+      default:
+        if (s.nodes > 0 || s.movetimeMs > 0)
+          throw std::runtime_error("--nodes" + suffix + " and --movetime" + suffix + " do not apply to the random player");
+    }
+    spec.moveSeconds = s.movetimeMs / 1000.0;
+  }
+  if (!s.book.empty()) {
+    p.book = std::make_shared<play::OpeningBook>(play::OpeningBook::load(s.book, variant));
+    auto book = p.book;
+    p.loaded.spec.book = [book](const game::Position& pos, std::mt19937& rng) { return book->choose(pos, &rng); };
+  }
+  return p;
+}
+
+std::string recordIdPrefix(const std::string& kind) {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "-%Y%m%dT%H%M%S-", std::localtime(&now));
+  return kind + buf;
+}
+
+}  // namespace poppy::apps

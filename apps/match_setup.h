@@ -1,0 +1,59 @@
+// The players of `poppy match` and `poppy ladder` from their command-line descriptions: a Poppy
+// player (model:PATH[:PLAYOUTS], rollout[:SIMULATIONS], random; apps/model_players.h) or any USI
+// engine (usi:COMMAND), with its per-move limits, USI options, notation and opening book.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/model_players.h"
+#include "game/variant.h"
+#include "play/opening_book.h"
+#include "play/usi_client.h"
+
+namespace poppy::apps {
+
+// Searches with a time limit and no node limit still stop here (tree memory).
+constexpr int kTimedNodeCap = 1000000;
+
+// One side as the command line gives it.
+struct SideArgs {
+  std::string player, book;
+  std::vector<std::string> engineOptions;  // NAME=VALUE, usi: players only
+  std::string notation = "auto";           // usi: players only (play/usi_notation.h)
+  int64_t nodes = 0, movetimeMs = 0;
+};
+
+// What every side shares.
+struct PlayerSettings {
+  std::string device = "cpu";
+  int playouts = 128;  // of model players without their own
+  int64_t graceMs = 1000, moveTimeoutMs = 60000;
+};
+
+// A player with its limits and book; keeps the evaluator and book alive.
+struct MatchPlayer {
+  LoadedPlayer loaded;
+  std::shared_ptr<play::OpeningBook> book;
+};
+
+// "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.
+std::pair<std::string, std::string> engineOption(const std::string& text, const std::string& flag);
+
+// The USI client's settings of a usi:COMMAND player (the command without its quotes; a bare
+// program name that is nowhere on the PATH but in /usr/games, where Debian installs
+// fairy-stockfish, is run from there). `suffix` ends the names of the side's options in
+// messages ("-a": --engine-option-a).
+play::UsiProcessConfig usiConfig(const SideArgs& side, const std::string& suffix, const PlayerSettings& settings,
+                                 const std::string& variant);
+
+// Throws std::runtime_error (or a model/book error) naming the bad description, option or file.
+MatchPlayer makeMatchPlayer(const SideArgs& side, const std::string& suffix, const PlayerSettings& settings,
+                            const game::VariantPtr& variant);
+
+// "<kind>-20250101T120000-": record ids stay unique when one file collects several runs.
+std::string recordIdPrefix(const std::string& kind);
+
+}  // namespace poppy::apps

@@ -1,0 +1,192 @@
+// `poppy ladder`: rungs (parsing and errors), its JSON, table and chart on a hand-made result,
+// and the command end to end on a tiny budget against the real Fairy-Stockfish (micro shogi in
+// Fairy-Stockfish's notation), with its errors for a missing engine, an engine that does not
+// know the variant and an output directory that already holds a ladder.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "game/variant_loader.h"
+#include "play/ladder_report.h"
+#include "selfplay/game_record.h"
+#include "support/fairy_stockfish.h"
+#include "support/scratch_files.h"
+#include "support/xml_check.h"
+
+using namespace poppy;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+namespace pt = poppy::testing;
+
+namespace {
+
+const char* kPrefix = "poppy_ladder_test_";
+::testing::Environment* const kCleanup = pt::removeScratchRootAtExit(kPrefix);
+
+fs::path tempDir(const std::string& name) { return pt::freshTempDir(kPrefix, name); }
+
+TEST(LadderRungs, ParseNodesAndMovetime) {
+  const auto r = play::parseRungs("nodes:100, nodes:1000,movetime:50,movetime", 200);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].nodes, 100);
+  EXPECT_EQ(r[0].movetimeMs, 0);
+  EXPECT_EQ(r[1].name(), "nodes:1000");
+  EXPECT_EQ(r[1].fileStem(), "nodes1000");
+  EXPECT_EQ(r[2].movetimeMs, 50);
+  EXPECT_EQ(r[3].name(), "movetime:200");  // bare movetime: the player's
+  for (const char* bad : {"", "nodes:", "nodes:0", "nodes:12x", "depth:3", "nodes:100,,movetime", "nodes:5,nodes:5",
+                          "movetime:-1"}) {
+    EXPECT_THROW(play::parseRungs(bad, 200), std::invalid_argument) << bad;
+  }
+  try {
+    play::parseRungs("nodes:100,depth:3", 200);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("depth:3"));
+  }
+}
+
+selfplay::MatchResult result(int wins, int draws, int losses) {
+  selfplay::MatchResult r;
+  for (int i = 0; i < wins + draws + losses; ++i) {
+    selfplay::GameRecord g;
+    const bool aSente = i % 2 == 0;
+    const int outcome = i < wins ? 1 : i < wins + draws ? 0 : -1;
+    g.result = outcome == 0 ? "draw" : (outcome > 0) == aSente ? "sente" : "gote";
+    g.reason = "checkmate";
+    g.plies = 30;
+    if (outcome < 0 && i == wins + draws) g.reason = "timeout", g.detail = "the player ran out of time";
+    r.records.push_back(g);
+    r.aWasSente.push_back(aSente);
+    (outcome > 0 ? r.winsA : outcome < 0 ? r.lossesA : r.draws)++;
+  }
+  return r;
+}
+
+TEST(LadderReport, JsonTableAndChart) {
+  play::LadderInfo info;
+  info.variant = "micro";
+  info.player = "rollout:300";
+  info.engineName = "Fairy-Stockfish <test> & co";
+  info.rungs = play::parseRungs("nodes:100,movetime:200", 200);
+  std::vector<play::LadderRungResult> rungs(2);
+  rungs[0].rung = info.rungs[0];
+  rungs[0].result = result(6, 2, 2);
+  rungs[0].finished = true;
+  rungs[1].rung = info.rungs[1];
+  rungs[1].result = result(0, 0, 10);
+  const auto j = play::ladderJson(info, rungs, false);
+  EXPECT_EQ(j["format"], "poppy-ladder");
+  EXPECT_EQ(j["finished"], false);
+  EXPECT_EQ(j["rungs_planned"].size(), 2u);
+  const auto& a = j["rungs"][0];
+  EXPECT_EQ(a["rung"], "nodes:100");
+  EXPECT_EQ(a["games"], 10);
+  EXPECT_DOUBLE_EQ(a["score"].get<double>(), 0.7);
+  EXPECT_LT(a["score_low"].get<double>(), 0.7);
+  EXPECT_GT(a["score_high"].get<double>(), 0.7);
+  EXPECT_LT(a["elo_low"].get<double>(), a["elo"].get<double>());
+  EXPECT_GT(a["elo_high"].get<double>(), a["elo"].get<double>());
+  EXPECT_EQ(a["forfeits"]["player"]["timeout"], 1);  // the first loss: the player's forfeit
+  EXPECT_EQ(a["forfeits"]["engine"].size(), 0u);
+  const auto& b = j["rungs"][1];
+  EXPECT_EQ(b["forfeits"]["player"]["timeout"], 1);
+  EXPECT_DOUBLE_EQ(b["score_low"].get<double>(), 0.0);
+  EXPECT_GT(b["score_high"].get<double>(), 0.0);  // Wilson: finite and above 0 at a 0% score
+
+  const std::string table = play::ladderTable(rungs);
+  EXPECT_THAT(table, HasSubstr("nodes:100"));
+  EXPECT_THAT(table, HasSubstr("0.700"));
+  EXPECT_THAT(table, HasSubstr("1 (timeout 1) / 0"));
+
+  const std::string svg = play::ladderSvg(info, rungs);
+  EXPECT_EQ(pt::xmlProblem(svg), "") << svg;
+  EXPECT_THAT(svg, HasSubstr("&lt;test&gt; &amp; co"));
+  EXPECT_THAT(svg, HasSubstr("class=\"error-bar\""));
+  EXPECT_EQ(svg, play::ladderSvg(info, rungs));
+}
+
+std::string poppyCommand(const fs::path& dir, const std::string& args, const std::string& name) {
+  return "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " + pt::shellQuote(POPPY_BINARY) + " ladder " +
+         args + " >" + name + ".out 2>" + name + ".err";
+}
+
+// Two rungs of two games, the rollout player counting simulations (so the rungs run in
+// parallel) against the real Fairy-Stockfish on micro shogi.
+TEST(LadderCli, RunsEndToEndAgainstFairyStockfish) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good()) << pt::FairyStockfish::kPath << " is missing";
+  const fs::path dir = tempDir("cli");
+  const int code = pt::exitCodeOf(std::system(
+      poppyCommand(dir,
+                   "--player rollout --playouts 50 --rungs nodes:10,nodes:30 --games 2 --engine " +
+                       pt::shellQuote(pt::FairyStockfish::kPath) + " --engine-option Hash=1 --out out",
+                   "run")
+          .c_str()));
+  const std::string err = pt::slurp(dir / "run.err"), out = pt::slurp(dir / "run.out");
+  ASSERT_EQ(code, 0) << err << out;
+  EXPECT_THAT(err, HasSubstr("Fairy-Stockfish"));
+  EXPECT_THAT(err, HasSubstr("fairy notation"));
+  EXPECT_THAT(err, HasSubstr("2/2 games"));
+  EXPECT_THAT(out, HasSubstr("nodes:10 "));
+  EXPECT_THAT(out, HasSubstr("nodes:30 "));
+  const auto j = nlohmann::json::parse(pt::slurp(dir / "out/ladder.json"));
+  EXPECT_EQ(j["finished"], true);
+  EXPECT_EQ(j["engine"]["notation"], "fairy");
+  EXPECT_EQ(j["openings_count"].get<int>() > 0, true);  // configs/openings/micro.txt by default
+  ASSERT_EQ(j["rungs"].size(), 2u);
+  const auto variant = game::loadVariant("micro");
+  for (const auto& rung : j["rungs"]) {
+    EXPECT_EQ(rung["games"], 2);
+    EXPECT_EQ(rung["one_game_at_a_time"], false);
+    EXPECT_EQ(rung["wins"].get<int>() + rung["draws"].get<int>() + rung["losses"].get<int>(), 2);
+    EXPECT_EQ(rung["forfeits"]["engine"].size(), 0u) << rung.dump();
+    EXPECT_EQ(rung["forfeits"]["player"].size(), 0u) << rung.dump();
+    const auto file = selfplay::readGameRecordFile((dir / "out" / rung["records"].get<std::string>()).string());
+    ASSERT_EQ(file.records.size(), 2u);
+    for (const auto& rec : file.records) {
+      game::Position pos = game::Position::fromSfen(variant, rec.start);
+      for (const std::string& m : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(m))) << m;
+      EXPECT_TRUE(pos.outcome(200).over()) << rec.reason << " " << rec.detail;
+    }
+  }
+  const std::string svg = pt::slurp(dir / "out/ladder.svg");
+  EXPECT_EQ(pt::xmlProblem(svg), "") << svg;
+  EXPECT_THAT(svg, HasSubstr("nodes:30"));
+
+  // The same directory again: refused, nothing overwritten.
+  const int again = pt::exitCodeOf(std::system(
+      poppyCommand(dir, "--player random --rungs nodes:10 --games 2 --out out", "again").c_str()));
+  EXPECT_EQ(again, 2);
+  EXPECT_THAT(pt::slurp(dir / "again.err"), HasSubstr("already holds a ladder"));
+  fs::remove_all(dir);
+}
+
+TEST(LadderCli, BadEnginesAreClearErrors) {
+  const fs::path dir = tempDir("errors");
+  // No such engine: exit 2 naming the command.
+  int code = pt::exitCodeOf(std::system(
+      poppyCommand(dir, "--player random --games 2 --engine /nonexistent/engine --out a", "missing").c_str()));
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(pt::slurp(dir / "missing.err"), HasSubstr("poppy: error:"));
+  EXPECT_THAT(pt::slurp(dir / "missing.err"), HasSubstr("/nonexistent/engine"));
+  // Fairy-Stockfish 11.1 has no tori shogi.
+  code = pt::exitCodeOf(std::system(poppyCommand(dir,
+                                                 "--player random --variant tori --games 2 --engine " +
+                                                     pt::shellQuote(pt::FairyStockfish::kPath) + " --out b",
+                                                 "variant")
+                                        .c_str()));
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(pt::slurp(dir / "variant.err"), HasSubstr("does not know the variant 'tori'"));
+  // Bad rungs and a missing player.
+  code = pt::exitCodeOf(std::system(poppyCommand(dir, "--player random --rungs depth:3 --out c", "rungs").c_str()));
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(pt::slurp(dir / "rungs.err"), HasSubstr("depth:3"));
+  code = pt::exitCodeOf(std::system(poppyCommand(dir, "--games 2 --out d", "noplayer").c_str()));
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(pt::slurp(dir / "noplayer.err"), HasSubstr("--model"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
