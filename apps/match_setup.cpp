@@ -78,6 +78,7 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
     switch (spec.kind) {
       case selfplay::PlayerSpec::Kind::kNetwork:
         if (s.nodes > 0) spec.search.playouts = int(s.nodes);
+        spec.search.solver = settings.tactics;
         break;
       case selfplay::PlayerSpec::Kind::kRollout:
         if (s.nodes > 0) spec.simulations = int(s.nodes);

@@ -30,6 +30,7 @@ struct SideArgs {
 struct PlayerSettings {
   std::string device = "cpu";
   int playouts = 128;  // of model players without their own
+  bool tactics = true;  // model players: MCTS-solver and mate searches (mcts/search_params.h)
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
 };
 
