@@ -126,7 +126,7 @@ std::string ladderSvg(const LadderInfo& info, const std::vector<LadderRungResult
   report::BarChart c;
   c.title = info.player + " vs " + (info.engineName.empty() ? info.engineCommand : info.engineName) + " (" +
             info.variant + ")";
-  c.xLabel = "engine limit per move (Elo of the player, 95% interval)";
+  c.xLabel = "engine limit per move, and the player's Elo against it (intervals: ladder.json)";
   c.yLabel = "score of the player (95% interval)";
   c.fixedY = true;
   c.yMin = 0;
@@ -134,13 +134,12 @@ std::string ladderSvg(const LadderInfo& info, const std::vector<LadderRungResult
   c.width = 1000;
   c.references.push_back({0.5, "even"});
   report::BarSeries s;
-  s.name = "score";
+  s.name = "score, 95% interval";
   for (const LadderRungResult& r : rungs) {
     const selfplay::MatchResult& m = r.result;
-    char elo[96];
-    const auto [lo, hi] = m.eloInterval95();
-    std::snprintf(elo, sizeof elo, " %+.0f (%+.0f..%+.0f)", m.elo(), lo, hi);
-    c.categories.push_back(r.rung.name() + (m.games() ? elo : " (no games)"));
+    char elo[64];
+    std::snprintf(elo, sizeof elo, ": Elo %+.0f", m.elo());
+    c.categories.push_back(r.rung.name() + (m.games() ? elo : ": no games"));
     const auto [slo, shi] = m.scoreInterval95();
     s.values.push_back(m.games() ? m.score() : report::kMissing);
     s.low.push_back(m.games() ? slo : report::kMissing);

@@ -114,14 +114,13 @@ std::string poppyCommand(const fs::path& dir, const std::string& args, const std
 }
 
 // Two rungs of two games, the rollout player counting simulations (so the rungs run in
-// parallel) against the real Fairy-Stockfish on micro shogi.
+// parallel) against the real Fairy-Stockfish (the default engine) on micro shogi.
 TEST(LadderCli, RunsEndToEndAgainstFairyStockfish) {
   ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good()) << pt::FairyStockfish::kPath << " is missing";
   const fs::path dir = tempDir("cli");
   const int code = pt::exitCodeOf(std::system(
       poppyCommand(dir,
-                   "--player rollout --playouts 50 --rungs nodes:10,nodes:30 --games 2 --engine " +
-                       pt::shellQuote(pt::FairyStockfish::kPath) + " --engine-option Hash=1 --out out",
+                   "--player rollout --playouts 50 --rungs nodes:10,nodes:30 --games 2 --engine-option Hash=1 --out out",
                    "run")
           .c_str()));
   const std::string err = pt::slurp(dir / "run.err"), out = pt::slurp(dir / "run.out");
@@ -134,6 +133,9 @@ TEST(LadderCli, RunsEndToEndAgainstFairyStockfish) {
   const auto j = nlohmann::json::parse(pt::slurp(dir / "out/ladder.json"));
   EXPECT_EQ(j["finished"], true);
   EXPECT_EQ(j["engine"]["notation"], "fairy");
+  // The default engine, fairy-stockfish, found on the PATH or in /usr/games.
+  EXPECT_THAT(j["engine"]["command"].get<std::string>(), ::testing::EndsWith("fairy-stockfish"));
+  EXPECT_EQ(j["engine"]["options"]["Hash"], "1");
   EXPECT_EQ(j["openings_count"].get<int>() > 0, true);  // configs/openings/micro.txt by default
   ASSERT_EQ(j["rungs"].size(), 2u);
   const auto variant = game::loadVariant("micro");
