@@ -75,24 +75,21 @@ void Tree::searchRootMate() {
 int Tree::selectChild(const Node& parent) const {
   const Node* c = nodes_.data() + parent.firstChild;
   const int count = parent.numChildren;
-  if (params_.solver) {
-    int win = -1, longestLoss = -1;
-    bool allLose = true;
-    for (int i = 0; i < count; ++i) {
-      if (c[i].provenLoss() && (win < 0 || c[i].proofPlies() < c[win].proofPlies())) win = i;
-      if (!c[i].provenWin()) allLose = false;
-      else if (longestLoss < 0 || c[i].proofPlies() > c[longestLoss].proofPlies()) longestLoss = i;
-    }
-    if (win >= 0) return parent.firstChild + win;
-    if (allLose && longestLoss >= 0) return parent.firstChild + longestLoss;
-  }
   const float explore = params_.cpuct * std::sqrt(float(std::max(1, parent.visits + parent.inFlight)));
   float best = -std::numeric_limits<float>::infinity();
   int bestIndex = -1;
   float visitedPolicy = 0.0f;
   int unvisited = -1;  // the unvisited child with the highest prior: all of them share one Q
+  int win = -1, longestLoss = -1;  // proven children (solver): one pass serves both
   for (int i = 0; i < count; ++i) {
-    if (params_.solver && c[i].provenWin()) continue;
+    if (c[i].proof != 0 && params_.solver) {
+      if (c[i].provenLoss()) {
+        if (win < 0 || c[i].proofPlies() < c[win].proofPlies()) win = i;
+      } else if (longestLoss < 0 || c[i].proofPlies() > c[longestLoss].proofPlies()) {
+        longestLoss = i;
+      }
+      continue;
+    }
     const int n = c[i].visits + c[i].inFlight;
     if (n == 0) {
       if (unvisited < 0 || c[i].prior > c[unvisited].prior) unvisited = i;
@@ -107,6 +104,7 @@ int Tree::selectChild(const Node& parent) const {
       bestIndex = i;
     }
   }
+  if (win >= 0) return parent.firstChild + win;
   if (unvisited >= 0) {
     const float parentQ = parent.visits > 0 ? parent.valueSum / float(parent.visits) : 0.0f;
     float reduction = params_.fpuReduction;
@@ -114,7 +112,8 @@ int Tree::selectChild(const Node& parent) const {
     const float score = parentQ - reduction + explore * c[unvisited].prior;
     if (bestIndex < 0 || score > best) bestIndex = unvisited;
   }
-  return parent.firstChild + std::max(bestIndex, 0);
+  if (bestIndex < 0) bestIndex = std::max(longestLoss, 0);  // every move is proven lost
+  return parent.firstChild + bestIndex;
 }
 
 void Tree::prove(int node, int8_t proof) {
