@@ -258,19 +258,26 @@ TEST(Usi, GoMateAnswersWithTheMateOrNomate) {
 }
 
 TEST(Usi, GoMateStopsOnStopAndOnTime) {
-  // The shogi start position has checking lines deep enough that no mate search ends by itself
-  // in a millisecond: the time limit answers "timeout"; so does `stop` during `go mate infinite`.
+  // Shogi after 7g7f 3c3d 8h2b+: gote has checking drops with its captured bishop, and whether
+  // the 63-ply search of them ends within a millisecond depends on the machine, so either
+  // answer is right here; what must hold is that a time limit and a `stop` end the search
+  // promptly with one of them (the stop itself: MateSearch.TheStopTestEndsTheSearch).
   play::UsiOptions options;
   options.variant = "shogi";
   Session s(options);
+  const auto isEnd = [](const std::string& line) { return line == "checkmate timeout" || line == "checkmate nomate"; };
+  auto start = std::chrono::steady_clock::now();
   auto out = s.send("position startpos moves 7g7f 3c3d 8h2b+\ngo mate 1");
-  EXPECT_EQ(out.back(), "checkmate timeout") << joined(out);
+  EXPECT_TRUE(isEnd(out.back())) << joined(out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  start = std::chrono::steady_clock::now();
   s.engine.handle("go mate infinite");
   s.engine.handle("stop");
   s.engine.waitForSearch();
   out = s.fresh();
   ASSERT_FALSE(out.empty());
-  EXPECT_EQ(out.back(), "checkmate timeout") << joined(out);
+  EXPECT_TRUE(isEnd(out.back())) << joined(out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST(Usi, NoTimeLeftOrAnImmediateStopStillAnswersAMove) {
