@@ -42,29 +42,8 @@ void Tree::searchRootMate() {
   MateResult r = search.find(pos_, params_.rootMatePlies);
   if (!r.found) return;
   rootMateLine_ = std::move(r.line);
-  if (root.state == Node::kNew || root.state == Node::kPending) {
-    // kPending cannot occur at a new root; kNew gets its children now.
-    pos_.generateLegal(moves_);
-    const int count = moves_.size();
-    nodes_.resize(size_t(1 + count));
-    Node& self = nodes_[0];
-    self.firstChild = 1;
-    self.numChildren = uint16_t(count);
-    self.state = Node::kExpanded;
-    for (int i = 0; i < count; ++i) {
-      Node& child = nodes_[size_t(1 + i)];
-      child = Node{};
-      child.move = moves_[i];
-      child.parent = 0;
-      child.prior = 1.0f / float(count);
-    }
-  }
-  const Node& self = nodes_[0];
-  for (int i = 0; i < self.numChildren; ++i) {
-    Node& child = nodes_[size_t(self.firstChild + i)];
-    if (child.move == rootMateLine_.front()) child.proof = Node::lossIn(r.plies - 1);
-  }
-  prove(0, Node::winIn(r.plies));
+  if (root.state == Node::kNew) allocateChildren(0);  // a reused root keeps its children and priors
+  provenByMate(0, rootMateLine_.front(), r.plies);
 }
 
 // PUCT: Q + cpuct * P * sqrt(N) / (1 + n). Virtual loss counts each descent in flight as a
@@ -131,17 +110,28 @@ void Tree::prove(int node, int8_t proof) {
   }
 }
 
-int8_t Tree::provenFromChildren(const Node& parent) const {
+Tree::ProofScan Tree::scanProofs(const Node& parent) const {
+  ProofScan scan;
   const Node* c = nodes_.data() + parent.firstChild;
-  int shortestWin = -1, longestLoss = 0;
-  bool allLose = parent.numChildren > 0;
+  scan.allLose = parent.numChildren > 0;
   for (int i = 0; i < parent.numChildren; ++i) {
-    if (c[i].provenLoss() && (shortestWin < 0 || c[i].proofPlies() < shortestWin)) shortestWin = c[i].proofPlies();
-    if (!c[i].provenWin()) allLose = false;
-    else longestLoss = std::max(longestLoss, c[i].proofPlies());
+    if (c[i].provenLoss() && (scan.shortestWin < 0 || c[i].proofPlies() < c[scan.shortestWin].proofPlies()))
+      scan.shortestWin = i;
+    if (!c[i].provenWin()) {
+      scan.allLose = false;
+    } else if (scan.longestLoss < 0 || c[i].proofPlies() > c[scan.longestLoss].proofPlies() ||
+               (c[i].proofPlies() == c[scan.longestLoss].proofPlies() && c[i].visits > c[scan.longestLoss].visits)) {
+      scan.longestLoss = i;
+    }
   }
-  if (shortestWin >= 0) return Node::winIn(shortestWin + 1);
-  if (allLose) return Node::lossIn(longestLoss + 1);
+  return scan;
+}
+
+int8_t Tree::provenFromChildren(const Node& parent) const {
+  const ProofScan scan = scanProofs(parent);
+  const Node* c = nodes_.data() + parent.firstChild;
+  if (scan.shortestWin >= 0) return Node::winIn(c[scan.shortestWin].proofPlies() + 1);
+  if (scan.allLose) return Node::lossIn(c[scan.longestLoss].proofPlies() + 1);
   return 0;
 }
 
@@ -149,17 +139,39 @@ bool Tree::proveByMateSearch(int node) {
   int plies = 0;
   const game::Move m = mate_.quick(pos_, params_.leafMatePlies, plies);
   if (m.isNone()) return false;
+  provenByMate(node, m, plies);
+  return true;
+}
+
+void Tree::provenByMate(int node, game::Move first, int plies) {
   Node& n = nodes_[size_t(node)];
   Node* c = nodes_.data() + n.firstChild;
   // Priors are never read below a proven node, except at a root searched again after tree
-  // reuse, where selection takes the proven move first; uniform ones keep the node valid.
+  // reuse, where selection takes the proven move first; uniform ones keep a node that never
+  // had the network's valid.
+  const bool needsPriors = n.state != Node::kExpanded;
   for (int i = 0; i < n.numChildren; ++i) {
-    c[i].prior = 1.0f / float(n.numChildren);
-    if (c[i].move == m) c[i].proof = Node::lossIn(plies - 1);
+    if (needsPriors) c[i].prior = 1.0f / float(n.numChildren);
+    if (c[i].move == first) c[i].proof = Node::lossIn(plies - 1);
   }
   n.state = Node::kExpanded;
   prove(node, Node::winIn(plies));
-  return true;
+}
+
+void Tree::allocateChildren(int node) {
+  pos_.generateLegal(moves_);
+  const int first = int(nodes_.size());
+  const int count = moves_.size();
+  nodes_.resize(nodes_.size() + size_t(count));  // invalidates references into nodes_
+  for (int i = 0; i < count; ++i) {
+    Node& child = nodes_[size_t(first + i)];
+    child.move = moves_[i];
+    child.parent = node;
+  }
+  Node& self = nodes_[size_t(node)];
+  self.firstChild = first;
+  self.numChildren = uint16_t(count);
+  self.state = Node::kPending;
 }
 
 Tree::Descent Tree::descend(int& leaf) {
@@ -203,19 +215,7 @@ Tree::Descent Tree::descend(int& leaf) {
     }
     // The only generateLegal for this node: its moves become its children right away, and the
     // network's priors fill them in later (Tree::expand).
-    pos_.generateLegal(moves_);
-    const int first = int(nodes_.size());
-    const int count = moves_.size();
-    nodes_.resize(nodes_.size() + size_t(count));  // invalidates `node`
-    for (int i = 0; i < count; ++i) {
-      Node& child = nodes_[size_t(first + i)];
-      child.move = moves_[i];
-      child.parent = cur;
-    }
-    Node& self = nodes_[cur];
-    self.firstChild = first;
-    self.numChildren = uint16_t(count);
-    self.state = Node::kPending;
+    allocateChildren(cur);  // invalidates `node`
     if (params_.solver && params_.leafMatePlies > 0 && proveByMateSearch(cur)) {
       backup(cur, 1.0f, 0.0f);
       return Descent::kResolved;
@@ -387,19 +387,9 @@ std::array<float, 3> Tree::rootWdl() const {
 int Tree::provenChoice() const {
   const Node& root = nodes_[0];
   if (!params_.solver || root.state != Node::kExpanded) return -1;
-  const Node* c = nodes_.data() + root.firstChild;
-  int win = -1, longestLoss = -1;
-  bool allLose = true;
-  for (int i = 0; i < root.numChildren; ++i) {
-    if (c[i].provenLoss() && (win < 0 || c[i].proofPlies() < c[win].proofPlies())) win = i;
-    if (!c[i].provenWin()) allLose = false;
-    else if (longestLoss < 0 || c[i].proofPlies() > c[longestLoss].proofPlies() ||
-             (c[i].proofPlies() == c[longestLoss].proofPlies() && c[i].visits > c[longestLoss].visits))
-      longestLoss = i;
-  }
-  if (win >= 0) return win;
-  if (allLose && longestLoss >= 0) return longestLoss;
-  return -1;
+  const ProofScan scan = scanProofs(root);
+  if (scan.shortestWin >= 0) return scan.shortestWin;
+  return scan.allLose ? scan.longestLoss : -1;
 }
 
 game::Move Tree::pickMove(float temperature, std::mt19937& rng) const {

@@ -94,6 +94,18 @@ class Tree {
   void prove(int node, int8_t proof);
   // The proof that a node's children give it (Node::proof encoding), 0 when they give none.
   int8_t provenFromChildren(const Node& parent) const;
+  // A node's proven children: the shortest win for the node's side (a child proven lost for
+  // its mover), the longest loss (ties: more visits), and whether every move loses.
+  struct ProofScan {
+    int shortestWin = -1, longestLoss = -1;
+    bool allLose = false;
+  };
+  ProofScan scanProofs(const Node& parent) const;
+  // Generates the legal moves at pos_ (which stands at `node`) as the node's children: pending.
+  void allocateChildren(int node);
+  // `first` mates in `plies` from `node` (its children allocated): marks the child, gives a node
+  // that never had priors uniform ones, expands it and proves it won.
+  void provenByMate(int node, game::Move first, int plies);
   // Mate search at a new leaf (its children just allocated): true when it proved the leaf won.
   bool proveByMateSearch(int node);
   void applyRootNoise();
