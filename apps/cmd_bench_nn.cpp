@@ -154,13 +154,9 @@ SelfplayFigures selfplayOnce(const NetBenchArgs& a, const Setup& s, nn::PolicyVa
     nn::moduleFromBytes(*copy, nn::moduleToBytes(*net));
     return std::make_unique<nn::TorchEvaluator>(copy, device);
   };
-  selfplay::SelfPlaySettings settings;
-  settings.search = s.config.selfplaySearch.applyTo(settings.search);
+  selfplay::SelfPlaySettings settings = training::selfplaySettingsFor(s.config);
   settings.search.solver = tactics && settings.search.solver;
-  settings.search.plyCap = s.config.plyCap;
   settings.parallelGames = std::min(s.config.parallelGames, a.games);
-  settings.temperatureMoves = s.config.temperatureMoves;
-  settings.seed = s.config.seed;
   selfplay::SelfPlayPool pool(
       s.variant, *s.encoder,
       [&]() -> std::unique_ptr<mcts::Evaluator> {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace poppy::mcts {
 
@@ -33,6 +34,14 @@ void SearchDriver::search(const std::vector<Tree*>& trees, int playouts) {
 }
 
 bool SearchDriver::round(const std::vector<Tree*>& trees, int playouts) {
+  targets_.assign(trees.size(), playouts);
+  return round(trees, targets_);
+}
+
+bool SearchDriver::round(const std::vector<Tree*>& trees, const std::vector<int>& playouts) {
+  if (playouts.size() != trees.size())
+    throw std::invalid_argument("SearchDriver::round: " + std::to_string(playouts.size()) + " visit targets for " +
+                                std::to_string(trees.size()) + " trees");
   const Clock::time_point start = Clock::now();
   const size_t n = trees.size();
   leaves_.clear();
@@ -42,9 +51,9 @@ bool SearchDriver::round(const std::vector<Tree*>& trees, int playouts) {
   for (size_t k = 0; k < n; ++k) {
     const size_t t = (nextTree_ + k) % n;
     Tree& tree = *trees[t];
-    if (tree.rootIsTerminal() || tree.rootIsProven() || tree.rootVisits() >= playouts) continue;
+    if (tree.rootIsTerminal() || tree.rootIsProven() || tree.rootVisits() >= playouts[t]) continue;
     anyLeft = true;
-    if (!gather(tree, playouts)) {
+    if (!gather(tree, playouts[t])) {
       nextTree_ = (t + 1) % n;  // the batch is full: the next round starts after this tree
       break;
     }

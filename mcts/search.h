@@ -50,6 +50,9 @@ class SearchDriver {
   // Self-play calls this directly so a game moves as soon as its own tree is done, keeping
   // batches full instead of waiting for the slowest tree.
   bool round(const std::vector<Tree*>& trees, int playouts);
+  // The same with a visit target per tree (playouts[i] for trees[i]): self-play with playout
+  // cap randomisation searches some moves fully and others quickly in one batch.
+  bool round(const std::vector<Tree*>& trees, const std::vector<int>& playouts);
 
   const Stats& stats() const { return stats_; }
   void resetStats() { stats_ = Stats{}; }
@@ -78,6 +81,7 @@ class SearchDriver {
   // Per-round buffers, allocated once.
   std::vector<float> planes_, logits_, wdl_, priors_;
   std::vector<int> indices_;
+  std::vector<int> targets_;  // round(trees, int): the one target, per tree
   std::vector<Leaf> leaves_;
   std::vector<std::pair<Tree*, int>> collided_;
 };

@@ -18,6 +18,11 @@ struct SearchParams {
   bool rootNoise = false;
   float dirichletAlpha = 0.5f;
   float noiseFraction = 0.25f;
+  // Forced playouts and policy target pruning (KataGo), in searches with root noise only
+  // (self-play's full searches): each root child gets at least sqrt(k * prior * N) visits, and
+  // the training target then takes back the forced visits that PUCT would not have spent.
+  // k = forcedPlayoutsK; 0 is off, KataGo uses 2.
+  float forcedPlayoutsK = 0.0f;
   int leavesPerTree = 4;  // virtual-loss leaves gathered per tree per batch
   int plyCap = 200;       // game plies (counted from the game's SFEN) after which it is drawn
   // MCTS-solver: game ends found in the tree are proofs, backed up exactly (a child lost for its

@@ -52,6 +52,8 @@ void Tree::searchRootMate() {
 // shortest such mate first, and children proven won for their movers (lost moves) are never
 // chosen while another move is left; when all moves lose, the longest resistance is searched.
 int Tree::selectChild(const Node& parent) const {
+  if (&parent == nodes_.data() && forcingPlayouts())
+    if (const int forced = forcedRootChild(); forced >= 0) return parent.firstChild + forced;
   const Node* c = nodes_.data() + parent.firstChild;
   const int count = parent.numChildren;
   const float explore = params_.cpuct * std::sqrt(float(std::max(1, parent.visits + parent.inFlight)));
@@ -93,6 +95,29 @@ int Tree::selectChild(const Node& parent) const {
   }
   if (bestIndex < 0) bestIndex = std::max(longestLoss, 0);  // every move is proven lost
   return parent.firstChild + bestIndex;
+}
+
+// Forced playouts (KataGo): a root child with prior P gets at least sqrt(k * P * N) visits, N
+// the root's visits, so that moves the noise favoured are looked at enough to be judged. A
+// proven root child is left to the solver's rules.
+int Tree::forcedRootChild() const {
+  const Node& root = nodes_[0];
+  const Node* c = nodes_.data() + root.firstChild;
+  const float total = float(root.visits + root.inFlight);
+  int most = -1;
+  float mostShort = 0.0f;
+  for (int i = 0; i < root.numChildren; ++i) {
+    if (params_.solver && c[i].proof != 0) {
+      if (c[i].provenLoss()) return -1;  // a won move: the solver plays it
+      continue;
+    }
+    const float shortBy = std::sqrt(params_.forcedPlayoutsK * c[i].prior * total) - float(c[i].visits + c[i].inFlight);
+    if (shortBy > mostShort) {
+      mostShort = shortBy;
+      most = i;
+    }
+  }
+  return most;
 }
 
 void Tree::prove(int node, int8_t proof) {
@@ -441,19 +466,50 @@ void Tree::visitPolicy(const nn::Encoder& encoder, float* out) const {
     return;
   }
   const auto playable = [&](int i) { return !(params_.solver && c[i].provenWin()); };
+  const std::vector<double> counts = targetVisits();
   double visits = 0.0, priors = 0.0;
   for (int i = 0; i < root.numChildren; ++i) {
     if (!playable(i)) continue;
-    visits += c[i].visits;
+    visits += counts[size_t(i)];
     priors += c[i].prior;
   }
   for (int i = 0; i < root.numChildren; ++i) {
     if (!playable(i)) continue;
-    const double share = visits > 0   ? c[i].visits / visits
+    const double share = visits > 0   ? counts[size_t(i)] / visits
                          : priors > 0 ? c[i].prior / priors
                                       : 1.0 / root.numChildren;
     out[encoder.moveIndex(pos_, c[i].move)] = float(share);
   }
+}
+
+// Policy target pruning (KataGo): forced visits that PUCT would not have given are taken back
+// from every child but the most visited one c*. A child keeps the visits n' at which its PUCT
+// score Q + cpuct * P * sqrt(N) / (1 + n') would still reach c*'s, losing at most its forced
+// sqrt(k * P * N); a child left with one visit or none drops out of the target.
+std::vector<double> Tree::targetVisits() const {
+  const Node& root = nodes_[0];
+  const Node* c = nodes_.data() + root.firstChild;
+  std::vector<double> counts(size_t(root.numChildren));
+  int best = -1;
+  for (int i = 0; i < root.numChildren; ++i) {
+    counts[size_t(i)] = c[i].visits;
+    if (best < 0 || c[i].visits > c[best].visits) best = i;
+  }
+  if (!forcingPlayouts() || best < 0 || c[best].visits == 0) return counts;
+  const double total = root.visits;
+  const double explore = params_.cpuct * std::sqrt(total);
+  const auto q = [&](int i) { return -double(c[i].valueSum) / double(c[i].visits); };
+  const double bestScore = q(best) + explore * c[best].prior / (1.0 + c[best].visits);
+  for (int i = 0; i < root.numChildren; ++i) {
+    if (i == best || c[i].visits == 0) continue;
+    const double gap = bestScore - q(i);
+    if (gap <= 0) continue;  // its value alone earns it every visit
+    const double forced = std::sqrt(double(params_.forcedPlayoutsK) * c[i].prior * total);
+    const double earned = std::ceil(explore * c[i].prior / gap - 1.0);
+    const double kept = std::clamp(std::max(double(c[i].visits) - forced, earned), 0.0, double(c[i].visits));
+    counts[size_t(i)] = kept <= 1.0 ? 0.0 : kept;
+  }
+  return counts;
 }
 
 std::vector<float> Tree::visitPolicy(const nn::Encoder& encoder) const {

@@ -36,6 +36,10 @@ class Tree {
 
   const game::Position& rootPosition() const { return pos_; }
   const SearchParams& params() const { return params_; }
+  // Switches Dirichlet noise at the root on or off. It is mixed in when the root is next
+  // expanded or advanced to, so self-play sets it before advance() for the move to come
+  // (playout cap randomisation: fast searches go without noise).
+  void setRootNoise(bool on) { params_.rootNoise = on; }
   int rootVisits() const { return nodes_[0].visits; }
   // The root's legal moves in generateLegal order (empty until the root is expanded).
   std::vector<ChildStat> rootChildren() const;
@@ -61,6 +65,9 @@ class Tree {
   // child visit it falls back to the priors (uniform before expansion). All zero at a terminal root.
   void visitPolicy(const nn::Encoder& encoder, float* out) const;
   std::vector<float> visitPolicy(const nn::Encoder& encoder) const;
+  // The visit counts behind that target, one per root child (rootChildren() order): the visits,
+  // less what policy target pruning takes back when playouts were forced (SearchParams).
+  std::vector<double> targetVisits() const;
 
   size_t nodeCount() const { return nodes_.size(); }
 
@@ -88,6 +95,10 @@ class Tree {
   // Removes the virtual loss of a collided descent that ended at `node`.
   void releaseVirtualLoss(int node);
   int selectChild(const Node& parent) const;
+  // Forced playouts apply to this search (params: forcedPlayoutsK > 0 with root noise).
+  bool forcingPlayouts() const { return params_.forcedPlayoutsK > 0 && params_.rootNoise; }
+  // The root child (index into its block) most short of its forced visits, or -1 if none is.
+  int forcedRootChild() const;
   // Marks `node` proven (Node::proof encoding) and carries the proof up while parents follow
   // from it: a child lost for its mover proves its parent won; a parent whose children are all
   // proven won for their movers is lost.

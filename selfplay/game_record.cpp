@@ -37,6 +37,7 @@ void validate(const GameRecord& r) {
                           "timeout, crash or unfinished");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
+  if (r.samples > r.plies) throw GameRecordError("samples exceed the plies");
 }
 
 std::string errnoText() { return std::strerror(errno); }
@@ -107,6 +108,7 @@ std::string gameRecordToJson(const GameRecord& r) {
   j["plies"] = r.plies;
   j["model"] = r.model;
   if (!r.detail.empty()) j["detail"] = r.detail;
+  if (r.samples >= 0) j["samples"] = r.samples;
   try {
     return j.dump();  // escapes control characters, so always one line
   } catch (const Json::exception& e) {
@@ -158,6 +160,12 @@ GameRecord gameRecordFromJson(const std::string& line) {
   r.plies = int(plies.get<int64_t>());
   r.model = text("model");
   if (j.contains("detail")) r.detail = text("detail");
+  if (j.contains("samples")) {
+    const Json& samples = j["samples"];
+    if (!samples.is_number_integer() || samples.get<int64_t>() < 0 || samples.get<int64_t>() > r.plies)
+      throw GameRecordError("\"samples\" is not an integer from 0 to the plies");
+    r.samples = int(samples.get<int64_t>());
+  }
   validate(r);
   return r;
 }

@@ -2,6 +2,8 @@
 //   {"id":"...", "variant":"micro", "start":"<SFEN>", "moves":["2e2d", ...],
 //    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap",
 //    "plies":N, "model":"..."}
+// Self-play records also carry "samples":N, the positions trained on (fewer than the plies with
+// playout cap randomisation); a record without it trained on every ply.
 // Matches add the reasons "resign", "illegal_move", "timeout" and "crash" (a player forfeits; the
 // other side wins) and an optional "detail" string saying what happened, e.g.
 //   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
@@ -30,11 +32,15 @@ struct GameRecord {
   int plies = 0;        // moves played
   std::string model;    // the model that played (name or path)
   std::string detail;   // optional (written only when not empty): what ended a forfeited game
+  int samples = -1;     // optional (written only when >= 0): training samples the game gave
+
+  // The training samples this game gave: `samples`, or every ply when it was not recorded.
+  int trainedPositions() const { return samples >= 0 ? samples : plies; }
 
   bool operator==(const GameRecord& o) const {
     return id == o.id && variant == o.variant && start == o.start && moves == o.moves &&
            result == o.result && reason == o.reason && plies == o.plies && model == o.model &&
-           detail == o.detail;
+           detail == o.detail && samples == o.samples;
   }
 };
 

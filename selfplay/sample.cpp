@@ -74,4 +74,12 @@ void writeWdlTarget(int8_t result, float* out) {
   out[2] = result < 0 ? 1.0f : 0.0f;
 }
 
+void mixRootValue(float* wdl, float rootValue, float weight) {
+  const float v = std::clamp(rootValue, -1.0f, 1.0f);
+  const float keep = 1.0f - weight;
+  wdl[0] = keep * wdl[0] + weight * 0.5f * (1.0f + v);
+  wdl[1] = keep * wdl[1];
+  wdl[2] = keep * wdl[2] + weight * 0.5f * (1.0f - v);
+}
+
 }  // namespace poppy::selfplay

@@ -51,5 +51,9 @@ void writeDensePlanes(const Sample& s, float* out);
 void writeDensePolicy(const Sample& s, int policySize, float* out);
 //   wdl: 3 floats, one-hot of the result: index 0 win, 1 draw, 2 loss.
 void writeWdlTarget(int8_t result, float* out);
+// Mixes the search's root value v (win - loss, in [-1, 1]) into a WDL target:
+// wdl = (1 - weight) * wdl + weight * ((1 + v) / 2, 0, (1 - v) / 2). The root value carries no
+// draw share, so its part is split between win and loss with the same expectation v.
+void mixRootValue(float* wdl, float rootValue, float weight);
 
 }  // namespace poppy::selfplay

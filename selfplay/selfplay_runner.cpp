@@ -3,6 +3,8 @@
 #include <chrono>
 #include <memory>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "selfplay/replay_window.h"
 
@@ -45,6 +47,7 @@ struct Slot {
   std::vector<PendingSample> samples;
   GameRecord record;
   bool active = false;
+  bool fullSearch = true;  // this move: a full search that is trained on, or a fast one
 };
 
 }  // namespace
@@ -56,6 +59,13 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
       settings_(std::move(settings)),
       driver_(evaluator, encoder, settings_.parallelGames * settings_.search.leavesPerTree, cache) {
   settings_.search.rootNoise = true;
+  if (!(settings_.fullSearchFraction > 0 && settings_.fullSearchFraction <= 1))
+    throw std::invalid_argument("SelfPlaySettings: fullSearchFraction must be in (0, 1], not " +
+                                std::to_string(settings_.fullSearchFraction));
+  if (settings_.fastPlayouts < 1 || settings_.fastPlayouts > settings_.search.playouts)
+    throw std::invalid_argument("SelfPlaySettings: fastPlayouts must be in [1, playouts = " +
+                                std::to_string(settings_.search.playouts) + "], not " +
+                                std::to_string(settings_.fastPlayouts));
 }
 
 void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressCallback& progress,
@@ -63,6 +73,16 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
   const auto start = std::chrono::steady_clock::now();
   std::mt19937 rng(uint32_t(settings_.seed * 7919 + gamesStarted_));
   std::vector<Slot> slots(std::min(settings_.parallelGames, games));
+  std::bernoulli_distribution fullSearch(settings_.fullSearchFraction);
+  // Draws whether the slot's next move is searched fully; set before the tree reaches the
+  // position, so that root noise goes only into full searches.
+  auto chooseSearch = [&](Slot& s) {
+    s.fullSearch = settings_.fullSearchFraction >= 1 || fullSearch(rng);
+    s.tree->setRootNoise(s.fullSearch);
+  };
+  auto visitTarget = [&](const Slot& s) {
+    return s.fullSearch ? settings_.search.playouts : settings_.fastPlayouts;
+  };
   int started = 0, finished = 0;
   int64_t positions = 0;
   const game::Position startPos(variant_);
@@ -77,6 +97,7 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
     s.record.start = startPos.sfen();
     s.record.model = settings_.modelId;
     s.active = true;
+    chooseSearch(s);
     ++started;
   };
   for (Slot& s : slots) startGame(s);
@@ -85,40 +106,49 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
   std::vector<float> policy(size_t(encoder_.policySize()));
   std::vector<int> indices;
   std::vector<float> weights;
+  // The training sample of a full search: its position and visit distribution.
+  auto recordSample = [&](const mcts::Tree& tree, Slot& s) {
+    const game::Position& pos = tree.rootPosition();
+    PendingSample ps;
+    ps.mover = pos.sideToMove();
+    encoder_.encode(pos, planes.data());
+    ps.sample.planes = quantizePlanes(planes.data(), planes.size());
+    tree.visitPolicy(encoder_, policy.data());
+    indices.clear();
+    weights.clear();
+    for (int i = 0; i < encoder_.policySize(); ++i)
+      if (policy[size_t(i)] > 0) {
+        indices.push_back(i);
+        weights.push_back(policy[size_t(i)]);
+      }
+    ps.sample.policy = sparsePolicy(indices.data(), weights.data(), indices.size(), encoder_.policySize());
+    ps.sample.rootValue = tree.rootValue();
+    s.samples.push_back(std::move(ps));
+  };
   std::vector<mcts::Tree*> trees;
+  std::vector<int> targets;
   while (finished < games) {
     if (stop && stop()) return;
     trees.clear();
+    targets.clear();
     for (Slot& s : slots)
-      if (s.active) trees.push_back(s.tree.get());
+      if (s.active) {
+        trees.push_back(s.tree.get());
+        targets.push_back(visitTarget(s));
+      }
     if (trees.empty()) break;
     // One batched round; then every game whose tree has its playouts moves at once.
-    driver_.round(trees, settings_.search.playouts);
+    driver_.round(trees, targets);
 
     for (Slot& s : slots) {
-      if (!s.active || (s.tree->rootVisits() < settings_.search.playouts && !s.tree->rootIsProven())) continue;
+      if (!s.active || (s.tree->rootVisits() < visitTarget(s) && !s.tree->rootIsProven())) continue;
       mcts::Tree& tree = *s.tree;
       const game::Position& pos = tree.rootPosition();
-      // The training sample: this position and the search's visit distribution.
-      PendingSample ps;
-      ps.mover = pos.sideToMove();
-      encoder_.encode(pos, planes.data());
-      ps.sample.planes = quantizePlanes(planes.data(), planes.size());
-      tree.visitPolicy(encoder_, policy.data());
-      indices.clear();
-      weights.clear();
-      for (int i = 0; i < encoder_.policySize(); ++i)
-        if (policy[size_t(i)] > 0) {
-          indices.push_back(i);
-          weights.push_back(policy[size_t(i)]);
-        }
-      ps.sample.policy = sparsePolicy(indices.data(), weights.data(), indices.size(), encoder_.policySize());
-      ps.sample.rootValue = tree.rootValue();
-      s.samples.push_back(std::move(ps));
-
+      if (s.fullSearch) recordSample(tree, s);
       const int ply = pos.gamePly();
       const game::Move move = tree.pickMove(ply < settings_.temperatureMoves ? 1.0f : 0.0f, rng);
       s.record.moves.push_back(pos.moveToUsi(move));
+      chooseSearch(s);
       tree.advance(move);
       ++positions;
 
@@ -132,6 +162,7 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
         done.push_back(std::move(p.sample));
       }
       finishRecord(s.record, outcome);
+      s.record.samples = int(done.size());
       ++finished;
       onGame(std::move(done), std::move(s.record));
       if (started < games) startGame(s);

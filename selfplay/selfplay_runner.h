@@ -20,6 +20,11 @@ struct SelfPlaySettings {
   mcts::SearchParams search;   // rootNoise is forced on
   int parallelGames = 32;
   int temperatureMoves = 8;    // the first plies are sampled by visit count, later ones greedy
+  // Playout cap randomisation (KataGo): each move is a full search (search.playouts, root
+  // noise, recorded as a training sample) with this probability, otherwise a fast search of
+  // fastPlayouts without noise whose position is not trained on. 1 searches every move fully.
+  double fullSearchFraction = 1.0;
+  int fastPlayouts = 32;
   std::string modelId;         // written into the game records
   uint64_t seed = 1;
 };

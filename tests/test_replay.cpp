@@ -195,6 +195,29 @@ TEST(Sample, DenseTargets) {
   EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{0, 0, 1}));
 }
 
+TEST(Sample, RootValueMixesIntoTheValueTarget) {
+  // A won game whose search thought -0.5 at this position, weight 1/4 (by hand):
+  // win 0.75 * 1 + 0.25 * (1 - 0.5) / 2 = 0.8125, draw 0, loss 0.25 * (1 + 0.5) / 2 = 0.1875.
+  float wdl[3];
+  writeWdlTarget(1, wdl);
+  mixRootValue(wdl, -0.5f, 0.25f);
+  EXPECT_FLOAT_EQ(wdl[0], 0.8125f);
+  EXPECT_FLOAT_EQ(wdl[1], 0.0f);
+  EXPECT_FLOAT_EQ(wdl[2], 0.1875f);
+  // A draw keeps (1 - w) of its draw share; weight 0 changes nothing; weight 1 is the root value.
+  writeWdlTarget(0, wdl);
+  mixRootValue(wdl, 0.5f, 0.5f);
+  EXPECT_FLOAT_EQ(wdl[0], 0.375f);
+  EXPECT_FLOAT_EQ(wdl[1], 0.5f);
+  EXPECT_FLOAT_EQ(wdl[2], 0.125f);
+  writeWdlTarget(-1, wdl);
+  mixRootValue(wdl, 0.9f, 0.0f);
+  EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{0, 0, 1}));
+  mixRootValue(wdl, 0.2f, 1.0f);
+  EXPECT_FLOAT_EQ(wdl[0], 0.6f);
+  EXPECT_FLOAT_EQ(wdl[2], 0.4f);
+}
+
 // --- replay chunks ---------------------------------------------------------------------------
 
 using ReplayFile = TempDir;
@@ -629,6 +652,27 @@ TEST_F(GameRecords, PlayedGamesMayBeResignedOrUnfinished) {
   const GameRecordFile file = readGameRecordFile(p);
   EXPECT_TRUE(file.errors.empty());
   EXPECT_EQ(file.records, (std::vector<GameRecord>{resigned, unfinished}));
+}
+
+TEST_F(GameRecords, SelfPlaySampleCountRoundTripsAndIsChecked) {
+  // With playout cap randomisation a game trains on fewer positions than it has plies.
+  const std::string p = path("games.jsonl");
+  GameRecord r = record(0);
+  r.samples = 1;
+  appendGameRecords(p, {r, record(1)});
+  const auto records = readGameRecords(p);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].samples, 1);
+  EXPECT_EQ(records[0].trainedPositions(), 1);
+  EXPECT_EQ(records[1].samples, -1);  // not written: every ply was trained on
+  EXPECT_EQ(records[1].trainedPositions(), 3);
+  EXPECT_EQ(readBytes(p).find("\"samples\":1"), readBytes(p).rfind("\"samples\""));
+  GameRecord tooMany = record(2);
+  tooMany.samples = 4;  // more samples than the 3 plies
+  EXPECT_THROW(appendGameRecords(p, {tooMany}), GameRecordError);
+  std::string line = gameRecordToJson(record(3));
+  line.insert(line.size() - 1, ",\"samples\":-2");
+  EXPECT_THROW(gameRecordFromJson(line), GameRecordError);
 }
 
 TEST_F(GameRecords, IntegerIdIsAccepted) {

@@ -430,6 +430,28 @@ TEST_F(TrainConfigErrors, AValidSmallConfigLoads) {
   EXPECT_EQ(c.iterations, 2);
 }
 
+TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
+  const auto c = training::loadTrainConfig(
+      write("selfplay: {playouts: 64, full_search_fraction: 0.25, fast_playouts: 16, forced_playouts: 2}\n"
+            "training: {root_value_weight: 0.5}\n"));
+  EXPECT_DOUBLE_EQ(c.fullSearchFraction, 0.25);
+  EXPECT_EQ(c.fastPlayouts, 16);
+  EXPECT_DOUBLE_EQ(c.rootValueWeight, 0.5);
+  const auto s = training::selfplaySettingsFor(c);
+  EXPECT_DOUBLE_EQ(s.fullSearchFraction, 0.25);
+  EXPECT_EQ(s.fastPlayouts, 16);
+  EXPECT_EQ(s.search.playouts, 64);
+  EXPECT_FLOAT_EQ(s.search.forcedPlayoutsK, 2.0f);
+  const auto defaults = training::loadTrainConfig(write("variant: micro\n"));
+  EXPECT_DOUBLE_EQ(defaults.fullSearchFraction, 1.0);  // off unless asked for
+  EXPECT_DOUBLE_EQ(defaults.rootValueWeight, 0.0);
+  expectRefused("selfplay: {playouts: 64, full_search_fraction: 0.5, fast_playouts: 65}\n",
+                {"selfplay.fast_playouts", "exceed"});
+  expectRefused("selfplay: {full_search_fraction: 0}\n", {"selfplay.full_search_fraction"});
+  expectRefused("training: {root_value_weight: 1.5}\n", {"training.root_value_weight"});
+  expectRefused("selfplay: {forced_playouts: -1}\n", {"selfplay.forced_playouts"});
+}
+
 TEST_F(TrainConfigErrors, UnknownKeys) {
   expectRefused("variant: micro\nplayouts: 16\n", {"playouts", "unknown"});
   expectRefused("network: {blocks: 1, chanels: 8}\n", {"network.chanels", "unknown"});

@@ -1,5 +1,8 @@
 #include "training/train_config.h"
 
+#include <algorithm>
+#include <string>
+
 #include "common/yaml_reader.h"
 
 namespace poppy::training {
@@ -33,6 +36,21 @@ mcts::SearchParams SearchSettings::applyTo(mcts::SearchParams base) const {
   return base;
 }
 
+selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& c) {
+  selfplay::SelfPlaySettings s;
+  s.search = c.selfplaySearch.applyTo(s.search);
+  s.search.dirichletAlpha = float(c.dirichletAlpha);
+  s.search.noiseFraction = float(c.noiseFraction);
+  s.search.plyCap = c.plyCap;
+  s.parallelGames = c.parallelGames;
+  s.temperatureMoves = c.temperatureMoves;
+  s.fullSearchFraction = c.fullSearchFraction;
+  s.fastPlayouts = std::min(c.fastPlayouts, c.selfplaySearch.playouts);
+  s.search.forcedPlayoutsK = float(c.forcedPlayouts);
+  s.seed = c.seed;
+  return s;
+}
+
 TrainRunConfig loadTrainConfig(const std::string& path) {
   common::YamlReader r(path);
   const YAML::Node root = r.loadFile();
@@ -53,7 +71,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     r.onlyKeys(n, "selfplay", {"games_per_iteration", "parallel_games", "playouts", "cpuct", "fpu_reduction",
                                "leaves_per_tree", "solver", "leaf_mate_plies", "root_mate_plies",
                                "root_mate_nodes", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
-                               "threads", "workers"});
+                               "threads", "workers", "full_search_fraction", "fast_playouts", "forced_playouts"});
     c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
     c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
     c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
@@ -63,10 +81,16 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.plyCap = r.integer(n, "selfplay", "ply_cap", 1, 100000, c.plyCap);
     c.selfplayThreads = r.integer(n, "selfplay", "threads", 1, 256, c.selfplayThreads);
     c.selfplayWorkers = r.integer(n, "selfplay", "workers", 1, 256, c.selfplayWorkers);
+    c.fullSearchFraction = r.real(n, "selfplay", "full_search_fraction", 0.01, 1, c.fullSearchFraction);
+    c.fastPlayouts = r.integer(n, "selfplay", "fast_playouts", 1, 100000, c.fastPlayouts);
+    c.forcedPlayouts = r.real(n, "selfplay", "forced_playouts", 0, 10, c.forcedPlayouts);
+    if (c.fullSearchFraction < 1 && c.fastPlayouts > c.selfplaySearch.playouts)
+      r.fail("selfplay.fast_playouts", "must not exceed selfplay.playouts (" + std::to_string(c.selfplaySearch.playouts) + ")",
+             n["fast_playouts"]);
   }
   if (const YAML::Node n = root["training"]) {
     r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
-                               "weight_decay", "window", "min_samples", "threads"});
+                               "weight_decay", "window", "min_samples", "threads", "root_value_weight"});
     c.batchSize = r.integer(n, "training", "batch_size", 1, 65536, c.batchSize);
     c.stepsPerIteration = r.integer(n, "training", "steps_per_iteration", 0, 1000000, c.stepsPerIteration);
     c.learningRate = r.real(n, "training", "learning_rate", 1e-7, 10, c.learningRate);
@@ -75,6 +99,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.window = r.integer(n, "training", "window", 1, 100000000, c.window);
     c.minSamples = r.integer(n, "training", "min_samples", 1, 100000000, c.minSamples);
     c.trainThreads = r.integer(n, "training", "threads", 1, 256, c.trainThreads);
+    c.rootValueWeight = r.real(n, "training", "root_value_weight", 0, 1, c.rootValueWeight);
     if (const YAML::Node s = n["lr_schedule"]) {
       if (!s.IsSequence()) r.fail("training.lr_schedule", "must be a list of [step, rate] pairs", s);
       int64_t last = -1;

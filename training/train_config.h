@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mcts/search_params.h"
+#include "selfplay/selfplay_runner.h"
 
 namespace poppy::training {
 
@@ -50,6 +51,12 @@ struct TrainRunConfig {
   // Self-play workers, each a thread with its own search, network copy and share of the games
   // (selfplay/selfplay_pool.h): 2 uses both cores of a 2-core machine.
   int selfplayWorkers = 2;
+  // Playout cap randomisation (selfplay/selfplay_runner.h): the share of moves searched with
+  // `playouts` and trained on; the rest get fastPlayouts and are not. 1 = off.
+  double fullSearchFraction = 1.0;
+  int fastPlayouts = 32;
+  // Forced playouts and policy target pruning at self-play roots (mcts/search_params.h): k.
+  double forcedPlayouts = 0.0;
 
   // training
   int batchSize = 256;
@@ -61,6 +68,9 @@ struct TrainRunConfig {
   int window = 60000;        // newest samples the trainer draws from
   int minSamples = 2000;     // no training before the window holds this many
   int trainThreads = 2;      // LibTorch threads while training (large batches)
+  // The value target: (1 - w) x the game result + w x the search's root value (KataGo mixes
+  // the two: the result is unbiased but noisy, the root value less noisy). 0 = the result only.
+  double rootValueWeight = 0.0;
 
   // gate
   int gateGames = 40;
@@ -75,5 +85,9 @@ struct TrainRunConfig {
 
 // Throws common::ConfigError.
 TrainRunConfig loadTrainConfig(const std::string& path);
+
+// The self-play settings of a run: its search, noise, temperature, ply cap and playout cap
+// randomisation (the model id and seed are left to the caller).
+selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& config);
 
 }  // namespace poppy::training

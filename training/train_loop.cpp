@@ -183,7 +183,7 @@ class Run {
       for (const auto& e : file.errors) say("warning: " + e);
       for (const auto& r : file.records) {
         ++games;
-        samples += r.plies;
+        samples += r.trainedPositions();
         if (const auto seq = selfplay::parseChunkFileName(r.id + ".rpl"))
           newestRecorded = std::max(newestRecorded.value_or(0), *seq);
       }
@@ -246,13 +246,7 @@ class Run {
     const int wanted = config_.gamesPerIteration - int(state_.totalGames - state_.gamesAtIterationStart);
     if (wanted > 0) {
       torch::set_num_threads(config_.selfplayThreads);
-      selfplay::SelfPlaySettings s;
-      s.search = config_.selfplaySearch.applyTo(s.search);
-      s.search.dirichletAlpha = float(config_.dirichletAlpha);
-      s.search.noiseFraction = float(config_.noiseFraction);
-      s.search.plyCap = config_.plyCap;
-      s.parallelGames = config_.parallelGames;
-      s.temperatureMoves = config_.temperatureMoves;
+      selfplay::SelfPlaySettings s = selfplaySettingsFor(config_);
       s.modelId = generationName(state_.generation);
       s.seed = config_.seed * 1000 + uint64_t(state_.totalGames);
       // Positions repeat across games (openings) and within searches: each worker caches this
@@ -320,13 +314,16 @@ class Run {
     torch::set_num_threads(config_.trainThreads);
     const int batch = config_.batchSize;
     std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
-        wdl(size_t(batch) * 3);
+        wdl(size_t(batch) * 3), rootValues(static_cast<size_t>(batch));
     std::mt19937 rng(uint32_t(config_.seed * 7 + uint64_t(trainer_->steps())));
     Losses sum;
     const double start = nowSeconds();
     int done = 0;
     for (; done < config_.stepsPerIteration && !gStop; ++done) {
-      window_->sampleBatch(batch, rng, planes.data(), policy.data(), wdl.data());
+      window_->sampleBatch(batch, rng, planes.data(), policy.data(), wdl.data(), rootValues.data());
+      if (config_.rootValueWeight > 0)
+        for (int b = 0; b < batch; ++b)
+          selfplay::mixRootValue(wdl.data() + size_t(b) * 3, rootValues[size_t(b)], float(config_.rootValueWeight));
       const Losses l = trainer_->step(planes.data(), policy.data(), wdl.data(), batch);
       sum.policy += l.policy;
       sum.value += l.value;

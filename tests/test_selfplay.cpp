@@ -1,0 +1,177 @@
+// Self-play games (selfplay/selfplay_runner.h) with the uniform evaluator: which positions
+// become training samples, with playout cap randomisation on and off, and what the game
+// records say about it. Also the per-tree visit targets of SearchDriver::round that it uses.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "mcts/evaluator.h"
+#include "mcts/search.h"
+#include "nn/encoder.h"
+#include "selfplay/selfplay_runner.h"
+
+using namespace poppy;
+
+namespace {
+
+struct Played {
+  int games = 0;
+  int64_t plies = 0, samples = 0;
+  bool recordsAgree = true;  // every record's "samples" equals the samples handed over
+};
+
+Played play(double fullSearchFraction, int games, int playouts = 16, int fastPlayouts = 4) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  mcts::UniformEvaluator eval(encoder.policySize());
+  selfplay::SelfPlaySettings s;
+  s.search.playouts = playouts;
+  s.search.plyCap = 60;
+  s.parallelGames = 8;
+  s.fullSearchFraction = fullSearchFraction;
+  s.fastPlayouts = fastPlayouts;
+  s.seed = 3;
+  selfplay::SelfPlayRunner runner(variant, encoder, eval, s);
+  Played p;
+  runner.play(games, [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
+    ++p.games;
+    p.plies += record.plies;
+    p.samples += int64_t(samples.size());
+    p.recordsAgree = p.recordsAgree && record.samples == int(samples.size());
+  });
+  return p;
+}
+
+// A network that likes one policy index and values each position by a hash of its planes, so
+// that moves differ in value: the search then gives a poor move with a small prior few visits.
+class FavouriteAndHashedValueEvaluator : public mcts::Evaluator {
+ public:
+  FavouriteAndHashedValueEvaluator(int inputSize, int policySize, int favourite)
+      : inputSize_(inputSize), policySize_(policySize), favourite_(favourite) {}
+  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+    for (int i = 0; i < batch; ++i) {
+      uint64_t h = 1469598103934665603ull;  // FNV-1a over the plane bytes
+      const auto* bytes = reinterpret_cast<const unsigned char*>(planes + size_t(i) * inputSize_);
+      for (size_t k = 0; k < size_t(inputSize_) * sizeof(float); ++k) h = (h ^ bytes[k]) * 1099511628211ull;
+      const float v = float(h % 1601) / 1000.0f - 0.8f;  // in [-0.8, 0.8]
+      for (int k = 0; k < policySize_; ++k) logits[size_t(i) * policySize_ + k] = k == favourite_ ? 4.0f : 0.0f;
+      wdl[3 * i] = 0.5f * (1 + v);
+      wdl[3 * i + 1] = 0.0f;
+      wdl[3 * i + 2] = 0.5f * (1 - v);
+    }
+  }
+
+ private:
+  int inputSize_, policySize_, favourite_;
+};
+
+// Searches micro's start with root noise, forced playouts k (0: off), 400 playouts.
+mcts::Tree searchedWithNoise(float k) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  const game::Position start(variant);
+  game::MoveList moves;
+  start.generateLegal(moves);
+  FavouriteAndHashedValueEvaluator eval(encoder.inputSize(), encoder.policySize(), encoder.moveIndex(start, moves[0]));
+  mcts::SearchDriver driver(eval, encoder, 16);
+  mcts::SearchParams params;
+  params.rootNoise = true;
+  params.forcedPlayoutsK = k;
+  params.leavesPerTree = 1;
+  params.rootMatePlies = 0;
+  mcts::Tree tree(start, params, 7);
+  driver.search({&tree}, 400);
+  return tree;
+}
+
+}  // namespace
+
+TEST(ForcedPlayouts, EveryRootChildGetsItsForcedVisits) {
+  // KataGo's rule: a root child with prior P has at least sqrt(k * P * N) visits (one less at
+  // most: N grew since the child was last forced).
+  const mcts::Tree forced = searchedWithNoise(2.0f);
+  const double n = forced.rootVisits();
+  for (const auto& c : forced.rootChildren())
+    EXPECT_GE(c.visits, std::sqrt(2.0 * c.prior * n) - 1.0) << "prior " << c.prior;
+  // Without forcing, the same search leaves some child short of it: the rule did something.
+  const mcts::Tree free = searchedWithNoise(0.0f);
+  int shortChildren = 0;
+  for (const auto& c : free.rootChildren()) shortChildren += c.visits < std::sqrt(2.0 * c.prior * 400) - 1.0;
+  EXPECT_GT(shortChildren, 0);
+}
+
+TEST(ForcedPlayouts, PruningTakesBackOnlyForcedVisits) {
+  const mcts::Tree tree = searchedWithNoise(2.0f);
+  const auto children = tree.rootChildren();
+  const std::vector<double> target = tree.targetVisits();
+  ASSERT_EQ(target.size(), children.size());
+  size_t best = 0;
+  for (size_t i = 0; i < children.size(); ++i)
+    if (children[i].visits > children[best].visits) best = i;
+  EXPECT_EQ(target[best], children[best].visits);  // the most visited move keeps everything
+  double pruned = 0;
+  const double n = tree.rootVisits();
+  for (size_t i = 0; i < children.size(); ++i) {
+    const double forcedVisits = std::sqrt(2.0 * children[i].prior * n);
+    EXPECT_LE(target[i], children[i].visits);
+    // At most the forced visits go, and a child left with a single visit goes altogether.
+    EXPECT_TRUE(target[i] >= children[i].visits - forcedVisits || target[i] == 0) << i;
+    EXPECT_TRUE(target[i] == 0 || target[i] > 1 || target[i] == children[i].visits) << i;
+    pruned += children[i].visits - target[i];
+  }
+  EXPECT_GT(pruned, 0);  // the forced visits of poor moves were taken back
+  // With k = 0 (the default) the target is the visits as they are.
+  const mcts::Tree free = searchedWithNoise(0.0f);
+  const auto freeChildren = free.rootChildren();
+  const std::vector<double> freeTarget = free.targetVisits();
+  for (size_t i = 0; i < freeChildren.size(); ++i) EXPECT_EQ(freeTarget[i], freeChildren[i].visits);
+}
+
+TEST(SelfPlay, EveryPlyIsASampleWithoutPlayoutCapRandomisation) {
+  const Played p = play(1.0, 12);
+  EXPECT_EQ(p.games, 12);
+  EXPECT_GT(p.plies, 0);
+  EXPECT_EQ(p.samples, p.plies);
+  EXPECT_TRUE(p.recordsAgree);
+}
+
+TEST(SelfPlay, OnlyFullSearchesAreSamplesWithPlayoutCapRandomisation) {
+  // Each move is a full search with probability 1/4, independently: over some hundreds of plies
+  // the share of samples lies well inside [0.1, 0.45] (a binomial's sd is under 0.03 here).
+  const Played p = play(0.25, 24);
+  EXPECT_EQ(p.games, 24);
+  ASSERT_GT(p.plies, 200);
+  const double share = double(p.samples) / double(p.plies);
+  EXPECT_GT(share, 0.10);
+  EXPECT_LT(share, 0.45);
+  EXPECT_TRUE(p.recordsAgree);
+}
+
+TEST(SelfPlay, BadPlayoutCapSettingsAreRefused) {
+  EXPECT_THROW(play(0.0, 1), std::invalid_argument);
+  EXPECT_THROW(play(1.5, 1), std::invalid_argument);
+  EXPECT_THROW(play(0.5, 1, 16, 17), std::invalid_argument);  // fast above full
+  EXPECT_THROW(play(0.5, 1, 16, 0), std::invalid_argument);
+}
+
+TEST(SearchDriver, EachTreeSearchesToItsOwnVisitTarget) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  mcts::UniformEvaluator eval(encoder.policySize());
+  mcts::SearchDriver driver(eval, encoder, 16);
+  const game::Position start(variant);
+  mcts::Tree a(start, {}, 1), b(start, {}, 2);
+  const std::vector<mcts::Tree*> trees{&a, &b};
+  while (driver.round(trees, std::vector<int>{10, 40})) {
+  }
+  // A round stops adding leaves to a tree once its visits and pending leaves reach the target.
+  EXPECT_EQ(a.rootVisits(), 10);
+  EXPECT_EQ(b.rootVisits(), 40);
+  EXPECT_THROW(driver.round(trees, std::vector<int>{10}), std::invalid_argument);
+}
