@@ -8,6 +8,7 @@
 
 #include "apps/commands.h"
 #include "apps/model_players.h"
+#include "common/run_lock.h"
 #include "game/variant_loader.h"
 #include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
@@ -123,6 +124,7 @@ void addTrainCommands(CLI::App& app) {
     settings.modelId = info.id;
     settings.seed = s->seed;
     std::filesystem::create_directories(s->out + "/replay");
+    const common::DirectoryLock lock(s->out);  // one writer of its chunks and records
     const auto chunkInfo = selfplay::chunkInfoFor(encoder);
     uint64_t next = selfplay::nextChunkSequence(s->out + "/replay");
     selfplay::SelfPlayPool runner(

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/run_lock.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
@@ -164,7 +165,8 @@ struct FileState {
 std::map<std::string, FileState> snapshot(const fs::path& dir) {
   std::map<std::string, FileState> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file())
+    // run.lock names the trainer holding the directory: every start rewrites it.
+    if (e.is_regular_file() && e.path().filename() != "run.lock")
       out[fs::relative(e.path(), dir).string()] = {slurp(e.path()), fs::last_write_time(e.path())};
   return out;
 }
@@ -463,6 +465,29 @@ TEST(TrainE2E, DamagedRunFileStopsTheResumeAndTouchesNothing) {
   ASSERT_EQ(ok.code, 0) << ok.describe();
   EXPECT_NE(ok.err.find("resuming"), std::string::npos);
   EXPECT_EQ(readJson(dir / "state.json").at("iteration"), 2);
+  fs::remove_all(root);
+}
+
+TEST(TrainE2E, ASecondTrainerOnTheRunDirectoryIsRefusedAtOnce) {
+  // This test process holds the directory as a running trainer would: `poppy train` must
+  // refuse before writing anything, naming the holder; once released, the run starts.
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  fs::create_directories(dir);
+  {
+    const common::DirectoryLock held(dir.string());
+    const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+    EXPECT_NE(r.code, 0) << r.describe();
+    EXPECT_LT(r.code, 124) << r.describe();
+    EXPECT_NE(r.err.find("in use by pid " + std::to_string(::getpid())), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(dir.string()), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "state.json"));
+    EXPECT_FALSE(fs::exists(dir / "models"));
+  }
+  const CmdResult ok = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(ok.code, 0) << ok.describe();
+  EXPECT_TRUE(fs::exists(dir / "state.json"));
   fs::remove_all(root);
 }
 

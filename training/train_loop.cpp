@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "common/atomic_file.h"
+#include "common/run_lock.h"
 #include "common/generation_name.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
@@ -88,6 +89,9 @@ class Run {
         device_(nn::parseDevice(config.device)) {}
 
   void execute() {
+    fs::create_directories(dir_);
+    // One trainer per run directory: a second one would interleave games, chunks and state.
+    const common::DirectoryLock lock(dir_.string());
     fs::create_directories(dir_ / "models");
     fs::create_directories(dir_ / "replay");
     openOrCreate();  // refuses a damaged or mismatched run before anything is written
