@@ -91,8 +91,14 @@ void addTrainCommands(CLI::App& app) {
   CLI::App* train = app.add_subcommand("train", "Run the AlphaZero loop: self-play, training, gating (resumable)");
   train->add_option("--config", t->config, "Run configuration (YAML)")->capture_default_str();
   train->add_option("--run-dir", t->runDir, "Run directory; an existing one is resumed")->capture_default_str();
-  train->add_option("--iterations", t->iterations, "Stop after this many iterations (overrides run.iterations)");
-  train->add_option("--hours", t->hours, "Stop after this many hours in total (overrides run.hours)");
+  train->add_option("--iterations", t->iterations,
+                    "Stop once the run has done this many iterations in all, counted from its start (overrides "
+                    "run.iterations; 0: no limit)")
+      ->check(CLI::Range(0, 100000000));
+  train->add_option("--hours", t->hours,
+                    "Stop once the run has trained this many hours in all, counted from its start (overrides "
+                    "run.hours; 0: no limit)")
+      ->check(CLI::Range(0.0, 100000.0));
   train->callback([t] {
     auto config = training::loadTrainConfig(t->config);
     if (t->iterations >= 0) config.iterations = t->iterations;

@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help); its own codes (104, 105, ...) all mean a usage
+    // error, which every poppy command reports as 2.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "poppy: error: %s\n", e.what());
     return 2;

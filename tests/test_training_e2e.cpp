@@ -468,6 +468,42 @@ TEST(TrainE2E, DamagedRunFileStopsTheResumeAndTouchesNothing) {
   fs::remove_all(root);
 }
 
+TEST(TrainE2E, ChunksWithoutRecordsAreMovedAsideNeverDeleted) {
+  // games.jsonl lost its last lines, and a stray chunk sits in replay/: on resume neither kind
+  // is trained on, and none is deleted.
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  auto recordLines = lines(dir / "games.jsonl");
+  ASSERT_EQ(recordLines.size(), 8u);
+  recordLines.resize(5);  // the records of the last three games are lost
+  std::string kept;
+  for (const auto& l : recordLines) kept += l + "\n";
+  spit(dir / "games.jsonl", kept);
+  const auto chunks = chunkFiles(dir);
+  ASSERT_EQ(chunks.size(), 8u);
+  fs::copy_file(chunks[0], dir / "replay" / "chunk-000000999.rpl");
+  std::map<std::string, std::string> unrecorded;  // file name -> bytes
+  for (size_t i = 5; i < chunks.size(); ++i) unrecorded[chunks[i].filename().string()] = slurp(chunks[i]);
+  unrecorded["chunk-000000999.rpl"] = slurp(chunks[0]);
+
+  const CmdResult r =
+      poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "2"}, root, 120);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  for (const auto& [name, bytes] : unrecorded) {
+    EXPECT_EQ(slurp(dir / "replay-unrecorded" / name), bytes) << name << " was not kept aside";
+    EXPECT_NE(r.err.find("moved " + (dir / "replay" / name).string()), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "replay" / "chunk-000000999.rpl"));
+  // The run went on with five games counted and eight more played, each with its chunk.
+  EXPECT_EQ(readJson(dir / "state.json").at("total_games"), 13);
+  EXPECT_EQ(lines(dir / "games.jsonl").size(), 13u);
+  EXPECT_EQ(chunkFiles(dir).size(), 13u);
+  fs::remove_all(root);
+}
+
 TEST(TrainE2E, ASecondTrainerOnTheRunDirectoryIsRefusedAtOnce) {
   // This test process holds the directory as a running trainer would: `poppy train` must
   // refuse before writing anything, naming the holder; once released, the run starts.
@@ -488,6 +524,17 @@ TEST(TrainE2E, ASecondTrainerOnTheRunDirectoryIsRefusedAtOnce) {
   const CmdResult ok = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
   ASSERT_EQ(ok.code, 0) << ok.describe();
   EXPECT_TRUE(fs::exists(dir / "state.json"));
+
+  // Limits are totals over the run: one already reached says so instead of "run again".
+  const CmdResult past = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(past.code, 0) << past.describe();
+  EXPECT_NE(past.err.find("the run has done 1 iterations in all, limit 1"), std::string::npos) << past.err;
+  // A negative limit is a usage error, not "no limit".
+  for (const char* bad : {"--hours", "--iterations"}) {
+    const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string(), bad, "-1"}, root);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.describe();
+    EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
+  }
   fs::remove_all(root);
 }
 

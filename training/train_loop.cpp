@@ -109,11 +109,21 @@ class Run {
       if (gStop) break;
       if (state_.phase == "gate") gatePhase();
     }
-    timeUp();
+    const bool outOfTime = timeUp();
     saveState();
+    // Why it stopped: limits are totals over the whole run, so a resumed run may already be past them.
+    char why[256];
+    if (gStop)
+      std::snprintf(why, sizeof why, "interrupted; run again with the same --run-dir to continue");
+    else if (outOfTime)
+      std::snprintf(why, sizeof why, "the run has trained %.2f hours in all, limit %g (--hours or run.hours); raise it to continue",
+                    state_.secondsTrained / 3600, config_.hours);
+    else
+      std::snprintf(why, sizeof why, "the run has done %d iterations in all, limit %d (--iterations or run.iterations); raise it to continue",
+                    state_.iteration, config_.iterations);
     say("stopped at iteration " + std::to_string(state_.iteration) + " (" + state_.phase + "), " +
         std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " training steps, best " +
-        generationName(state_.generation) + "; run again with the same --run-dir to continue");
+        generationName(state_.generation) + ": " + why);
   }
 
  private:
@@ -192,20 +202,37 @@ class Run {
           newestRecorded = std::max(newestRecorded.value_or(0), *seq);
       }
     }
-    // Only the newest chunks can lack their record (they are written just before it).
+    // Only the newest chunks can lack their record (they are written just before it). Such a
+    // chunk is not trained on, since its game will be played again; but it is moved aside, never
+    // deleted: games.jsonl may have lost lines, or the chunk may be someone's data.
+    std::vector<fs::path> unrecorded;
     for (const auto& entry : fs::directory_iterator(path("replay"))) {
       const auto seq = selfplay::parseChunkFileName(entry.path().filename().string());
-      if (seq && (!newestRecorded || *seq > *newestRecorded) && games > 0) {
-        say("removing " + entry.path().string() + ": its game was not recorded before the run stopped");
-        fs::remove(entry.path());
-      }
+      if (seq && (!newestRecorded || *seq > *newestRecorded) && games > 0) unrecorded.push_back(entry.path());
+    }
+    for (const fs::path& chunk : unrecorded) {
+      const fs::path aside = freeName(dir_ / "replay-unrecorded" / chunk.filename());
+      fs::create_directories(aside.parent_path());
+      fs::rename(chunk, aside);
+      say("moved " + chunk.string() + " to " + aside.string() +
+          ": games.jsonl has no record of its game (the run stopped between the two, or games.jsonl lost lines); "
+          "it is not trained on");
     }
     if (games != state_.totalGames) {
       say("state.json counted " + std::to_string(state_.totalGames) + " games, games.jsonl has " + std::to_string(games) +
           ": using the records");
       state_.totalGames = games;
       state_.totalSamples = samples;
+      // Lost records may reach back past this iteration's start: it then starts from what is left.
+      state_.gamesAtIterationStart = std::min(state_.gamesAtIterationStart, games);
     }
+  }
+
+  // `p`, or p.1, p.2, ... : the first name not taken.
+  static fs::path freeName(const fs::path& p) {
+    fs::path out = p;
+    for (int i = 1; fs::exists(out); ++i) out = fs::path(p.string() + "." + std::to_string(i));
+    return out;
   }
 
   void saveState() { common::writeFileAtomically(path("state.json"), state_.toJson().dump(2) + "\n"); }

@@ -7,6 +7,7 @@
 //   models/gen-NNNN.model, best   promoted models and the name of the current best
 //   replay/chunk-*.rpl one chunk per finished self-play game
 //   games.jsonl        one record per self-play game; metrics.jsonl one line per event
+//   replay-unrecorded/ chunks found without a game record on resume, kept aside, not trained on
 //   run.lock           held (flock) by the trainer using the directory: a second one is refused
 // Killed at any moment and started again with the same directory, it resumes: no finished game
 // and no checkpoint is lost (at most the unfinished games and the current training phase).
