@@ -22,15 +22,27 @@ struct UsiCommandOptions {
 void runUsi(const UsiCommandOptions& o) {
   // Command-line mistakes stop here with `poppy: error: ...`; the same mistakes made through
   // setoption later are answered with `info string error: ...` and the engine goes on.
-  game::loadVariant(o.engine.variant);
-  for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}})
-    if (!path.empty() && !std::filesystem::is_regular_file(path))
+  const auto variant = game::loadVariant(o.engine.variant);
+  for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}}) {
+    if (path.empty()) continue;
+    if (std::filesystem::is_directory(path))
+      throw std::runtime_error(std::string(what) + " '" + path + "': is a directory, not a file");
+    if (!std::filesystem::is_regular_file(path))
       throw std::runtime_error(std::string(what) + " '" + path + "': no such file");
+  }
   nn::parseDevice(o.device);  // throws on a bad device name
   const std::string device = o.device;
   auto factory = [device](const std::string& path, const std::string& variant) -> std::unique_ptr<mcts::Evaluator> {
     return nn::loadEvaluator(path, variant, device);
   };
+  // A model that does not load stops the engine here (exit 2), before any GUI sees it.
+  if (!o.engine.modelFile.empty()) {
+    try {
+      factory(o.engine.modelFile, variant->name);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("--model '" + o.engine.modelFile + "': " + e.what());
+    }
+  }
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);
 }

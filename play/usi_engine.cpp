@@ -73,6 +73,9 @@ constexpr int kSearchHorizonPlies = 200;
 struct UsiEngine::Setup {
   game::VariantPtr variant;
   std::unique_ptr<mcts::Evaluator> evaluator;  // null: rollout MCTS
+  // Why ModelFile did not load (empty when it did, or none was named): `go` is then refused
+  // rather than played by another engine than the GUI asked for.
+  std::string modelError;
   std::unique_ptr<Analyzer> analyzer;
   std::optional<OpeningBook> book;
 };
@@ -274,6 +277,7 @@ void UsiEngine::prepare() {
   if (variantChanged || options_.modelFile != loadedModel_) {
     setup_->analyzer.reset();
     setup_->evaluator.reset();
+    setup_->modelError.clear();
     loadedModel_ = options_.modelFile;
     if (!options_.modelFile.empty()) {
       try {
@@ -281,8 +285,10 @@ void UsiEngine::prepare() {
         setup_->evaluator = factory_(options_.modelFile, setup_->variant->name);
         send("info string model " + options_.modelFile + " loaded");
       } catch (const std::exception& e) {
-        send(std::string("info string error: ModelFile ") + options_.modelFile + ": " + e.what());
-        send("info string playing with the rollout MCTS (no model)");
+        setup_->modelError = std::string("ModelFile ") + options_.modelFile + ": " + e.what();
+        send("info string error: " + setup_->modelError);
+        send(std::string("info string go is refused until ModelFile names a model that loads ") +
+             "(or is set empty for the rollout MCTS)");
       }
     }
     setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(), mcts::SearchParams{});
@@ -508,6 +514,12 @@ void UsiEngine::search(SearchJob job) {
     searching_ = false;
     stateChanged_.notify_all();
   };
+  if (!setup.modelError.empty()) {
+    // No silent stand-in: the GUI asked for this model's play.
+    send("info string error: no search without the model: " + setup.modelError + "; resigning");
+    finish("resign");
+    return;
+  }
   try {
     game::MoveList legal;
     pos.generateLegal(legal);

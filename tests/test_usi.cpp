@@ -3,6 +3,8 @@
 // real binary with the shipped micro model through pipes under a tight clock.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <iterator>
+#include <fstream>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -379,9 +381,12 @@ TEST(Usi, ModelsComeFromTheFactoryAndFailuresFallBackToRollouts) {
 
   out = s.send("setoption name ModelFile value missing.model\nisready");
   EXPECT_TRUE(contains(out, "info string error: ModelFile missing.model: cannot open 'missing.model'")) << joined(out);
-  EXPECT_TRUE(contains(out, "info string playing with the rollout MCTS")) << joined(out);
-  out = s.send("go nodes 50");
-  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+  EXPECT_TRUE(contains(out, "info string go is refused until ModelFile names a model that loads")) << joined(out);
+  out = s.send("go nodes 50");  // no silent stand-in engine: it resigns, saying why
+  EXPECT_EQ(bestmoveOf(out), "resign") << joined(out);
+  EXPECT_TRUE(contains(out, "info string error: no search without the model: ModelFile missing.model")) << joined(out);
+  out = s.send("setoption name ModelFile value good.model\nisready\ngo nodes 100");  // fixed: plays again
+  EXPECT_EQ(bestmoveOf(out), start.moveToUsi(favourite)) << joined(out);
 
   // No factory at all (a build without model loading): refused the same way.
   Session bare;
@@ -567,6 +572,26 @@ TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
   EXPECT_EQ(testing::exitCodeOf(pclose(p)), 2);
   EXPECT_NE(text.find("poppy: error:"), std::string::npos) << text;
   EXPECT_NE(text.find("nosuchvariant"), std::string::npos) << text;
+
+  // A model that does not load stops the engine at start (it never plays as another engine),
+  // and so does a directory given as the model.
+  const std::filesystem::path truncated =
+      std::filesystem::temp_directory_path() / ("poppy_usi_truncated_" + std::to_string(getpid()) + ".model");
+  {
+    std::ifstream in(std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 1000u);
+    std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  for (const std::string& model : {truncated.string(), std::filesystem::temp_directory_path().string()}) {
+    FILE* q = popen((std::string(POPPY_BINARY) + " usi --model " + model + " </dev/null 2>&1").c_str(), "r");
+    ASSERT_NE(q, nullptr);
+    std::string said;
+    while (std::fgets(buf, sizeof buf, q)) said += buf;
+    EXPECT_EQ(testing::exitCodeOf(pclose(q)), 2) << said;
+    EXPECT_NE(said.find("poppy: error: --model '" + model + "'"), std::string::npos) << said;
+  }
+  std::filesystem::remove(truncated);
 
   // Rollout MCTS out of the box; the GUI closing the pipe ends a pending search with its bestmove.
   UsiProcess engine({POPPY_BINARY, "usi", "--variant", "minishogi"});
