@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
@@ -168,15 +169,15 @@ SelfplayFigures selfplayOnce(const NetBenchArgs& a, const Setup& s, nn::PolicyVa
       settings, workers, 18);  // the cache as in `poppy train`
   int64_t plies = 0;
   const auto start = Clock::now();
+  common::ProgressLine progressLine;
   pool.play(
       a.games, [&](std::vector<selfplay::Sample>&&, selfplay::GameRecord&& r) { plies += r.plies; },
-      [&, last = Clock::now()](const selfplay::SelfPlayProgress& p) mutable {
-        if (since(last) < 0.5 && p.gamesFinished < p.gamesWanted) return;
-        last = Clock::now();
-        std::fprintf(stderr, "\r%d/%d games   ", p.gamesFinished, p.gamesWanted);
+      [&](const selfplay::SelfPlayProgress& p) {
+        progressLine.update(std::to_string(p.gamesFinished) + "/" + std::to_string(p.gamesWanted) + " games",
+                            p.gamesFinished == p.gamesWanted);
       });
   const double seconds = since(start);
-  std::fprintf(stderr, "\n");
+  progressLine.finish();
   SelfplayFigures f;
   const auto st = pool.searchStats();
   f.evalsPerSec = st.evaluations / seconds;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "apps/match_setup.h"
 #include "common/atomic_file.h"
@@ -151,7 +152,8 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
                  rung.oneGameAtATime ? "one game at a time (a timed side)" : (std::to_string(rung.parallel) + " games at once").c_str());
     done.push_back(rung);
     const auto start = Clock::now();
-    double lastPrint = -1, lastSave = 0;
+    double lastSave = 0;
+    common::ProgressLine progressLine;
     auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
     const auto r = selfplay::playMatch(variant, encoder, player.loaded.spec, engine.loaded.spec, ms,
                                        [&](const selfplay::MatchResult& s, int wanted) {
@@ -160,12 +162,9 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
       done.back().result = s;
       done.back().seconds = t;
       if (t - lastSave >= 10) save(false), lastSave = t;
-      if (t - lastPrint >= 0.5 || s.games() == wanted) {
-        std::fprintf(stderr, "\r%s %s   ", label.c_str(), play::progressLine(s, wanted, t).c_str());
-        lastPrint = t;
-      }
+      progressLine.update(label + " " + play::progressLine(s, wanted, t), s.games() == wanted);
     });
-    std::fprintf(stderr, "\n");
+    progressLine.finish();
     done.back().result = r;
     done.back().seconds = seconds();
     done.back().finished = true;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "apps/match_setup.h"
 #include "game/variant_loader.h"
@@ -65,7 +66,8 @@ void runMatchCommand(MatchArgs o, bool gamesGiven) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  double lastPrint = -1, lastSummary = 0;
+  double lastSummary = 0;
+  common::ProgressLine progressLine;
   std::fprintf(stderr, "%s vs %s: %d games, %d at once\n", o.a.player.c_str(), o.b.player.c_str(), o.games,
                std::min(o.parallel, o.games));
   const auto r = selfplay::playMatch(variant, encoder, a.loaded.spec, b.loaded.spec, ms,
@@ -77,12 +79,9 @@ void runMatchCommand(MatchArgs o, bool gamesGiven) {
       play::writeMatchSummary(o.summary, info, s, t, false);
       lastSummary = t;
     }
-    if (t - lastPrint >= 0.5 || s.games() == wanted) {
-      std::fprintf(stderr, "\r%s   ", play::progressLine(s, wanted, t).c_str());
-      lastPrint = t;
-    }
+    progressLine.update(play::progressLine(s, wanted, t), s.games() == wanted);
   });
-  std::fprintf(stderr, "\n");
+  progressLine.finish();
   if (!o.summary.empty()) play::writeMatchSummary(o.summary, info, r, seconds(), true);
   std::printf("%s\n", play::resultLine(r, o.a.player, o.b.player).c_str());
   int forfeits = 0;

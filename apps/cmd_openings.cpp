@@ -3,13 +3,13 @@
 // self-play games actually played. The `openings` group is shared: `openings history` lives in
 // another file and registers itself on the same group, whichever comes first.
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
+#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
@@ -72,30 +72,15 @@ void addTreeOptions(CLI::App* cmd, TreeArgs& a) {
   cmd->add_option("--seed", a.seed, "Random seed (the rollout search)")->capture_default_str();
 }
 
-// Prints "searched N / ~M positions" on stderr: rewritten in place on a terminal, otherwise a
-// line every few seconds (logs stay short).
-class ProgressLine {
- public:
-  ProgressLine() : tty_(::isatty(2) != 0) {}
-  void update(const play::OpeningTreeProgress& p) {
-    const double rate = p.seconds > 0 ? double(p.searched) / p.seconds : 0;
-    const double left = rate > 0 ? double(std::max<int64_t>(0, p.estimate - p.searched)) / rate : 0;
-    const bool done = p.searched >= p.estimate;
-    if (!tty_ && !done && p.seconds - lastPrinted_ < 5) return;
-    lastPrinted_ = p.seconds;
-    std::fprintf(stderr, "%sopenings: searched %lld / ~%lld positions, %.1f/s, ~%.0f s left%s", tty_ ? "\r" : "",
-                 (long long)p.searched, (long long)p.estimate, rate, left, tty_ ? "   " : "\n");
-    printedOnTty_ = tty_;
-  }
-  void finish() {
-    if (printedOnTty_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool tty_;
-  bool printedOnTty_ = false;
-  double lastPrinted_ = -1e9;
-};
+// "searched N / ~M positions": rewritten in place on a terminal, a line every few seconds elsewhere.
+std::string treeProgress(const play::OpeningTreeProgress& p) {
+  const double rate = p.seconds > 0 ? double(p.searched) / p.seconds : 0;
+  const double left = rate > 0 ? double(std::max<int64_t>(0, p.estimate - p.searched)) / rate : 0;
+  char line[160];
+  std::snprintf(line, sizeof line, "openings: searched %lld / ~%lld positions, %.1f/s, ~%.0f s left",
+                (long long)p.searched, (long long)p.estimate, rate, left);
+  return line;
+}
 
 play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) {
   if (a.model.empty() && !a.noModel) throw std::runtime_error("give --model PATH, or --no-model for the rollout search");
@@ -114,9 +99,11 @@ play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) 
   options.depth = a.depth;
   options.minShare = a.minShare;
   options.maxChildren = a.maxChildren;
-  ProgressLine progress;
+  common::ProgressLine progress;
   play::OpeningTree tree =
-      play::buildOpeningTree(analyzer, start, options, [&](const play::OpeningTreeProgress& p) { progress.update(p); });
+      play::buildOpeningTree(analyzer, start, options, [&](const play::OpeningTreeProgress& p) {
+        progress.update(treeProgress(p), p.searched >= p.estimate);
+      });
   progress.finish();
   return tree;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "apps/model_players.h"
 #include "common/run_lock.h"
@@ -59,10 +60,13 @@ selfplay::MatchResult runMatch(const MatchArgs& o) {
   ms.plyCap = o.plyCap;
   ms.openingTemperaturePlies = o.openingPlies;
   ms.seed = o.seed;
+  common::ProgressLine progressLine;
   auto r = selfplay::playMatch(variant, encoder, a.spec, b.spec, ms, [&](const selfplay::MatchResult& s, int wanted) {
-    std::fprintf(stderr, "\r%d/%d games: +%d =%d -%d   ", s.games(), wanted, s.winsA, s.draws, s.lossesA);
+    char line[128];
+    std::snprintf(line, sizeof line, "%d/%d games: +%d =%d -%d", s.games(), wanted, s.winsA, s.draws, s.lossesA);
+    progressLine.update(line, s.games() == wanted);
   });
-  std::fprintf(stderr, "\n");
+  progressLine.finish();
   if (!o.records.empty()) selfplay::appendGameRecords(o.records, r.records);
   return r;
 }
@@ -139,16 +143,19 @@ void addTrainCommands(CLI::App& app) {
           return nn::loadEvaluator(s->model, info.variant, s->device);
         },
         settings, s->workers, 0);
+    common::ProgressLine progressLine;
     runner.play(
         s->games,
         [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
           selfplay::saveFinishedGame(s->out, next++, chunkInfo, samples, record);
         },
         [&](const selfplay::SelfPlayProgress& p) {
-          std::fprintf(stderr, "\r%d/%d games, %.0f games/h   ", p.gamesFinished, p.gamesWanted,
-                       p.seconds > 0 ? p.gamesFinished * 3600 / p.seconds : 0.0);
+          char line[128];
+          std::snprintf(line, sizeof line, "%d/%d games, %.0f games/h", p.gamesFinished, p.gamesWanted,
+                        p.seconds > 0 ? p.gamesFinished * 3600 / p.seconds : 0.0);
+          progressLine.update(line, p.gamesFinished == p.gamesWanted);
         });
-    std::fprintf(stderr, "\n");
+    progressLine.finish();
     std::printf("wrote %d games to %s\n", s->games, s->out.c_str());
   });
 

@@ -3,6 +3,8 @@
 // Every command runs under `timeout 30`, so a hang fails the test instead of blocking it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -322,6 +324,34 @@ TEST(CliHelp, HelpAllMentionsPerftOptions) {
   EXPECT_EQ(r.code, 0) << r.describe();
   for (const char* option : {"--variant", "--sfen", "--moves", "--depth", "--divide"})
     EXPECT_THAT(r.out + r.err, HasSubstr(option)) << r.describe();
+}
+
+
+TEST(CliProgress, IntoAFileProgressIsAFewWholeLines) {
+  // 300 random games take well under a second: with stderr a file, the progress is the first
+  // and the last line (a line every 5 s at most), never a \r-rewritten line per game.
+  const fs::path records = fs::temp_directory_path() / ("poppy_cli_progress_" + std::to_string(::getpid()) + ".jsonl");
+  const CmdResult r = poppy({"match", "--a", "random", "--b", "random", "--games", "300", "--parallel", "8",
+                             "--records", records.string(), "--summary", records.string() + ".summary.json"});
+  expectSuccess(r);
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.describe();
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 5) << r.describe();
+  EXPECT_NE(r.err.find("300/300 games"), std::string::npos) << r.describe();
+  fs::remove(records);
+  fs::remove(records.string() + ".summary.json");
+}
+
+TEST(CliErrors, UsageErrorsExitWithTwo) {
+  // CLI11's own codes (104 for a bad number, 105 for a failed check, 109 for an unknown option)
+  // are all usage errors: one exit code, 2, for every command.
+  for (const auto& args : std::vector<std::vector<std::string>>{{"train", "--iterations", "abc"},
+                                                                 {"perft", "--depth", "-3"},
+                                                                 {"match", "--a", "random", "--b", "random", "--nosuch"}}) {
+    const CmdResult r = poppy(args);
+    EXPECT_EQ(r.code, 2) << r.describe();
+    EXPECT_FALSE(r.err.empty()) << r.describe();
+  }
+  EXPECT_EQ(poppy({"perft", "--help"}).code, 0);
 }
 
 }  // namespace
