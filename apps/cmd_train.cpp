@@ -27,6 +27,7 @@ struct TrainArgs {
   std::string runDir = "runs/micro";
   int iterations = -1;
   double hours = -1;
+  bool restartCandidate = false;
 };
 
 struct SelfplayArgs {
@@ -103,11 +104,17 @@ void addTrainCommands(CLI::App& app) {
                     "Stop once the run has trained this many hours in all, counted from its start (overrides "
                     "run.hours; 0: no limit)")
       ->check(CLI::Range(0.0, 100000.0));
+  train->add_flag("--restart-candidate", t->restartCandidate,
+                  "If candidate.ckpt does not load, keep it as candidate.ckpt.damaged and start the candidate "
+                  "again from the best model");
   train->callback([t] {
     auto config = training::loadTrainConfig(t->config);
     if (t->iterations >= 0) config.iterations = t->iterations;
     if (t->hours >= 0) config.hours = t->hours;
-    training::runTraining(config, training::TrainOptions{t->runDir, false});
+    training::TrainOptions options;
+    options.runDir = t->runDir;
+    options.restartCandidate = t->restartCandidate;
+    training::runTraining(config, options);
   });
 
   auto s = std::make_shared<SelfplayArgs>();

@@ -455,6 +455,8 @@ TEST(TrainE2E, DamagedRunFileStopsTheResumeAndTouchesNothing) {
     EXPECT_NE(r.err.find(d.file.string()), std::string::npos) << "the error does not name the file:\n" << r.err;
     EXPECT_EQ(r.err.find("new run"), std::string::npos) << "a damaged run was started afresh:\n" << r.err;
     expectUntouched(before, snapshot(dir), d.name);
+    if (d.file == ckpt)  // the error shows the way out
+      EXPECT_NE(r.err.find("--restart-candidate"), std::string::npos) << r.err;
     // Restore for the next case.
     spit(ckpt, good);
     spit(dir / "state.json", goodState);
@@ -465,6 +467,18 @@ TEST(TrainE2E, DamagedRunFileStopsTheResumeAndTouchesNothing) {
   ASSERT_EQ(ok.code, 0) << ok.describe();
   EXPECT_NE(ok.err.find("resuming"), std::string::npos);
   EXPECT_EQ(readJson(dir / "state.json").at("iteration"), 2);
+
+  // A damaged checkpoint with --restart-candidate: kept aside, the candidate starts again from
+  // the best model, and the run goes on.
+  spit(ckpt, "junk\n");
+  const CmdResult restarted = poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations",
+                                     "3", "--restart-candidate"},
+                                    root);
+  ASSERT_EQ(restarted.code, 0) << restarted.describe();
+  EXPECT_EQ(slurp(dir / "candidate.ckpt.damaged"), "junk\n");
+  EXPECT_NE(restarted.err.find("restarted the candidate from"), std::string::npos) << restarted.err;
+  EXPECT_EQ(readJson(dir / "state.json").at("iteration"), 3);
+  EXPECT_GT(slurp(ckpt).size(), 1000u);
   fs::remove_all(root);
 }
 

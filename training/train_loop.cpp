@@ -168,7 +168,16 @@ class Run {
         throw std::runtime_error(path("state.json") + ": unreadable run state (" + e.what() +
                                  "); the run directory is damaged");
       }
-      loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_->name, nn::Encoder::kVersion);
+      try {
+        loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_->name, nn::Encoder::kVersion);
+        if (options_.restartCandidate) say(path("candidate.ckpt") + " loads: kept (--restart-candidate not needed)");
+      } catch (const CheckpointError& e) {
+        if (!options_.restartCandidate)
+          throw CheckpointError(std::string(e.what()) +
+                                "; to go on from the best model instead (the training since its promotion is redone), "
+                                "run again with --restart-candidate (the file is kept as candidate.ckpt.damaged)");
+        restartCandidateFromBest(e.what());
+      }
       reconcile();
       nn::readModelInfo(bestModelPath());  // fails loudly if the best model is missing or corrupt
       say("resuming " + dir_.string() + " at iteration " + std::to_string(state_.iteration) + " (" + state_.phase +
@@ -226,6 +235,26 @@ class Run {
       // Lost records may reach back past this iteration's start: it then starts from what is left.
       state_.gamesAtIterationStart = std::min(state_.gamesAtIterationStart, games);
     }
+  }
+
+  // --restart-candidate: the candidate becomes the best model again (weights and step, fresh
+  // momentum); the checkpoint that did not load is kept aside, never deleted.
+  void restartCandidateFromBest(const std::string& why) {
+    nn::ModelInfo info;
+    nn::PolicyValueNet best = nn::loadModel(bestModelPath(), &info, variant_->name, nn::Encoder::kVersion);
+    nn::moduleFromBytes(*trainer_->net(), nn::moduleToBytes(*best));
+    trainer_->net()->to(device_);
+    trainer_->setSteps(info.step);
+    if (fs::exists(path("candidate.ckpt"))) {
+      const fs::path aside = freeName(dir_ / "candidate.ckpt.damaged");
+      fs::rename(path("candidate.ckpt"), aside);
+      say("kept the damaged checkpoint as " + aside.string());
+    }
+    saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+    if (state_.phase == "gate") state_.phase = "train";  // the candidate to gate is gone: train again
+    state_.trainedThisIteration = false;
+    saveState();
+    say("restarted the candidate from " + bestModelPath() + " (step " + std::to_string(info.step) + "): " + why);
   }
 
   // `p`, or p.1, p.2, ... : the first name not taken.

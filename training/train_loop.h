@@ -21,6 +21,10 @@ namespace poppy::training {
 struct TrainOptions {
   std::string runDir;
   bool quiet = false;  // no progress lines (tests)
+  // When candidate.ckpt does not load: keep it as candidate.ckpt.damaged and start the
+  // candidate again from the best model (weights and step; fresh optimizer state), instead of
+  // stopping with an error. A checkpoint that loads is used as always.
+  bool restartCandidate = false;
 };
 
 // Returns when the configured iterations or hours are done, or after SIGINT/SIGTERM (having
