@@ -57,6 +57,10 @@ SelfplayEvent selfplayEvent(const json& j) {
   e.avgPlies = optionalNumber(j, "avg_plies");
   e.decisive = optionalNumber(j, "decisive");
   e.evalsPerSecond = optionalNumber(j, "evals_per_second");
+  if (j.contains("complete")) {
+    if (!j["complete"].is_boolean()) throw std::runtime_error("\"complete\" is not true or false");
+    e.complete = j["complete"].get<bool>();
+  }
   return e;
 }
 

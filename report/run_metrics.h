@@ -26,6 +26,9 @@ struct SelfplayEvent {
   int games = 0;
   int64_t totalGames = 0;  // games of the run after this phase
   double gamesPerHour = kMissing, avgPlies = kMissing, decisive = kMissing, evalsPerSecond = kMissing;
+  // Ran from its first game to its last: not stopped, not resumed ("complete": false in the
+  // file; files written before the key existed count as complete).
+  bool complete = true;
 };
 
 struct TrainEvent {

@@ -50,11 +50,15 @@ LineChart speedChart(const RunMetrics& run) {
   // Minutes for short runs, so the axis does not read 0.0002 hours.
   const bool minutes = span < 2 * 3600;
   c.xLabel = std::string("time since the run began (") + (minutes ? "minutes" : "hours") + ", wall clock)";
+  // Phases cut short or resumed are drawn apart: their rates miss a head or a tail of games.
+  LineSeries partial{"partial phases (stopped or resumed)", {}, {}};
   for (const SelfplayEvent& e : run.metrics.selfplay) {
-    s.x.push_back((e.time - start) / (minutes ? 60.0 : 3600.0));
-    s.y.push_back(e.gamesPerHour);
+    LineSeries& to = e.complete ? s : partial;
+    to.x.push_back((e.time - start) / (minutes ? 60.0 : 3600.0));
+    to.y.push_back(e.gamesPerHour);
   }
   c.series = {s};
+  if (!partial.x.empty()) c.series.push_back(partial);
   return c;
 }
 
@@ -187,10 +191,12 @@ std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& ru
     rows.push_back({"last losses", "policy " + fixed(last.policyLoss, 3) + ", value " + fixed(last.valueLoss, 3) +
                                        ", total " + fixed(last.totalLoss, 3)});
   }
-  if (!run.metrics.selfplay.empty()) {
-    const SelfplayEvent& last = run.metrics.selfplay.back();
-    rows.push_back({"last self-play", fixed(last.gamesPerHour, 0) + " games/hour, " + fixed(last.avgPlies, 1) +
-                                          " plies/game"});
+  const SelfplayEvent* lastComplete = nullptr;
+  for (const SelfplayEvent& e : run.metrics.selfplay)
+    if (e.complete) lastComplete = &e;
+  if (lastComplete) {
+    rows.push_back({"last self-play", fixed(lastComplete->gamesPerHour, 0) + " games/hour, " +
+                                          fixed(lastComplete->avgPlies, 1) + " plies/game (last whole phase)"});
   }
   rows.push_back({"problems in the files", std::to_string(run.problems.size())});
   return rows;

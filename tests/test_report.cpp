@@ -307,7 +307,7 @@ const char* kMetrics =
 {"event":"train","steps":10,"seconds":2,"policy_loss":3.0,"value_loss":1.0,"window":120,"time":1002,"iteration":0,"total_games":3,"step":10}
 {"event":"gate","games":4,"wins":3,"draws":0,"losses":1,"score":0.75,"elo_diff":191,"elo_margin":400,"promoted":true,"opponent":"gen-0000","new_best":"gen-0001","best_elo":191,"time":1010,"iteration":0,"total_games":3,"step":10}
 {this is not json
-{"event":"selfplay","games":2,"seconds":18,"time":1100,"iteration":1,"total_games":5,"step":10}
+{"event":"selfplay","games":2,"seconds":18,"time":1100,"iteration":1,"total_games":5,"step":10,"complete":false}
 {"event":"train","steps":10,"policy_loss":2.5,"value_loss":0.75,"total_loss":3.5,"time":1105,"iteration":1,"total_games":5,"step":20}
 {"event":"train","steps":10,"value_loss":0.75,"time":1106,"iteration":1,"total_games":5,"step":20}
 {"event":"gate","games":4,"wins":1,"draws":1,"losses":2,"score":0.375,"promoted":false,"opponent":"gen-0001","time":1120,"iteration":1,"total_games":5,"step":20}
@@ -329,6 +329,12 @@ TEST(RunMetrics, ParsesEventsAndReportsBadLinesByFileAndLine) {
   for (const auto& e : m.selfplay) games += e.games;
   EXPECT_EQ(games, 5);
   EXPECT_DOUBLE_EQ(m.selfplay[1].gamesPerHour, 2 * 3600.0 / 18);  // not logged: games / seconds
+  EXPECT_TRUE(m.selfplay[0].complete);  // no "complete" key (older runs): a whole phase
+  EXPECT_FALSE(m.selfplay[1].complete);
+  const ParsedMetrics bad = parseMetrics(
+      R"({"event":"selfplay","games":1,"seconds":1,"time":1,"iteration":0,"total_games":1,"complete":"yes"})", "m.jsonl");
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_THAT(bad.problems[0], HasSubstr("m.jsonl:1: \"complete\" is not true or false"));
   EXPECT_DOUBLE_EQ(m.train[0].totalLoss, 4.0);                    // not logged: policy + value
   EXPECT_DOUBLE_EQ(m.train[1].totalLoss, 3.5);
   EXPECT_EQ(m.train[1].step, 20);
@@ -436,6 +442,9 @@ TEST(RunReport, WritesEveryChartCsvAndIndex) {
   EXPECT_EQ(slurp(out / "elo.csv"), "generation of the best model,best model\n0,0\n1,191\n");
   EXPECT_EQ(slurp(out / "gates.csv"), "iteration,promoted,kept\n0,0.75,\n1,,0.375\n");
   EXPECT_THAT(slurp(out / "gates.svg"), HasSubstr("pass threshold 0.6"));
+  // The phase marked incomplete is its own series; the summary quotes the last whole phase.
+  EXPECT_THAT(slurp(out / "games-per-hour.csv"), HasSubstr("partial phases (stopped or resumed)"));
+  EXPECT_THAT(index, HasSubstr("300 games/hour"));
   const std::string results = slurp(out / "results.csv");
   EXPECT_THAT(results, HasSubstr("\n1,0,0,1\n"));
   // Nothing half-written is left behind.

@@ -410,6 +410,15 @@ TEST(TrainE2E, KilledRunResumesWithoutLosingOrDoublingGames) {
   EXPECT_LT(*selfplay::parseChunkFileName(chunks.back().filename().string()), 999u);
   // All four iterations trained (10 steps each) into the candidate.
   EXPECT_EQ(MicroTrainer().checkpointStep(dir / "candidate.ckpt"), 40);
+  // The self-play phase the kill cut in two is logged after the resume as not complete (its
+  // rate misses the games played before the kill); the other three are complete.
+  int whole = 0, partial = 0;
+  for (const auto& l : lines(dir / "metrics.jsonl")) {
+    const json j = json::parse(l);
+    if (j.at("event") == "selfplay") ++(j.at("complete").get<bool>() ? whole : partial);
+  }
+  EXPECT_EQ(partial, linesAtKill.size() % 12 ? 1 : 0);
+  EXPECT_EQ(whole + partial, 4);
   fs::remove_all(root);
 }
 

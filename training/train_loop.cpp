@@ -96,10 +96,10 @@ class Run {
     fs::create_directories(dir_ / "replay");
     openOrCreate();  // refuses a damaged or mismatched run before anything is written
     common::writeFileAtomically((dir_ / "config.yaml").string(), common::readWholeFile(config_.sourcePath));
-    const double startedAt = nowSeconds();
-    const double secondsBefore = state_.secondsTrained;
+    startedAt_ = nowSeconds();
+    secondsBefore_ = state_.secondsTrained;
     auto timeUp = [&] {
-      state_.secondsTrained = secondsBefore + nowSeconds() - startedAt;
+      state_.secondsTrained = secondsBefore_ + nowSeconds() - startedAt_;
       return config_.hours > 0 && state_.secondsTrained >= config_.hours * 3600;
     };
     while (!gStop && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
@@ -122,7 +122,7 @@ class Run {
       std::snprintf(why, sizeof why, "the run has done %d iterations in all, limit %d (--iterations or run.iterations); raise it to continue",
                     state_.iteration, config_.iterations);
     say("stopped at iteration " + std::to_string(state_.iteration) + " (" + state_.phase + "), " +
-        std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " training steps, best " +
+        std::to_string(state_.totalGames) + " games, " + std::to_string(savedSteps_) + " training steps saved, best " +
         generationName(state_.generation) + ": " + why);
   }
 
@@ -170,6 +170,7 @@ class Run {
       }
       try {
         loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_->name, nn::Encoder::kVersion);
+        savedSteps_ = trainer_->steps();
         if (options_.restartCandidate) say(path("candidate.ckpt") + " loads: kept (--restart-candidate not needed)");
       } catch (const CheckpointError& e) {
         if (!options_.restartCandidate)
@@ -185,7 +186,7 @@ class Run {
     } else {
       nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(0)));
       common::writeFileAtomically(path("best"), generationName(0) + "\n");
-      saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+      saveCandidate();
       saveState();
       say("new run in " + dir_.string() + ": " + variant_->name + ", " + std::to_string(config_.blocks) + " blocks x " +
           std::to_string(config_.channels) + " channels, device " + config_.device);
@@ -250,7 +251,7 @@ class Run {
       fs::rename(path("candidate.ckpt"), aside);
       say("kept the damaged checkpoint as " + aside.string());
     }
-    saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+    saveCandidate();
     if (state_.phase == "gate") state_.phase = "train";  // the candidate to gate is gone: train again
     state_.trainedThisIteration = false;
     saveState();
@@ -264,7 +265,16 @@ class Run {
     return out;
   }
 
-  void saveState() { common::writeFileAtomically(path("state.json"), state_.toJson().dump(2) + "\n"); }
+  // The time trained is brought up to date with every save, so a kill loses at most the time
+  // since the last game or phase.
+  void saveState() {
+    if (startedAt_ > 0) state_.secondsTrained = secondsBefore_ + nowSeconds() - startedAt_;
+    common::writeFileAtomically(path("state.json"), state_.toJson().dump(2) + "\n");
+  }
+  void saveCandidate() {
+    saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+    savedSteps_ = trainer_->steps();
+  }
 
   void metric(nlohmann::json j) {
     j["time"] = nowSeconds();
@@ -343,6 +353,9 @@ class Run {
           },
           [] { return gStop.load(); });
       const double seconds = nowSeconds() - start;
+      // Rates mean something only for a whole phase: one cut short by a stop, or resumed with
+      // games already played, ends with its tail or its head missing. Such phases are marked.
+      const bool complete = !gStop && wanted == config_.gamesPerIteration && played == wanted;
       if (played > 0) {
         char line[256];
         std::snprintf(line, sizeof line, "iter %d selfplay done: %d games in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive",
@@ -353,7 +366,7 @@ class Run {
                 {"games_per_hour", played * 3600.0 / seconds}, {"avg_plies", double(plies) / played},
                 {"decisive", double(decisive) / played},
                 {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)},
-                {"cache_hits", runner.searchStats().cacheHits}});
+                {"cache_hits", runner.searchStats().cacheHits}, {"complete", complete}});
       }
       if (gStop) return;
     }
@@ -396,7 +409,7 @@ class Run {
     }
     if (gStop) return;  // the checkpoint of the previous phase stays; this phase is redone
     const double seconds = nowSeconds() - start;
-    saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
+    saveCandidate();
     char line[256];
     std::snprintf(line, sizeof line, "iter %d train done: %d steps in %.0fs, policy loss %.3f, value loss %.3f, window %zu",
                   state_.iteration, done, seconds, sum.policy / done, sum.value / done, window_->size());
@@ -477,6 +490,8 @@ class Run {
   RunState state_;
   uint64_t nextChunk_ = 0;
   double lastStatus_ = 0;
+  double startedAt_ = 0, secondsBefore_ = 0;  // this session's start; the run's time before it
+  int64_t savedSteps_ = 0;                   // training steps in candidate.ckpt
 };
 
 }  // namespace
