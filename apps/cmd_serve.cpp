@@ -24,6 +24,8 @@ namespace poppy::apps {
 
 namespace {
 
+constexpr size_t kMaxRequestBytes = 64 * 1024;  // request bodies: a move or a new game, never more
+
 struct ServeOptions {
   int port = 8080;
   std::string host = "127.0.0.1";
@@ -102,6 +104,9 @@ void serve(const ServeOptions& o) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
   });
+  // API requests are a few hundred bytes: a larger body is refused (413) from its
+  // Content-Length, before it is read.
+  server.set_payload_max_length(kMaxRequestBytes);
   for (const auto& f : files) {
     // Read at each request, so an edited page shows on reload without a restart.
     server.Get(f.path, [&f](const httplib::Request&, httplib::Response& res) {

@@ -286,6 +286,9 @@ json WebApi::move(const json& request) {
   std::lock_guard<std::mutex> lock(g->mutex);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
+  if (g->human >= 0 && g->pos.sideToMove() != g->human)
+    throw ApiError(409, std::string("it is the engine's move (") + colorName(g->pos.sideToMove()) + "): you play " +
+                            colorName(g->human) + " in this game");
   game::Move m;
   try {
     m = g->pos.parseUsi(text);
@@ -303,6 +306,9 @@ json WebApi::engineMove(const json& request) {
   std::lock_guard<std::mutex> lock(g->mutex);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
+  if (g->human >= 0 && g->pos.sideToMove() == g->human)
+    throw ApiError(409, std::string("it is your move (") + colorName(g->human) + "): the engine plays only " +
+                            colorName(1 - g->human) + " in this game");
   const Analysis a = search(g->pos, playouts);
   if (a.moves.empty()) throw ApiError(409, "the engine has no move here");
   json analysisOut = analysisJson(g->pos, a);

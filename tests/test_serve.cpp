@@ -113,7 +113,7 @@ TEST(WebApi, NewGameStateMatchesThePosition) {
 
 TEST(WebApi, LegalMoveIsPlayedAndIllegalOneRefused) {
   auto api = makeApi();
-  const json s = post(api, "/api/new", {{"variant", "micro"}});
+  const json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}});
   const std::string id = s.at("game");
   const std::string first = s.at("legal_moves")[0].at("usi");
   const json after = post(api, "/api/move", {{"game", id}, {"move", first}});
@@ -161,6 +161,22 @@ TEST(WebApi, BadRequestsGetClearErrors) {
   error(api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 10000000}}.dump()), 400,
         "playouts");
   error(api.route("POST", "/api/undo", {}, json{{"game", id}}.dump()), 400, "nothing to undo");
+}
+
+TEST(WebApi, EachSideMovesOnlyOnItsOwnTurn) {
+  // The person plays sente: a move for gote is refused, and the engine will not play sente.
+  auto api = makeApi();
+  const json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "sente"}});
+  const std::string id = s.at("game");
+  const json early = post(api, "/api/engine-move", {{"game", id}}, 409);
+  EXPECT_NE(early.at("error").get<std::string>().find("it is your move (sente)"), std::string::npos) << early.dump();
+  const json mine = post(api, "/api/move", {{"game", id}, {"move", s.at("legal_moves")[0].at("usi")}});
+  const std::string gotesMove = mine.at("legal_moves")[0].at("usi");
+  const json notMine = post(api, "/api/move", {{"game", id}, {"move", gotesMove}}, 409);
+  EXPECT_NE(notMine.at("error").get<std::string>().find("it is the engine's move (gote)"), std::string::npos)
+      << notMine.dump();
+  EXPECT_EQ(get(api, "/api/state", {{"game", id}}).at("history").size(), 1u);  // nothing played
+  post(api, "/api/engine-move", {{"game", id}});  // gote: the engine's turn
 }
 
 TEST(WebApi, EngineRepliesWithALegalMoveAndUndoTakesBothBack) {
@@ -359,6 +375,11 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   EXPECT_EQ(malformed->status, 400);
   EXPECT_NE(parseBody(malformed).value("error", "").find("malformed JSON"), std::string::npos) << malformed->body;
 
+  // A body far above any request is refused from its length (413), and the server goes on.
+  auto huge = client.Post("/api/new", std::string(2 * 1024 * 1024, ' '), "application/json");
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 413);
+
   auto unknown = client.Get("/api/state?game=g42-42");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
@@ -369,19 +390,20 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   EXPECT_EQ(badSfen->status, 400);
   EXPECT_NE(parseBody(badSfen).value("error", "").find("bad SFEN"), std::string::npos);
 
-  auto created = client.Post("/api/new", R"({"variant": "micro"})", "application/json");
+  auto created = client.Post("/api/new", R"({"variant": "micro", "side": "gote"})", "application/json");
   ASSERT_TRUE(created);
   ASSERT_EQ(created->status, 200);
   const json state = parseBody(created);
   const std::string id = state.at("game");
-  auto illegal = client.Post("/api/move", json{{"game", id}, {"move", "1d1a"}}.dump(), "application/json");
-  ASSERT_TRUE(illegal);
-  EXPECT_EQ(illegal->status, 400);
-  EXPECT_NE(parseBody(illegal).value("error", "").find("illegal move"), std::string::npos);
+  // The person plays gote: the engine opens, then the person's illegal move is refused.
   auto engine = client.Post("/api/engine-move", json{{"game", id}}.dump(), "application/json");
   ASSERT_TRUE(engine);
   EXPECT_EQ(engine->status, 200);
   EXPECT_EQ(parseBody(engine).at("analysis").at("playouts"), 16);  // --playouts
+  auto illegal = client.Post("/api/move", json{{"game", id}, {"move", "1d1a"}}.dump(), "application/json");
+  ASSERT_TRUE(illegal);
+  EXPECT_EQ(illegal->status, 400);
+  EXPECT_NE(parseBody(illegal).value("error", "").find("illegal move"), std::string::npos);
   EXPECT_TRUE(server.alive());
   server.stop();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
