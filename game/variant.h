@@ -40,7 +40,7 @@ enum class PromotionKind {
 };
 
 enum class RepetitionResult {
-  kDraw,            // RULES.md default
+  kDraw,            // the default (docs/RULES.md)
   kLossForRepeater  // tori shogi: the player whose move completes the repetition loses
 };
 

@@ -1,7 +1,7 @@
 // The batched PUCT search: many games' trees, one network call per round. Each round gathers
 // up to leavesPerTree leaves from every tree (virtual loss keeps one tree's leaves apart),
 // sends them to the Evaluator together, then expands and backs them up. That batch, not
-// threads, is what makes inference efficient (DESIGN.md). Game ends are scored exactly and
+// threads, is what makes inference efficient (docs/DESIGN.md). Game ends are scored exactly and
 // never sent to the network; positions seen before come from the EvalCache when one is given.
 #pragma once
 #include <cstdint>

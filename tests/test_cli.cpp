@@ -108,11 +108,11 @@ const char* kMicroStart = "kbgs/p3/4/3P/SGBK b - 1";
 TEST(CliPerft, MicroDepth3MatchesReference) {
   const CmdResult r = poppy({"perft", "--variant", "micro", "--depth", "3"});
   expectSuccess(r);
-  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 767") << r.describe();  // RULES.md
+  EXPECT_EQ(r.lastOutLine(), "Nodes searched: 767") << r.describe();  // docs/RULES.md
 }
 
 TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
-  // RULES.md, "Reference perft counts from the start position", column d2.
+  // docs/RULES.md, "Reference perft counts from the start position", column d2.
   const std::map<std::string, std::string> d2 = {{"micro", "80"},    {"minishogi", "181"}, {"kyoto", "137"},
                                                  {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
                                                  {"shogi", "900"}};
@@ -150,13 +150,13 @@ TEST(CliPerft, DivideListsEveryStartMoveAndSumsToTheTotal) {
   const CmdResult r = poppy({"perft", "--variant", "micro", "--depth", "2", "--divide"});
   expectSuccess(r);
   const auto moves = divideLines(r);
-  EXPECT_EQ(moves.size(), 9u) << r.describe();  // RULES.md d1
+  EXPECT_EQ(moves.size(), 9u) << r.describe();  // docs/RULES.md d1
   long sum = 0;
   for (const auto& [move, count] : moves) {
     EXPECT_GT(count, 0) << move;
     sum += count;
   }
-  EXPECT_EQ(sum, 80) << r.describe();  // RULES.md d2
+  EXPECT_EQ(sum, 80) << r.describe();  // docs/RULES.md d2
   EXPECT_EQ(r.lastOutLine(), "Nodes searched: 80") << r.describe();
   EXPECT_EQ(moves.count("1d1c"), 1u) << "the pawn push 1d1c is a legal first move\n" << r.describe();
 }

@@ -3,7 +3,7 @@
 // Tori shogi is not in Fairy-Stockfish 11.1; its start-position counts are in test_perft.
 //
 // Fairy-Stockfish 11.1 (Debian 12) has one known defect: it sometimes allows a pawn drop that
-// checkmates (uchifuzume), which shogi forbids (seed 002, RULES.md); its own perft shows zero
+// checkmates (uchifuzume), which shogi forbids (seed 002, docs/RULES.md); its own perft shows zero
 // replies after such a drop, and current Fairy-Stockfish rejects it with the same full test
 // Poppy uses. Where counts differ, the test walks down the divide tree and accepts only that:
 // every move Fairy-Stockfish has and Poppy lacks must be such a mating pawn drop.

@@ -1,5 +1,5 @@
 // Exact tactics: the checks-only mate search (mcts/mate_search.h) and the MCTS-solver in the tree.
-// Hand-derived positions are reasoned from the micro shogi rules in the comments (RULES.md: a
+// Hand-derived positions are reasoned from the micro shogi rules in the comments (docs/RULES.md: a
 // gold G moves one step orthogonally or diagonally forward; a pawn P one step forward; squares
 // are file 4..1 from sente's left, rank a..e from gote's side). The tactics suite
 // (tests/data/tactics_*.txt) was solved by Fairy-Stockfish, not by Poppy (scripts/make_tactics.py).

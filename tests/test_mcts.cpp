@@ -1,5 +1,5 @@
 // The search (mcts/): tree mechanics, batching, exact game ends, the eval cache and the
-// baseline players. Positions are micro shogi (RULES.md: a non-king piece that captures flips;
+// baseline players. Positions are micro shogi (docs/RULES.md: a non-king piece that captures flips;
 // captured pieces may be dropped either face up). Every expected move is reasoned from the
 // rules in the comments, never taken from the engine's output.
 #include <gtest/gtest.h>
@@ -71,7 +71,7 @@ bool givesMate(Position pos, Move m) {
 }  // namespace
 
 // Gote's lone king on 4a, sente's pawn on 4c (it guards 4b), sente holds a gold. A side with no
-// legal move loses, stalemate included (RULES.md), so sente wins at once with any drop that
+// legal move loses, stalemate included (docs/RULES.md), so sente wins at once with any drop that
 // covers 3a and 3b while 4b stays guarded:
 //   G*4b   mate: the gold checks from 4b, covers 3a (forward diagonal) and 3b (sideways), and
 //          the pawn guards it;
@@ -317,7 +317,7 @@ TEST(MctsSearch, SameSeedSameSearch) {
 }
 
 // Kings step out and back (1e-2d, 4a-3b, 2d-1e, 3b-4a) three times: the start position occurs
-// for the fourth time, a draw (RULES.md; no move gave check). The tree must see the game's
+// for the fourth time, a draw (docs/RULES.md; no move gave check). The tree must see the game's
 // history: from the same board without history the game goes on.
 TEST(MctsSearch, RepetitionCountsTheGameSoFar) {
   Micro m;

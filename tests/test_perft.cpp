@@ -1,4 +1,4 @@
-// Start-position perft of every variant against the table in RULES.md (counts from
+// Start-position perft of every variant against the table in docs/RULES.md (counts from
 // independent engines).
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ TEST_P(StartPerft, MatchesReferenceTable) {
     EXPECT_EQ(perft(pos, int(d + 1)), c.counts[d]) << c.variant << " depth " << d + 1;
 }
 
-// RULES.md, "Reference perft counts from the start position". The deepest entries that take
+// docs/RULES.md, "Reference perft counts from the start position". The deepest entries that take
 // more than a few seconds on a 2-core CI machine are left to `poppy bench perft`.
 INSTANTIATE_TEST_SUITE_P(
     Variants, StartPerft,

@@ -32,7 +32,7 @@ using poppy::testing::spit;
 const std::string kTmp = "poppy_test_play_";
 ::testing::Environment* const kCleanup = poppy::testing::removeScratchRootAtExit(kTmp);
 
-// RULES.md: "Board 4 files x 5 ranks. Setup (SFEN): `kbgs/p3/4/3P/SGBK b - 1`."
+// docs/RULES.md: "Board 4 files x 5 ranks. Setup (SFEN): `kbgs/p3/4/3P/SGBK b - 1`."
 const std::string kMicroStart = "kbgs/p3/4/3P/SGBK b - 1";
 
 game::VariantPtr micro() { return game::loadVariant("micro"); }
@@ -134,7 +134,7 @@ TEST(BoardText, MicroStartShowsEveryPieceOnItsNamedSquare) {
   const auto expected = expectedSquares(kMicroStart, 4);
   ASSERT_EQ(expected.size(), 20u);
   EXPECT_EQ(b.squares, expected);
-  // Spot checks in words, from RULES.md's setup: gote's king in the corner 4a, sente's in 1e.
+  // Spot checks in words, from the setup in docs/RULES.md: gote's king in 4a, sente's in 1e.
   EXPECT_EQ(b.squares.at("4a"), "vk");
   EXPECT_EQ(b.squares.at("1e"), "K");
   EXPECT_EQ(b.squares.at("1d"), "P");

@@ -95,8 +95,8 @@ TEST(Hash, TranspositionsHashAlike) {
 }
 
 TEST(Sfen, HandInAnyOrderIsWrittenCanonically) {
-  // RULES.md: any hand order accepted, canonical order written (sente first, piece order of the
-  // variant file: R B G S N L P for shogi).
+  // docs/RULES.md: any hand order accepted, canonical order written (sente first, piece order
+  // of the variant file: R B G S N L P for shogi).
   const VariantPtr v = loadVariant("shogi");
   const Position pos = Position::fromSfen(v, "4k4/9/9/9/9/9/9/9/4K4 b p2PbRG3l 1");
   EXPECT_EQ(pos.sfen(), "4k4/9/9/9/9/9/9/9/4K4 b RG2Pb3lp 1");

@@ -1,6 +1,6 @@
-// Rule cases on hand-built positions. Every expectation comes from the rule texts in
-// shared/seeds/ (000, 001: micro shogi; 002: shogi, kyoto and the rest) and from RULES.md,
-// never from the engine's own output.
+// Rule cases on hand-built positions. Every expectation comes from the rule texts (seeds 000,
+// 001: micro shogi; 002: shogi, kyoto and the rest; docs/RULES.md, "Sources", lists them) and
+// from docs/RULES.md, never from the engine's own output.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,7 +42,7 @@ std::string microVariantWith(const std::string& from, const std::string& to, con
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// 1. Micro shogi: flipping on capture (seeds 000, 001, 002; RULES.md "Micro shogi").
+// 1. Micro shogi: flipping on capture (seeds 000, 001, 002; docs/RULES.md "Micro shogi").
 // ---------------------------------------------------------------------------------------------
 
 // Seed 000: "when a golden general takes a piece, it becomes a rook"; pawn goes to hand.
@@ -60,7 +60,8 @@ TEST(MicroFlip, GoldCapturingBecomesRook) {
   EXPECT_EQ(field(pos.sfen(), 2), "P");
 }
 
-// RULES.md: the parser accepts a micro capture without suffix (the flip is forced); '-' is wrong.
+// docs/RULES.md: the parser accepts a micro capture without suffix (the flip is forced);
+// '-' is wrong.
 TEST(MicroFlip, ForcedFlipParsesWithoutSuffixButNotWithWrongSuffix) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/2p1/2G1/4/3K b - 1");
@@ -69,7 +70,7 @@ TEST(MicroFlip, ForcedFlipParsesWithoutSuffixButNotWithWrongSuffix) {
 }
 
 // Seed 000: "When this rook takes a piece, it becomes again a golden general"; a captured rook
-// goes to hand as the physical piece G (RULES.md).
+// goes to hand as the physical piece G (docs/RULES.md).
 TEST(MicroFlip, RookCapturingBecomesGoldAndCapturedRookIsGoldInHand) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/2+g1/4/2+G1/3K b - 1");
@@ -93,13 +94,13 @@ TEST(MicroFlip, GotePawnCapturingBecomesKnight) {
   EXPECT_EQ(field(pos.sfen(), 2), "s");
 }
 
-// RULES.md: "Moving without capturing never flips" (setup face and + face alike).
+// docs/RULES.md: "Moving without capturing never flips" (setup face and + face alike).
 TEST(MicroFlip, NonCapturingMovesNeverFlip) {
   auto v = loadVariant("micro");
   Position start(v);
   MoveList list;
   start.generateLegal(list);
-  ASSERT_EQ(list.size(), 9);  // RULES.md perft d1; no captures are possible at the start
+  ASSERT_EQ(list.size(), 9);  // docs/RULES.md perft d1; no captures are possible at the start
   for (const Move& m : list) EXPECT_FALSE(m.isFlip()) << start.moveToUsi(m);
   start.makeMove(start.parseUsi("3e3d"));
   EXPECT_EQ(tokenAt(start, "3d"), "G");
@@ -151,7 +152,8 @@ TEST(MicroDrop, EitherFaceFromHand) {
   EXPECT_EQ(field(b.sfen(), 2), "-");
 }
 
-// RULES.md: a captured rook is a G in hand and drops as G or +G; drops go on empty squares only.
+// docs/RULES.md: a captured rook is a G in hand and drops as G or +G; drops go on empty squares
+// only.
 TEST(MicroDrop, GoldInHandDropsAsGoldOrRookOnEmptySquaresOnly) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/4/2p1/4/3K b G 1");
@@ -166,7 +168,8 @@ TEST(MicroDrop, GoldInHandDropsAsGoldOrRookOnEmptySquaresOnly) {
 // 4. Micro: drops on a dead square (far rank).
 // ---------------------------------------------------------------------------------------------
 
-// Seed 000 / RULES.md default: "One may drop a piece on a square from where it can no longer move."
+// Seed 000 / docs/RULES.md default: "One may drop a piece on a square from where it can no
+// longer move."
 TEST(MicroDeadSquare, PawnDropOnFarRankAllowedByDefault) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/4/4/4/3K b P 1");
@@ -175,7 +178,7 @@ TEST(MicroDeadSquare, PawnDropOnFarRankAllowedByDefault) {
   EXPECT_NO_THROW(pos.parseUsi("P*2a"));
 }
 
-// Seed 001 / RULES.md option drop_on_dead_square: forbid with dead_square_pieces [P]: no pawn
+// Seed 001 / docs/RULES.md option drop_on_dead_square: forbid with dead_square_pieces [P]: no pawn
 // drop on the far rank; other pawn drops, and knight (+P) drops, stay legal.
 TEST(MicroDeadSquare, ForbidOptionRefusesOnlyPawnOnFarRank) {
   const std::string path = microVariantWith("drop_on_dead_square: allow", "drop_on_dead_square: forbid",
@@ -444,10 +447,10 @@ TEST(Kyoto, DropEitherFace) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 8. Repetition and perpetual check (RULES.md "Repetition"; seeds 000 and 002).
+// 8. Repetition and perpetual check (docs/RULES.md, same section; seeds 000 and 002).
 // ---------------------------------------------------------------------------------------------
 
-// RULES.md: the same position for the fourth time is a draw when nobody checked throughout.
+// docs/RULES.md: the same position for the fourth time is a draw when nobody checked throughout.
 TEST(Repetition, FourthOccurrenceIsDraw) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k2g/4/4/4/G2K b - 1");
@@ -464,7 +467,7 @@ TEST(Repetition, FourthOccurrenceIsDraw) {
   EXPECT_EQ(o.winner, -1);
 }
 
-// RULES.md: perpetual check is forbidden; the side that checked on every move loses.
+// docs/RULES.md: perpetual check is forbidden; the side that checked on every move loses.
 TEST(Repetition, PerpetualCheckBySenteLoses) {
   auto v = loadVariant("micro");
   // Sente's rook checks along rank a, then rank b; gote's king steps 4a <-> 4b.
@@ -476,7 +479,7 @@ TEST(Repetition, PerpetualCheckBySenteLoses) {
   EXPECT_EQ(o.winner, 1);
 }
 
-// RULES.md, same rule with the colours swapped (gote checks, sente wins).
+// docs/RULES.md, same rule with the colours swapped (gote checks, sente wins).
 TEST(Repetition, PerpetualCheckByGoteLoses) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/4/4/+g3/3K w - 1");
@@ -487,7 +490,8 @@ TEST(Repetition, PerpetualCheckByGoteLoses) {
   EXPECT_EQ(o.winner, 0);
 }
 
-// RULES.md: only *every* move checking makes it perpetual; checking every other move is a draw.
+// docs/RULES.md: only *every* move checking makes it perpetual; checking every other move is a
+// draw.
 TEST(Repetition, IntermittentChecksAreStillADraw) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/4/3+G/4/3K b - 1");
@@ -498,7 +502,7 @@ TEST(Repetition, IntermittentChecksAreStillADraw) {
   EXPECT_EQ(o.winner, -1);
 }
 
-// RULES.md: the position includes the hands; same board with different hands is not a repeat.
+// docs/RULES.md: the position includes the hands; same board with different hands is not a repeat.
 TEST(Repetition, HandsArePartOfThePosition) {
   auto v = loadVariant("micro");
   Position a = Position::fromSfen(v, "k2g/4/4/4/G2K b - 1");
@@ -509,10 +513,10 @@ TEST(Repetition, HandsArePartOfThePosition) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 9. No legal move: checkmate and stalemate both lose (RULES.md "Common to every variant").
+// 9. No legal move: checkmate and stalemate both lose (docs/RULES.md "Common to every variant").
 // ---------------------------------------------------------------------------------------------
 
-// RULES.md: checkmate loses. Gote gold 1d (guarded by silver 2c) checks sente's king 1e.
+// docs/RULES.md: checkmate loses. Gote gold 1d (guarded by silver 2c) checks sente's king 1e.
 TEST(GameEnd, CheckmateLosesForSideToMove) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k3/4/2s1/3g/3K b - 1");
@@ -523,7 +527,7 @@ TEST(GameEnd, CheckmateLosesForSideToMove) {
   EXPECT_EQ(o.winner, 1);
 }
 
-// RULES.md: "A side with no legal move has lost (... and stalemate too, as in shogi)".
+// docs/RULES.md: "A side with no legal move has lost (... and stalemate too, as in shogi)".
 TEST(GameEnd, StalemateLosesForSideToMove) {
   auto v = loadVariant("micro");
   // Gote rooks on 2a (covers 2d, 2e) and 3d (covers 2d, 1d); sente king 1e is not attacked.
@@ -535,7 +539,7 @@ TEST(GameEnd, StalemateLosesForSideToMove) {
   EXPECT_EQ(o.winner, 1);
 }
 
-// RULES.md: legal moves never leave the mover's own king attacked (pinned gold).
+// docs/RULES.md: legal moves never leave the mover's own king attacked (pinned gold).
 TEST(GameEnd, PinnedPieceMayNotExposeKing) {
   auto v = loadVariant("micro");
   Position pos = Position::fromSfen(v, "k2+g/4/4/3G/3K b - 1");
@@ -545,10 +549,11 @@ TEST(GameEnd, PinnedPieceMayNotExposeKing) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 10. Bad input (RULES.md: reject anything illegal with an error naming the move and position).
+// 10. Bad input (docs/RULES.md: anything illegal is refused with an error naming the move and
+//     the position).
 // ---------------------------------------------------------------------------------------------
 
-// RULES.md: an illegal or garbled move is rejected with an error naming the move and position.
+// docs/RULES.md: an illegal or garbled move is rejected with an error naming the move and position.
 TEST(BadInput, ParseUsiErrorsNameTheMoveAndPosition) {
   auto v = loadVariant("micro");
   Position pos(v);
@@ -567,7 +572,7 @@ TEST(BadInput, ParseUsiErrorsNameTheMoveAndPosition) {
   EXPECT_THROW(pos.parseUsi(""), MoveError);
 }
 
-// RULES.md: "Legal moves never leave the mover's own king attacked"; the parser refuses them.
+// docs/RULES.md: "Legal moves never leave the mover's own king attacked"; the parser refuses them.
 TEST(BadInput, ParseUsiRefusesMoveIntoCheck) {
   auto v = loadVariant("micro");
   // Sente king 1e; gote gold 2c covers 2d: the king may not step there.
@@ -576,7 +581,8 @@ TEST(BadInput, ParseUsiRefusesMoveIntoCheck) {
   EXPECT_NO_THROW(pos.parseUsi("1e2e"));
 }
 
-// RULES.md SFEN format: board of ranks x files, side b/w, hand, move number; anything else throws.
+// docs/RULES.md SFEN format: board of ranks x files, side b/w, hand, move number; anything else
+// throws.
 TEST(BadInput, MalformedSfenThrows) {
   auto v = loadVariant("micro");
   for (const std::string text : {
@@ -598,7 +604,7 @@ TEST(BadInput, MalformedSfenThrows) {
   }
 }
 
-// RULES.md: hand pieces may be listed in any order; the canonical order is written back.
+// docs/RULES.md: hand pieces may be listed in any order; the canonical order is written back.
 TEST(BadInput, HandInAnyOrderIsAccepted) {
   auto v = loadVariant("micro");
   Position a = Position::fromSfen(v, "k3/4/4/4/3K b P2G 1");

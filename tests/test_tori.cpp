@@ -1,9 +1,9 @@
 // Tori shogi rule cases on hand-built positions. No independent tori engine is available to
 // cross-check against, so every expectation here is derived by hand from the rule text of
-// shared/seeds/002 ("Tori Shogi (Bird Shogi)"), shared/RULES.md and the comment at the top of
-// configs/variants/tori.yaml -- never copied from the engine's output.
+// seed 002 ("Tori Shogi (Bird Shogi)"; docs/RULES.md, "Sources"), docs/RULES.md and the comment
+// at the top of configs/variants/tori.yaml -- never copied from the engine's output.
 //
-// Conventions (RULES.md): squares are USI, file 1..7 from sente's right, rank a is gote's back
+// Conventions (docs/RULES.md): squares are USI, file 1..7 from sente's right, rank a is gote's back
 // rank; sente moves up the board (towards rank a), gote's pieces move as sente's rotated 180
 // degrees. "Left"/"right" are from the piece owner's view: for sente, left = higher file numbers.
 // Letters: K phoenix, F falcon (+F eagle), C crane, P pheasant, L left quail, R right quail,
@@ -485,7 +485,7 @@ TEST(ToriDrop, CraneDropMateAllowed) {
 }
 
 // Rule (1) forbids a drop "to give checkmate"; a swallow drop that gives no check is allowed even
-// when it leaves the opponent without a legal move (stalemate, which loses per RULES.md).
+// when it leaves the opponent without a legal move (stalemate, which loses per docs/RULES.md).
 // Gote's phoenix 1a: 1b and 2b are guarded by sente's crane on 1c; S*2b (guarded by the crane)
 // covers the last flight square 2a without attacking 1a.
 TEST(ToriDrop, SwallowDropStalemateIsNotCheckmate) {
@@ -645,9 +645,9 @@ TEST(ToriRepetition, ThirdOccurrenceLosesForTheMoverSente) {
   EXPECT_EQ(o.winner, 1);
 }
 
-// RULES.md ("perpetual check is forbidden") with tori.yaml's perpetual_check: loses. Sente's eagle
-// checks on every one of its moves (3d-3c along the diagonal to 1a, 3c-3d to 1b); gote's phoenix
-// completes the third occurrence, but the perpetual checker loses.
+// docs/RULES.md ("Perpetual check is forbidden") with tori.yaml's perpetual_check: loses.
+// Sente's eagle checks on every one of its moves (3d-3c along the diagonal to 1a, 3c-3d to 1b);
+// gote's phoenix completes the third occurrence, but the perpetual checker loses.
 TEST(ToriRepetition, PerpetualCheckLosesForTheChecker) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "6k/7/7/4+F2/7/7/K6 b - 1");

@@ -366,7 +366,7 @@ TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   }
 }
 
-// The start positions of RULES.md.
+// The start positions of docs/RULES.md.
 TEST(ShippedVariants, StartPositionsMatchRulesMd) {
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"micro", "kbgs/p3/4/3P/SGBK b - 1"},
