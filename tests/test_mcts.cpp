@@ -179,7 +179,7 @@ TEST(MctsSearch, VisitCountsSumToPlayouts) {
   int sum = 0;
   for (const auto& c : tree.rootChildren()) sum += c.visits;
   EXPECT_EQ(sum, 127) << "one visit is the root's own evaluation";
-  EXPECT_EQ(tree.rootChildren().size(), 9u) << "RULES.md perft: 9 moves from the start";
+  EXPECT_EQ(tree.rootChildren().size(), 9u) << "docs/RULES.md perft: 9 moves from the start";
 }
 
 TEST(MctsSearch, TreeReuseKeepsTheChosenSubtree) {
