@@ -143,6 +143,8 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     ms.plyCap = o.plyCap;
     ms.seed = o.seed + i;
     ms.openings = openings;
+    // The openings give the variety (each once per colour); the model then plays its best.
+    ms.openingTemperaturePlies = 0;
     ms.idPrefix = recordIdPrefix("ladder-" + rungs[i].fileStem());
 
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(rungs.size()) + " " + rungs[i].name() + "]";

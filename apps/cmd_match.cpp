@@ -128,7 +128,7 @@ void addMatchCommand(CLI::App& app) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--ply-cap", o->plyCap, "Plies after which a game is drawn")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--opening-plies", o->openingPlies, "First plies model players sample by visit count (variety)")
+  cmd->add_option("--opening-plies", o->openingPlies, "First plies model players sample by visit count (variety), counted from the end of the opening")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   cmd->add_option("--grace", o->players.graceMs, "A usi: move may take its movetime plus this many ms before it loses on time")

@@ -80,7 +80,7 @@ void addMatchOptions(CLI::App* cmd, MatchArgs& o) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--ply-cap", o.plyCap, "Plies after which a game is drawn")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--opening-plies", o.openingPlies, "First plies model players sample by visit count (variety)")
+  cmd->add_option("--opening-plies", o.openingPlies, "First plies model players sample by visit count (variety), counted from the end of the opening")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu or cuda")->capture_default_str();

@@ -61,6 +61,7 @@ struct Game {
   std::unique_ptr<mcts::Tree> trees[2];  // per player (A, B), for network players
   GameRecord record;
   int index = 0;
+  int firstFreePly = 0;  // game ply of the first move the players choose (after the opening)
   bool active = false;
   // This round's move of the player to move:
   game::Move bookMove;
@@ -157,6 +158,7 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
         g.record.moves.push_back(m);
       }
     }
+    g.firstFreePly = g.pos->gamePly();
     for (int p = 0; p < 2; ++p) {
       g.trees[p].reset();
       if (specs[p]->kind == PlayerSpec::Kind::kNetwork) {
@@ -231,7 +233,9 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       game::Move move = g.bookMove;
       if (move != game::Move::none()) {
       } else if (sides[p].driver) {
-        const float t = g.pos->gamePly() < settings.openingTemperaturePlies ? 1.0f : 0.0f;
+        // Sampled plies count from the end of the opening: an opening played more than twice
+        // then still gives different games.
+        const float t = g.pos->gamePly() - g.firstFreePly < settings.openingTemperaturePlies ? 1.0f : 0.0f;
         move = g.trees[p]->pickMove(t, rng);
       } else if (sides[p].rollout) {
         move = specs[p]->moveSeconds > 0

@@ -80,7 +80,9 @@ struct MatchOpening {
 struct MatchSettings {
   int games = 100;
   int parallelGames = 32;
-  int openingTemperaturePlies = 2;  // network players sample their first moves by visits (variety)
+  // Network players sample their first moves by visits (variety): this many plies from the
+  // start, or from the end of the opening when openings are given.
+  int openingTemperaturePlies = 2;
   int plyCap = 200;
   uint64_t seed = 1;
   // Game i starts from openings[(i / 2) % size()], so each opening is played with both colour

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "mcts/evaluator.h"
 #include "game/variant_loader.h"
 #include "play/match_openings.h"
 #include "play/match_report.h"
@@ -249,6 +250,55 @@ TEST(MatchOpenings, EachOpeningIsPlayedTwiceWithColoursSwapped) {
   EXPECT_EQ(byIndex[0]->model, "rollout:50 vs random");
   EXPECT_EQ(byIndex[1]->model, "random vs rollout:50");
   for (const auto& rec : r.records) expectRecordReplays(rec, v, ms.plyCap);
+}
+
+TEST(MatchOpenings, NetworkPlayersSampleTheirFirstMovesAfterTheOpening) {
+  // One two-ply opening played 8 times by two uniform-network players: with the sampled plies
+  // counted from the end of the opening, the games go different ways (counted from the start,
+  // as before, all 4 games of one colour assignment were the same game).
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  game::Position pos(v);
+  game::MoveList moves;
+  pos.generateLegal(moves);
+  const std::string m0 = pos.moveToUsi(moves[0]);
+  pos.makeMove(moves[0]);
+  pos.generateLegal(moves);
+  const std::string m1 = pos.moveToUsi(moves[0]);
+  mcts::UniformEvaluator uniform(encoder.policySize());
+  selfplay::PlayerSpec net;
+  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  net.name = "uniform";
+  net.evaluator = &uniform;
+  net.search.playouts = 16;
+  selfplay::MatchSettings ms;
+  ms.openings = play::parseOpenings("startpos moves " + m0 + " " + m1 + "\n", "o", v, 200);
+  ms.games = 8;
+  ms.parallelGames = 8;
+  ms.openingTemperaturePlies = 2;
+  const auto r = selfplay::playMatch(v, encoder, net, net, ms);
+  ASSERT_EQ(r.games(), 8);
+  std::set<std::string> distinct;
+  for (const auto& rec : r.records) {
+    ASSERT_GE(rec.moves.size(), 3u);
+    EXPECT_EQ(rec.moves[0], m0);
+    EXPECT_EQ(rec.moves[1], m1);
+    std::string line;
+    for (const auto& m : rec.moves) line += m + " ";
+    distinct.insert(line);
+  }
+  EXPECT_GE(distinct.size(), 4u);
+  // With no sampled plies every game of one colour assignment is the same: 2 distinct games
+  // at most (the two sides are the same player, so even 1).
+  ms.openingTemperaturePlies = 0;
+  const auto fixed = selfplay::playMatch(v, encoder, net, net, ms);
+  std::set<std::string> fixedDistinct;
+  for (const auto& rec : fixed.records) {
+    std::string line;
+    for (const auto& m : rec.moves) line += m + " ";
+    fixedDistinct.insert(line);
+  }
+  EXPECT_LE(fixedDistinct.size(), 2u);
 }
 
 // Broken engines lose each game with the reason recorded, and the match finishes.
