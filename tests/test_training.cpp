@@ -432,19 +432,20 @@ TEST_F(TrainConfigErrors, AValidSmallConfigLoads) {
 
 TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
   const auto c = training::loadTrainConfig(
-      write("selfplay: {playouts: 64, full_search_fraction: 0.25, fast_playouts: 16, forced_playouts: 2}\n"
-            "training: {root_value_weight: 0.5}\n"));
+      write("selfplay: {playouts: 64, full_search_fraction: 0.25, fast_playouts: 16, forced_playouts: 1.5}\n"
+            "training: {root_value_weight: 0.25}\n"));
   EXPECT_DOUBLE_EQ(c.fullSearchFraction, 0.25);
   EXPECT_EQ(c.fastPlayouts, 16);
-  EXPECT_DOUBLE_EQ(c.rootValueWeight, 0.5);
+  EXPECT_DOUBLE_EQ(c.rootValueWeight, 0.25);
   const auto s = training::selfplaySettingsFor(c);
   EXPECT_DOUBLE_EQ(s.fullSearchFraction, 0.25);
   EXPECT_EQ(s.fastPlayouts, 16);
   EXPECT_EQ(s.search.playouts, 64);
-  EXPECT_FLOAT_EQ(s.search.forcedPlayoutsK, 2.0f);
+  EXPECT_FLOAT_EQ(s.search.forcedPlayoutsK, 1.5f);
   const auto defaults = training::loadTrainConfig(write("variant: micro\n"));
   EXPECT_DOUBLE_EQ(defaults.fullSearchFraction, 1.0);  // off unless asked for
-  EXPECT_DOUBLE_EQ(defaults.rootValueWeight, 0.0);
+  EXPECT_DOUBLE_EQ(defaults.rootValueWeight, 0.5);  // measured to pay (README)
+  EXPECT_DOUBLE_EQ(defaults.forcedPlayouts, 2.0);    // the same
   expectRefused("selfplay: {playouts: 64, full_search_fraction: 0.5, fast_playouts: 65}\n",
                 {"selfplay.fast_playouts", "exceed"});
   expectRefused("selfplay: {full_search_fraction: 0}\n", {"selfplay.full_search_fraction"});

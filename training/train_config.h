@@ -56,7 +56,8 @@ struct TrainRunConfig {
   double fullSearchFraction = 1.0;
   int fastPlayouts = 32;
   // Forced playouts and policy target pruning at self-play roots (mcts/search_params.h): k.
-  double forcedPlayouts = 0.0;
+  // 2 (KataGo's) won a 200-game match against 0 after runs of equal iterations (README).
+  double forcedPlayouts = 2.0;
 
   // training
   int batchSize = 256;
@@ -70,7 +71,8 @@ struct TrainRunConfig {
   int trainThreads = 2;      // LibTorch threads while training (large batches)
   // The value target: (1 - w) x the game result + w x the search's root value (KataGo mixes
   // the two: the result is unbiased but noisy, the root value less noisy). 0 = the result only.
-  double rootValueWeight = 0.0;
+  // 0.5 won a 200-game match against 0 after equal 75-minute runs (README, "Faster learning").
+  double rootValueWeight = 0.5;
 
   // gate
   int gateGames = 40;
