@@ -221,10 +221,7 @@ void addLadderCommand(CLI::App& app) {
   cmd->add_option("--grace", o->players.graceMs, "An engine move may take its movetime plus this many ms")
       ->check(CLI::Range(int64_t(0), int64_t(3600000)))
       ->capture_default_str();
-  cmd->add_option("--device", o->players.device, "cpu or cuda")->capture_default_str();
-  cmd->add_option("--tactics", o->players.tactics,
-                  "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
-      ->capture_default_str();
+  addPlayerSettingOptions(cmd, o->players);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->callback([o, movetime] { runLadder(*o, movetime->count() > 0); });

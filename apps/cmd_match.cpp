@@ -139,10 +139,7 @@ void addMatchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--records", o->records, "Append every game here (JSONL; default match-A-vs-B.jsonl; none: no file)");
   cmd->add_option("--summary", o->summary, "Summary JSON, rewritten as the match runs (default match-A-vs-B.summary.json; none: no file)");
-  cmd->add_option("--device", o->players.device, "cpu or cuda")->capture_default_str();
-  cmd->add_option("--tactics", o->players.tactics,
-                  "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
-      ->capture_default_str();
+  addPlayerSettingOptions(cmd, o->players);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->callback([o, games] { runMatchCommand(*o, games->count() > 0); });

@@ -105,4 +105,11 @@ std::string recordIdPrefix(const std::string& kind) {
   return kind + buf;
 }
 
+void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
+  cmd->add_option("--device", settings.device, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--tactics", settings.tactics,
+                  "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
+      ->capture_default_str();
+}
+
 }  // namespace poppy::apps

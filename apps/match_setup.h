@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "apps/model_players.h"
 #include "game/variant.h"
 #include "play/opening_book.h"
@@ -39,6 +41,9 @@ struct MatchPlayer {
   LoadedPlayer loaded;
   std::shared_ptr<play::OpeningBook> book;
 };
+
+// The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --tactics.
+void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings);
 
 // "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.
 std::pair<std::string, std::string> engineOption(const std::string& text, const std::string& flag);
