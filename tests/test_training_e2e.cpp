@@ -464,8 +464,9 @@ TEST(TrainE2E, DamagedRunFileStopsTheResumeAndTouchesNothing) {
     EXPECT_NE(r.err.find(d.file.string()), std::string::npos) << "the error does not name the file:\n" << r.err;
     EXPECT_EQ(r.err.find("new run"), std::string::npos) << "a damaged run was started afresh:\n" << r.err;
     expectUntouched(before, snapshot(dir), d.name);
-    if (d.file == ckpt)  // the error shows the way out
+    if (d.file == ckpt) {  // the error shows the way out
       EXPECT_NE(r.err.find("--restart-candidate"), std::string::npos) << r.err;
+    }
     // Restore for the next case.
     spit(ckpt, good);
     spit(dir / "state.json", goodState);
