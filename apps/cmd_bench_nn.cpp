@@ -11,8 +11,8 @@
 #include <random>
 #include <thread>
 
-#include "common/progress_line.h"
 #include "apps/commands.h"
+#include "common/progress_line.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"

@@ -15,10 +15,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "apps/match_setup.h"
 #include "common/atomic_file.h"
+#include "common/progress_line.h"
 #include "game/variant_loader.h"
 #include "play/ladder_report.h"
 #include "play/match_openings.h"

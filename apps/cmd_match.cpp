@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "apps/match_setup.h"
+#include "common/progress_line.h"
 #include "game/variant_loader.h"
 #include "play/match_openings.h"
 #include "play/match_report.h"

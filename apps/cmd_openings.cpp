@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
+#include "common/progress_line.h"
 #include "game/variant_loader.h"
 #include "nn/torch_evaluator.h"
 #include "play/analyzer.h"

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "common/progress_line.h"
 #include "apps/commands.h"
 #include "apps/model_players.h"
+#include "common/progress_line.h"
 #include "common/run_lock.h"
 #include "game/variant_loader.h"
 #include "nn/model_file.h"

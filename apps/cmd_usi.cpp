@@ -31,18 +31,21 @@ void runUsi(const UsiCommandOptions& o) {
       throw std::runtime_error(std::string(what) + " '" + path + "': no such file");
   }
   nn::parseDevice(o.device);  // throws on a bad device name
-  const std::string device = o.device;
-  auto factory = [device](const std::string& path, const std::string& variant) -> std::unique_ptr<mcts::Evaluator> {
-    return nn::loadEvaluator(path, variant, device);
-  };
-  // A model that does not load stops the engine here (exit 2), before any GUI sees it.
+  // A model that does not load stops the engine here (exit 2), before any GUI sees it. The
+  // network loaded for that check is the one the engine starts with: it is not loaded twice.
+  auto preloaded = std::make_shared<std::unique_ptr<mcts::Evaluator>>();
   if (!o.engine.modelFile.empty()) {
     try {
-      factory(o.engine.modelFile, variant->name);
+      *preloaded = nn::loadEvaluator(o.engine.modelFile, variant->name, o.device);
     } catch (const std::exception& e) {
       throw std::runtime_error("--model '" + o.engine.modelFile + "': " + e.what());
     }
   }
+  auto factory = [device = o.device, preloaded, firstModel = o.engine.modelFile, firstVariant = variant->name](
+                     const std::string& path, const std::string& variantName) -> std::unique_ptr<mcts::Evaluator> {
+    if (*preloaded && path == firstModel && variantName == firstVariant) return std::move(*preloaded);
+    return nn::loadEvaluator(path, variantName, device);
+  };
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);
 }

@@ -162,8 +162,8 @@ GameRecord gameRecordFromJson(const std::string& line) {
   if (j.contains("detail")) r.detail = text("detail");
   if (j.contains("samples")) {
     const Json& samples = j["samples"];
-    if (!samples.is_number_integer() || samples.get<int64_t>() < 0 || samples.get<int64_t>() > r.plies)
-      throw GameRecordError("\"samples\" is not an integer from 0 to the plies");
+    if (!samples.is_number_integer() || samples.get<int64_t>() < 0 || samples.get<int64_t>() > INT32_MAX)
+      throw GameRecordError("\"samples\" is not a non-negative integer");  // validate() checks it against plies
     r.samples = int(samples.get<int64_t>());
   }
   validate(r);

@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "common/atomic_file.h"
-#include "common/run_lock.h"
 #include "common/generation_name.h"
+#include "common/run_lock.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
@@ -99,7 +99,7 @@ class Run {
     startedAt_ = nowSeconds();
     secondsBefore_ = state_.secondsTrained;
     auto timeUp = [&] {
-      state_.secondsTrained = secondsBefore_ + nowSeconds() - startedAt_;
+      countTimeTrained();
       return config_.hours > 0 && state_.secondsTrained >= config_.hours * 3600;
     };
     while (!gStop && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
@@ -268,9 +268,10 @@ class Run {
   // The time trained is brought up to date with every save, so a kill loses at most the time
   // since the last game or phase.
   void saveState() {
-    if (startedAt_ > 0) state_.secondsTrained = secondsBefore_ + nowSeconds() - startedAt_;
+    if (startedAt_ > 0) countTimeTrained();  // 0: before execute() starts the clock
     common::writeFileAtomically(path("state.json"), state_.toJson().dump(2) + "\n");
   }
+  void countTimeTrained() { state_.secondsTrained = secondsBefore_ + nowSeconds() - startedAt_; }
   void saveCandidate() {
     saveCheckpoint(path("candidate.ckpt"), *trainer_, infoFor("candidate"));
     savedSteps_ = trainer_->steps();
