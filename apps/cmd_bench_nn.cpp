@@ -1,292 +1,14 @@
-// `poppy bench nn`, `bench selfplay`, `bench train`: speed of the network, of self-play around
-// it, and of training, each beside its bare LibTorch baseline measured in the same run. Each
-// prints its key ratio as its last line and appends its figures to a CSV file.
-#include <torch/torch.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <fstream>
+// `poppy bench nn`, `bench selfplay`, `bench train`: their options here; the measurements run in
+// the network module (training/network_bench.cpp), loaded only for these commands.
 #include <memory>
-#include <random>
-#include <thread>
 
 #include "apps/commands.h"
-#include "common/progress_line.h"
-#include "game/variant_loader.h"
-#include "nn/encoder.h"
-#include "nn/model_file.h"
-#include "nn/torch_evaluator.h"
-#include "selfplay/selfplay_pool.h"
-#include "selfplay/selfplay_runner.h"
-#include "training/train_config.h"
-#include "training/trainer.h"
+#include "nn/network_backend.h"
 
 namespace poppy::apps {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-struct NetBenchArgs {
-  std::string config = "configs/train/micro.yaml";
-  std::string csv = "bench_nn.csv";
-  double seconds = 1.0;  // per measurement
-  int games = 96;        // bench selfplay: one iteration of the default config
-  int batch = 0;         // bench train (0: the config's batch size)
-  std::string model;     // bench selfplay: trained weights (default: random ones)
-  std::string tactics = "on";  // bench selfplay: exact tactics on, off, or both (compared)
-  int workers = 0;       // bench selfplay: self-play workers (0: the config's)
-};
-
-struct Setup {
-  training::TrainRunConfig config;
-  game::VariantPtr variant;
-  std::unique_ptr<nn::Encoder> encoder;
-  nn::NetworkShape shape;
-};
-
-Setup setup(const NetBenchArgs& a) {
-  Setup s;
-  s.config = training::loadTrainConfig(a.config);
-  torch::set_num_threads(s.config.selfplayThreads);
-  torch::manual_seed(s.config.seed);
-  s.variant = game::loadVariant(s.config.variant);
-  s.encoder = std::make_unique<nn::Encoder>(s.variant);
-  s.shape.planes = s.encoder->planes();
-  s.shape.height = s.encoder->height();
-  s.shape.width = s.encoder->width();
-  s.shape.policySize = s.encoder->policySize();
-  s.shape.blocks = s.config.blocks;
-  s.shape.channels = s.config.channels;
-  s.shape.valueHidden = s.config.valueHidden;
-  std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %d threads\n",
-              s.variant->name.c_str(), s.shape.blocks, s.shape.channels, s.shape.planes, s.shape.policySize,
-              s.config.device.c_str(), torch::get_num_threads());
-  return s;
-}
-
-// Median seconds per call of f over repeated timed runs filling about `seconds`.
-template <typename F>
-double timePerCall(F&& f, double seconds) {
-  f();  // warm up
-  std::vector<double> runs;
-  const auto start = Clock::now();
-  while (since(start) < seconds || runs.size() < 5) {
-    const auto t = Clock::now();
-    f();
-    runs.push_back(since(t));
-  }
-  std::sort(runs.begin(), runs.end());
-  return runs[runs.size() / 2];
-}
-
-double matmulGflops(double seconds) {
-  const int n = 512;
-  auto a = torch::randn({n, n}), b = torch::randn({n, n});
-  const double t = timePerCall([&] { torch::mm(a, b); }, seconds);
-  return 2.0 * n * n * n / t / 1e9;
-}
-
-// Evaluations per second of the evaluator at one batch size.
-double evalRate(nn::TorchEvaluator& ev, const Setup& s, int batch, double seconds) {
-  std::vector<float> planes(size_t(batch) * s.encoder->inputSize(), 0.5f);
-  std::vector<float> logits(size_t(batch) * s.encoder->policySize()), wdl(size_t(batch) * 3);
-  const double t = timePerCall([&] { ev.evaluate(planes.data(), batch, logits.data(), wdl.data()); }, seconds);
-  return batch / t;
-}
-
-void benchNn(const NetBenchArgs& a) {
-  Setup s = setup(a);
-  nn::PolicyValueNet net(s.shape);
-  nn::TorchEvaluator ev(net, nn::parseDevice(s.config.device));
-  const double flops = net->flopsPerPosition();
-  const double mm = matmulGflops(a.seconds);
-  std::ofstream csv(a.csv, std::ios::app);
-  std::printf("model: %.2f MFLOP per position; machine: %.1f GFLOP/s in a 512x512 matrix product\n", flops / 1e6, mm);
-  std::printf("%6s %12s %10s %8s\n", "batch", "evals/s", "GFLOP/s", "of mm");
-  const int selfplayBatch = s.config.parallelGames * s.config.selfplaySearch.leavesPerTree;
-  double atSelfplay = 0;
-  std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-  if (std::find(sizes.begin(), sizes.end(), selfplayBatch) == sizes.end()) sizes.push_back(selfplayBatch);
-  std::sort(sizes.begin(), sizes.end());
-  for (int b : sizes) {
-    const double rate = evalRate(ev, s, b, a.seconds);
-    const double gf = rate * flops / 1e9;
-    if (b == selfplayBatch) atSelfplay = gf;
-    std::printf("%6d %12.0f %10.2f %7.0f%%\n", b, rate, gf, 100 * gf / mm);
-    csv << "nn," << s.variant->name << ',' << b << ',' << rate << ',' << gf << ',' << mm << '\n';
-    std::fflush(stdout);
-  }
-  std::printf("self-play batch %d: model %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s matrix product\n", selfplayBatch,
-              atSelfplay, 100 * atSelfplay / mm, mm);
-}
-
-// Passes calls through and remembers each batch size, so the standalone network can later be
-// timed on exactly the batches self-play produced.
-class RecordingEvaluator : public mcts::Evaluator {
- public:
-  explicit RecordingEvaluator(mcts::Evaluator& inner) : inner_(inner) {}
-  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
-    sizes.push_back(batch);
-    inner_.evaluate(planes, batch, logits, wdl);
-  }
-  std::vector<int> sizes;
-
- private:
-  mcts::Evaluator& inner_;
-};
-
-struct SelfplayFigures {
-  double gamesPerHour = 0, pliesPerGame = 0, evalsPerSec = 0, standalone = 0, replayRate = 0;
-};
-
-// One self-play run of a.games games with the config's workers (or a.workers); `tactics`
-// switches the MCTS-solver and mate searches. The standalone figures replay each worker's
-// sequence of batch sizes on as many threads at once, so both sides use the same cores.
-SelfplayFigures selfplayOnce(const NetBenchArgs& a, const Setup& s, nn::PolicyValueNet net, bool tactics) {
-  const int workers = a.workers > 0 ? a.workers : s.config.selfplayWorkers;
-  const torch::Device device = nn::parseDevice(s.config.device);
-  // Each worker's own copy of the network, and the batch sizes it asked for.
-  std::vector<std::unique_ptr<nn::TorchEvaluator>> nets;
-  std::vector<RecordingEvaluator*> recorders;
-  auto copyOf = [&] {
-    nn::PolicyValueNet copy(net->shape());
-    nn::moduleFromBytes(*copy, nn::moduleToBytes(*net));
-    return std::make_unique<nn::TorchEvaluator>(copy, device);
-  };
-  selfplay::SelfPlaySettings settings = training::selfplaySettingsFor(s.config);
-  settings.search.solver = tactics && settings.search.solver;
-  settings.parallelGames = std::min(s.config.parallelGames, a.games);
-  selfplay::SelfPlayPool pool(
-      s.variant, *s.encoder,
-      [&]() -> std::unique_ptr<mcts::Evaluator> {
-        nets.push_back(copyOf());
-        auto rec = std::make_unique<RecordingEvaluator>(*nets.back());
-        recorders.push_back(rec.get());
-        return rec;
-      },
-      settings, workers, 18);  // the cache as in `poppy train`
-  int64_t plies = 0;
-  const auto start = Clock::now();
-  common::ProgressLine progressLine;
-  pool.play(
-      a.games, [&](std::vector<selfplay::Sample>&&, selfplay::GameRecord&& r) { plies += r.plies; },
-      [&](const selfplay::SelfPlayProgress& p) {
-        progressLine.update(std::to_string(p.gamesFinished) + "/" + std::to_string(p.gamesWanted) + " games",
-                            p.gamesFinished == p.gamesWanted);
-      });
-  const double seconds = since(start);
-  progressLine.finish();
-  SelfplayFigures f;
-  const auto st = pool.searchStats();
-  f.evalsPerSec = st.evaluations / seconds;
-  const int avgBatch = int(std::max<int64_t>(1, st.evaluations / std::max<int64_t>(1, st.batches)));
-  // The same networks alone on the same sequences of batch sizes, all workers' threads at once
-  // (inputs are not recomputed), and one network at a fixed batch of the average size.
-  std::vector<std::thread> replay;
-  std::vector<int64_t> replayed(size_t(workers), 0);
-  const auto replayStart = Clock::now();
-  for (int k = 0; k < workers; ++k)
-    replay.emplace_back([&, k] {
-      const std::vector<int>& sizes = recorders[size_t(k)]->sizes;
-      const int maxBatch = sizes.empty() ? 1 : *std::max_element(sizes.begin(), sizes.end());
-      std::vector<float> planes(size_t(maxBatch) * s.encoder->inputSize(), 0.5f);
-      std::vector<float> logits(size_t(maxBatch) * s.encoder->policySize()), wdl(size_t(maxBatch) * 3);
-      for (int b : sizes) {
-        nets[size_t(k)]->evaluate(planes.data(), b, logits.data(), wdl.data());
-        replayed[size_t(k)] += b;
-      }
-    });
-  for (std::thread& t : replay) t.join();
-  int64_t total = 0;
-  for (int64_t r : replayed) total += r;
-  f.replayRate = total / std::max(since(replayStart), 1e-9);
-  f.standalone = evalRate(*nets[0], s, avgBatch, a.seconds);
-  f.gamesPerHour = a.games * 3600 / seconds;
-  f.pliesPerGame = double(plies) / a.games;
-  std::printf("%s, %d worker%s: %d games at %d playouts in %.1f s: %.0f games/hour, %.1f plies/game, %.2f ms/ply\n",
-              tactics ? "exact tactics on" : "exact tactics off", workers, workers > 1 ? "s" : "", a.games,
-              settings.search.playouts, seconds, f.gamesPerHour, f.pliesPerGame, 1e3 * seconds / std::max<int64_t>(1, plies));
-  std::printf("network evaluations: %lld in %lld batches (average batch %d), %.0f evals/s in self-play; "
-              "network time %.0f%% of the workers' time; cache hits %lld, game ends and proofs %lld\n",
-              (long long)st.evaluations, (long long)st.batches, avgBatch, f.evalsPerSec,
-              100 * st.evalSeconds / std::max(seconds * workers, 1e-9), (long long)st.cacheHits, (long long)st.terminals);
-  std::printf("standalone network: %.0f evals/s at the average batch %d on one thread; %.0f evals/s on the same "
-              "batch sizes as self-play, %d thread%s at once\n",
-              f.standalone, avgBatch, f.replayRate, workers, workers > 1 ? "s" : "");
-  std::ofstream(a.csv, std::ios::app) << "selfplay," << s.variant->name << ',' << f.gamesPerHour << ','
-                                      << f.evalsPerSec << ',' << f.standalone << ',' << f.replayRate << ','
-                                      << (tactics ? "tactics" : "plain") << ',' << workers << '\n';
-  return f;
-}
-
-void benchSelfplay(const NetBenchArgs& a) {
-  Setup s = setup(a);
-  nn::PolicyValueNet net = nullptr;
-  if (a.model.empty()) {
-    net = nn::PolicyValueNet(s.shape);
-  } else {
-    net = nn::loadModel(a.model, nullptr, s.variant->name, nn::Encoder::kVersion);
-    std::printf("weights: %s\n", a.model.c_str());
-  }
-  if (a.tactics != "both") {
-    const SelfplayFigures f = selfplayOnce(a, s, net, a.tactics == "on");
-    std::printf("self-play network rate = %.0f%% of standalone on the same batches (%.0f%% of the fixed average "
-                "batch); %.0f games/hour\n",
-                100 * f.evalsPerSec / f.replayRate, 100 * f.evalsPerSec / f.standalone, f.gamesPerHour);
-    return;
-  }
-  const SelfplayFigures off = selfplayOnce(a, s, net, false);
-  const SelfplayFigures on = selfplayOnce(a, s, net, true);
-  std::printf("exact tactics: %.0f games/hour with, %.0f without: %.0f%% of the games/hour without (%.1f vs %.1f "
-              "plies/game)\n",
-              on.gamesPerHour, off.gamesPerHour, 100 * on.gamesPerHour / off.gamesPerHour, on.pliesPerGame,
-              off.pliesPerGame);
-}
-
-void benchTrain(const NetBenchArgs& a) {
-  Setup s = setup(a);
-  torch::set_num_threads(s.config.trainThreads);
-  std::printf("training with %d threads\n", s.config.trainThreads);
-  const int batch = a.batch > 0 ? a.batch : s.config.batchSize;
-  const torch::Device device = nn::parseDevice(s.config.device);
-  // Random but valid targets: one-hot policies and results.
-  std::mt19937 rng(1);
-  std::vector<float> planes(size_t(batch) * s.encoder->inputSize()), policy(size_t(batch) * s.encoder->policySize(), 0),
-      wdl(size_t(batch) * 3, 0);
-  for (auto& x : planes) x = float(rng() % 2);
-  for (int i = 0; i < batch; ++i) {
-    policy[size_t(i) * s.encoder->policySize() + rng() % s.encoder->policySize()] = 1;
-    wdl[size_t(i) * 3 + rng() % 3] = 1;
-  }
-  training::OptimizerConfig oc;
-  training::Trainer trainer(nn::PolicyValueNet(s.shape), oc, device);
-  const double stepTime = timePerCall([&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch); }, 3 * a.seconds);
-
-  // The bare loop: forward and backward of the same losses on tensors already in place.
-  nn::PolicyValueNet net(s.shape);
-  net->to(device);
-  net->train();
-  auto x = torch::from_blob(planes.data(), {batch, s.shape.planes, s.shape.height, s.shape.width}).to(device);
-  auto pt = torch::from_blob(policy.data(), {batch, s.shape.policySize}).to(device);
-  auto vt = torch::from_blob(wdl.data(), {batch, 3}).to(device);
-  const double bareTime = timePerCall(
-      [&] {
-        net->zero_grad();
-        auto [logits, value] = net->forward(x);
-        auto loss = -(pt * torch::log_softmax(logits, 1)).sum(1).mean() - (vt * torch::log_softmax(value, 1)).sum(1).mean();
-        loss.backward();
-      },
-      3 * a.seconds);
-  std::printf("batch %d: trainer %.0f samples/s (%.1f ms/step); bare forward+backward %.0f samples/s (%.1f ms)\n", batch,
-              batch / stepTime, 1e3 * stepTime, batch / bareTime, 1e3 * bareTime);
-  std::ofstream(a.csv, std::ios::app) << "train," << s.variant->name << ',' << batch << ',' << batch / stepTime << ','
-                                      << batch / bareTime << '\n';
-  std::printf("trainer rate = %.0f%% of the bare forward+backward loop\n", 100 * bareTime / stepTime);
-}
-
-void addOptions(CLI::App* cmd, NetBenchArgs& a) {
+void addOptions(CLI::App* cmd, nn::NetworkBenchOptions& a) {
   cmd->add_option("--config", a.config, "Run configuration giving the network and search settings")->capture_default_str();
   cmd->add_option("--csv", a.csv, "Append the figures to this CSV file")->capture_default_str();
   cmd->add_option("--seconds", a.seconds, "Seconds per measurement")->check(CLI::Range(0.05, 600.0))->capture_default_str();
@@ -295,11 +17,11 @@ void addOptions(CLI::App* cmd, NetBenchArgs& a) {
 }  // namespace
 
 void addNetworkBenches(CLI::App* bench) {
-  auto a = std::make_shared<NetBenchArgs>();
-  CLI::App* nn = bench->add_subcommand("nn", "Network evaluations/s for batch sizes 1..256 and the model's GFLOP/s beside "
+  auto a = std::make_shared<nn::NetworkBenchOptions>();
+  CLI::App* network = bench->add_subcommand("nn", "Network evaluations/s for batch sizes 1..256 and the model's GFLOP/s beside "
                                              "the machine's matrix-product GFLOP/s");
-  addOptions(nn, *a);
-  nn->callback([a] { benchNn(*a); });
+  addOptions(network, *a);
+  network->callback([a] { nn::networkBackend().benchNetwork(*a); });
   CLI::App* sp = bench->add_subcommand("selfplay", "Self-play games/hour and network rate inside self-play vs standalone");
   addOptions(sp, *a);
   sp->add_option("--games", a->games, "Games to play")->check(CLI::Range(1, 100000))->capture_default_str();
@@ -309,11 +31,11 @@ void addNetworkBenches(CLI::App* bench) {
       ->capture_default_str();
   sp->add_option("--workers", a->workers, "Self-play workers (threads), default: the config's selfplay.workers")
       ->check(CLI::Range(1, 256));
-  sp->callback([a] { benchSelfplay(*a); });
+  sp->callback([a] { nn::networkBackend().benchSelfplay(*a); });
   CLI::App* tr = bench->add_subcommand("train", "Training samples/s vs a bare forward+backward loop");
   addOptions(tr, *a);
   tr->add_option("--batch", a->batch, "Batch size (default: the config's)")->check(CLI::Range(0, 65536));
-  tr->callback([a] { benchTrain(*a); });
+  tr->callback([a] { nn::networkBackend().benchTraining(*a); });
 }
 
 }  // namespace poppy::apps

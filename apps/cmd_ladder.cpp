@@ -8,8 +8,6 @@
 // (selfplay/match.h), and an engine on movetime thinks on the wall clock, so every rung where
 // either side has a movetime is played one game at a time; only rungs where both sides count
 // nodes run games in parallel.
-#include <torch/torch.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +18,7 @@
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
+#include "nn/network_backend.h"
 #include "play/ladder_report.h"
 #include "play/match_openings.h"
 #include "play/match_report.h"
@@ -52,7 +51,7 @@ std::string defaultOpenings(const std::string& variant) {
 }
 
 void runLadder(LadderArgs o, bool movetimeGiven) {
-  torch::set_num_threads(o.threads);
+  nn::setNetworkThreads(o.threads);
   if (!o.model.empty()) o.player = "model:" + o.model;
   if (o.player.empty()) throw std::runtime_error("name the player: --model PATH or --player SPEC");
   // --playouts alone: the player counts playouts and has no clock.

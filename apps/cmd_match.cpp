@@ -1,8 +1,6 @@
 // `poppy match`: two players (Poppy's model, rollout and random players, or any USI engine) play
 // a match with alternating colours, optional openings and books, per-move limits; progress on
 // stderr, the score with Elo on stdout, every game in a JSONL file and a summary JSON.
-#include <torch/torch.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -11,6 +9,7 @@
 #include "apps/match_setup.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
+#include "nn/network_backend.h"
 #include "play/match_openings.h"
 #include "play/match_report.h"
 
@@ -26,7 +25,7 @@ struct MatchArgs {
 };
 
 void runMatchCommand(MatchArgs o, bool gamesGiven) {
-  torch::set_num_threads(o.threads);
+  nn::setNetworkThreads(o.threads);
   const auto variant = game::loadVariant(o.variant);
   const nn::Encoder encoder(variant);
   selfplay::MatchSettings ms;

@@ -2,8 +2,6 @@
 // its preferred moves, drawn as text, JSON or SVG, or exported as an opening book) and what its
 // self-play games actually played. The `openings` group is shared: `openings history` lives in
 // another file and registers itself on the same group, whichever comes first.
-#include <torch/torch.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +11,7 @@
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
-#include "nn/torch_evaluator.h"
+#include "nn/network_backend.h"
 #include "play/analyzer.h"
 #include "play/opening_stats.h"
 #include "play/opening_tree.h"
@@ -86,10 +84,10 @@ play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) 
   if (a.model.empty() && !a.noModel) throw std::runtime_error("give --model PATH, or --no-model for the rollout search");
   game::Position start(variant);
   if (!a.sfen.empty()) start = game::Position::fromSfen(variant, a.sfen);  // SfenError names the text
-  std::unique_ptr<nn::TorchEvaluator> evaluator;
+  std::unique_ptr<mcts::Evaluator> evaluator;
   if (!a.noModel) {
-    torch::set_num_threads(a.threads);
-    evaluator = nn::loadEvaluator(a.model, variant->name, a.device);
+    nn::setNetworkThreads(a.threads);
+    evaluator = nn::loadModelEvaluator(a.model, variant.get(), a.device);
   }
   mcts::SearchParams params;
   params.playouts = a.playouts > 0 ? a.playouts : (evaluator ? kNetworkPlayouts : kRolloutPlayouts);

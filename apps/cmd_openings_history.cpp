@@ -2,8 +2,6 @@
 // to its favourite first moves) changed across its checkpoints (models/gen-NNNN.model). Each
 // checkpoint searches the start position with play::Analyzer; the visit shares and priors go to
 // an SVG chart per ply, a JSON file and a CSV file.
-#include <torch/torch.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,8 +10,8 @@
 #include "common/atomic_file.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "nn/model_file.h"
-#include "nn/torch_evaluator.h"
+#include "nn/model_header.h"
+#include "nn/network_backend.h"
 #include "play/analyzer.h"
 #include "report/opening_history.h"
 #include "report/svg_chart.h"
@@ -62,7 +60,7 @@ class CheckpointSearcher {
  public:
   CheckpointSearcher(const HistoryArgs& o, const Checkpoint& c, const std::string& variantName)
       : variant_(game::loadVariant(variantName)), playouts_(o.playouts) {
-    evaluator_ = nn::loadEvaluator(c.path.string(), variantName, o.device, &info_);
+    evaluator_ = nn::loadModelEvaluator(c.path.string(), variant_.get(), o.device, &info_);
     mcts::SearchParams params;
     params.playouts = o.playouts;
     analyzer_ = std::make_unique<play::Analyzer>(variant_, evaluator_.get(), params, /*seed=*/1);
@@ -80,7 +78,7 @@ class CheckpointSearcher {
   game::VariantPtr variant_;
   int playouts_;
   nn::ModelInfo info_;
-  std::unique_ptr<nn::TorchEvaluator> evaluator_;
+  std::unique_ptr<mcts::Evaluator> evaluator_;
   std::unique_ptr<play::Analyzer> analyzer_;
 };
 
@@ -100,7 +98,7 @@ std::string stem(const std::string& svgPath) {
 }
 
 void runHistory(const HistoryArgs& o) {
-  torch::set_num_threads(o.threads);
+  nn::setNetworkThreads(o.threads);
   const std::vector<Checkpoint> checkpoints = findCheckpoints(o);
   // A damaged checkpoint is reported and skipped, never used; all of them damaged is an error.
   std::vector<std::string> problems;

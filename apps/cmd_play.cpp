@@ -1,7 +1,6 @@
 // `poppy play`: a person against the engine in the terminal. The session is play::TerminalGame;
 // this file reads the options, loads the model (LibTorch) and wires stdin/stdout and ^C to it.
 #include <signal.h>
-#include <torch/torch.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,8 +12,8 @@
 
 #include "apps/commands.h"
 #include "game/variant_loader.h"
-#include "nn/model_file.h"
-#include "nn/torch_evaluator.h"
+#include "nn/model_header.h"
+#include "nn/network_backend.h"
 #include "play/terminal_game.h"
 
 namespace poppy::apps {
@@ -52,16 +51,16 @@ bool terminalHasColor() {
 }
 
 void runPlay(const PlayArgs& a, bool variantGiven) {
-  torch::set_num_threads(a.threads);
+  nn::setNetworkThreads(a.threads);
   play::PlaySettings s;
   std::string variantName = a.variant;
   // A model knows its variant: without --variant, play that one.
   if (!a.model.empty() && !variantGiven) variantName = nn::readModelInfo(a.model).variant;
   s.variant = game::loadVariant(variantName);
 
-  std::unique_ptr<nn::TorchEvaluator> evaluator;
+  std::unique_ptr<mcts::Evaluator> evaluator;
   if (!a.model.empty()) {
-    evaluator = nn::loadEvaluator(a.model, s.variant->name, a.device);
+    evaluator = nn::loadModelEvaluator(a.model, s.variant.get(), a.device);
     s.modelName = a.model;
   }
 

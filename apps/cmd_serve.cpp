@@ -16,8 +16,8 @@
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
-#include "nn/model_file.h"
-#include "nn/torch_evaluator.h"
+#include "nn/model_header.h"
+#include "nn/network_backend.h"
 #include "play/web_api.h"
 
 namespace poppy::apps {
@@ -36,6 +36,7 @@ struct ServeOptions {
   std::string webDir;
   int playouts = 800;
   int plyCap = 200;
+  double maxSearchSeconds = 10;
 };
 
 std::filesystem::path findWebDir(const std::string& given) {
@@ -78,10 +79,13 @@ void serve(const ServeOptions& o) {
   }
   for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));
 
-  std::unique_ptr<nn::TorchEvaluator> evaluator;
+  std::unique_ptr<mcts::Evaluator> evaluator;
   if (!o.model.empty()) {
     nn::ModelInfo info;
-    evaluator = nn::loadEvaluator(o.model, "", o.device, &info);
+    evaluator = nn::loadModelEvaluator(o.model, nullptr, o.device, &info);
+    // The model plays the variant of its name here: refuse it if that variant's rules differ.
+    for (const auto& v : variants)
+      if (v->name == info.variant) nn::checkModelFits(info, o.model, v.get(), 0);
     api.evaluator = evaluator.get();
     api.modelVariant = info.variant;
     api.modelName = std::filesystem::path(o.model).filename().string();
@@ -95,6 +99,7 @@ void serve(const ServeOptions& o) {
   }
   api.playouts = o.playouts;
   api.plyCap = o.plyCap;
+  api.maxSearchSeconds = o.maxSearchSeconds;
   play::WebApi webApi(std::move(variants), api);
 
   httplib::Server server;
@@ -171,6 +176,10 @@ void addServeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--ply-cap", o->plyCap, "Plies after which a game is adjudicated (as in self-play)")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--max-search-seconds", o->maxSearchSeconds,
+                  "Longest one search may hold the engine (others wait meanwhile); 0: no limit")
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd->add_option("--book", o->book, "Opening book (JSON) to show in the opening explorer")->check(CLI::ExistingFile);
   cmd->add_option("--web-dir", o->webDir, "Folder with index.html, poppy.js, poppy.css (default: found)");

@@ -1,7 +1,5 @@
 // `poppy train`, `poppy selfplay`, `poppy gate`: the training loop and its parts (`poppy match`
 // is apps/cmd_match.cpp).
-#include <torch/torch.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -11,8 +9,8 @@
 #include "common/progress_line.h"
 #include "common/run_lock.h"
 #include "game/variant_loader.h"
-#include "nn/model_file.h"
-#include "nn/torch_evaluator.h"
+#include "nn/model_header.h"
+#include "nn/network_backend.h"
 #include "selfplay/chunk_info.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/selfplay_pool.h"
@@ -50,11 +48,11 @@ void printMatch(const selfplay::MatchResult& r, const std::string& a, const std:
 }
 
 selfplay::MatchResult runMatch(const MatchArgs& o) {
-  torch::set_num_threads(o.threads);
+  nn::setNetworkThreads(o.threads);
   const auto variant = game::loadVariant(o.variant);
   const nn::Encoder encoder(variant);
-  LoadedPlayer a = loadPlayer(o.a, variant->name, o.device, o.playouts);
-  LoadedPlayer b = loadPlayer(o.b, variant->name, o.device, o.playouts);
+  LoadedPlayer a = loadPlayer(o.a, *variant, o.device, o.playouts);
+  LoadedPlayer b = loadPlayer(o.b, *variant, o.device, o.playouts);
   selfplay::MatchSettings ms;
   ms.games = o.games;
   ms.parallelGames = o.parallel;
@@ -114,7 +112,7 @@ void addTrainCommands(CLI::App& app) {
     training::TrainOptions options;
     options.runDir = t->runDir;
     options.restartCandidate = t->restartCandidate;
-    training::runTraining(config, options);
+    nn::networkBackend().train(config, options);
   });
 
   auto s = std::make_shared<SelfplayArgs>();
@@ -131,7 +129,7 @@ void addTrainCommands(CLI::App& app) {
       ->capture_default_str();
   sp->add_option("--seed", s->seed, "Random seed")->capture_default_str();
   sp->callback([s] {
-    torch::set_num_threads(s->threads);
+    nn::setNetworkThreads(s->threads);
     const nn::ModelInfo info = nn::readModelInfo(s->model);  // each worker loads (and checks) the weights
     const auto variant = game::loadVariant(info.variant);
     const nn::Encoder encoder(variant);
@@ -147,7 +145,7 @@ void addTrainCommands(CLI::App& app) {
     selfplay::SelfPlayPool runner(
         variant, encoder,
         [&]() -> std::unique_ptr<mcts::Evaluator> {
-          return nn::loadEvaluator(s->model, info.variant, s->device);
+          return nn::loadModelEvaluator(s->model, variant.get(), s->device);
         },
         settings, s->workers, 0);
     common::ProgressLine progressLine;

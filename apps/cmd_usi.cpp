@@ -8,7 +8,7 @@
 
 #include "apps/commands.h"
 #include "game/variant_loader.h"
-#include "nn/torch_evaluator.h"
+#include "nn/network_backend.h"
 #include "play/usi_engine.h"
 
 namespace poppy::apps {
@@ -30,21 +30,22 @@ void runUsi(const UsiCommandOptions& o) {
     if (!std::filesystem::is_regular_file(path))
       throw std::runtime_error(std::string(what) + " '" + path + "': no such file");
   }
-  nn::parseDevice(o.device);  // throws on a bad device name
+  nn::checkDeviceName(o.device);  // throws on a misspelt device name (its existence: when a model loads)
   // A model that does not load stops the engine here (exit 2), before any GUI sees it. The
   // network loaded for that check is the one the engine starts with: it is not loaded twice.
   auto preloaded = std::make_shared<std::unique_ptr<mcts::Evaluator>>();
   if (!o.engine.modelFile.empty()) {
     try {
-      *preloaded = nn::loadEvaluator(o.engine.modelFile, variant->name, o.device);
+      *preloaded = nn::loadModelEvaluator(o.engine.modelFile, variant.get(), o.device);
     } catch (const std::exception& e) {
       throw std::runtime_error("--model '" + o.engine.modelFile + "': " + e.what());
     }
   }
-  auto factory = [device = o.device, preloaded, firstModel = o.engine.modelFile, firstVariant = variant->name](
-                     const std::string& path, const std::string& variantName) -> std::unique_ptr<mcts::Evaluator> {
-    if (*preloaded && path == firstModel && variantName == firstVariant) return std::move(*preloaded);
-    return nn::loadEvaluator(path, variantName, device);
+  auto factory = [device = o.device, preloaded, firstModel = o.engine.modelFile, firstVariant = variant](
+                     const std::string& path, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
+    if (*preloaded && path == firstModel && v.name == firstVariant->name && v.fingerprint == firstVariant->fingerprint)
+      return std::move(*preloaded);
+    return nn::loadModelEvaluator(path, &v, device);
   };
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);

@@ -73,7 +73,7 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
     if (s.notation != "auto")
       throw std::runtime_error("--notation" + suffix + " only applies to usi: players, not '" + s.player + "'");
     const bool timedOnly = s.movetimeMs > 0 && s.nodes == 0;
-    p.loaded = loadPlayer(s.player, variant->name, settings.device, timedOnly ? kTimedNodeCap : settings.playouts);
+    p.loaded = loadPlayer(s.player, *variant, settings.device, timedOnly ? kTimedNodeCap : settings.playouts);
     auto& spec = p.loaded.spec;
     switch (spec.kind) {
       case selfplay::PlayerSpec::Kind::kNetwork:

@@ -2,7 +2,7 @@
 
 namespace poppy::apps {
 
-LoadedPlayer loadPlayer(const std::string& description, const std::string& variant, const std::string& device,
+LoadedPlayer loadPlayer(const std::string& description, const game::Variant& variant, const std::string& device,
                         int defaultPlayouts) {
   LoadedPlayer p;
   p.spec.name = description;
@@ -43,7 +43,7 @@ LoadedPlayer loadPlayer(const std::string& description, const std::string& varia
     }
     p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
     p.spec.search.playouts = playouts;
-    p.evaluator = nn::loadEvaluator(path, variant, device);
+    p.evaluator = nn::loadModelEvaluator(path, &variant, device);
     p.spec.evaluator = p.evaluator.get();
     return p;
   }

@@ -5,18 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "nn/torch_evaluator.h"
+#include "nn/network_backend.h"
 #include "selfplay/match.h"
 
 namespace poppy::apps {
 
 struct LoadedPlayer {
   selfplay::PlayerSpec spec;
-  std::unique_ptr<nn::TorchEvaluator> evaluator;  // for model players
+  std::unique_ptr<mcts::Evaluator> evaluator;  // for model players
 };
 
 // Throws std::runtime_error (or nn::ModelError) naming the bad description or file.
-LoadedPlayer loadPlayer(const std::string& description, const std::string& variant, const std::string& device,
+LoadedPlayer loadPlayer(const std::string& description, const game::Variant& variant, const std::string& device,
                         int defaultPlayouts);
 
 }  // namespace poppy::apps

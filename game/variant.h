@@ -61,6 +61,9 @@ class Variant {
   std::vector<Face> faces;
   std::vector<HandKind> handKinds;  // in canonical SFEN hand order
   std::string startSfen;
+  // rulesFingerprint(*this) (game/rules_fingerprint.h), set by the loader once the rules are
+  // complete; 0 for a Variant built by hand.
+  uint64_t fingerprint = 0;
 
   PromotionKind promotion = PromotionKind::kNone;
   int zoneRanks = 0;

@@ -10,6 +10,7 @@
 
 #include "common/yaml_reader.h"
 #include "game/position.h"
+#include "game/rules_fingerprint.h"
 
 namespace poppy::game {
 namespace fs = std::filesystem;
@@ -95,6 +96,10 @@ class Reader : public common::YamlReader {
       }
       if (!f.royal) v->handKinds.push_back(hk);
     }
+    // Checkmate is how games end: a variant without a king has no way to finish.
+    bool anyRoyal = false;
+    for (const Face& f : v->faces) anyRoyal = anyRoyal || f.royal;
+    if (!anyRoyal) fail("pieces", "no piece is royal: mark the king with `royal: true` (games end by capturing or mating it)");
     if (int(v->faces.size()) > kMaxFaces) fail("pieces", "more than " + std::to_string(kMaxFaces) + " faces");
     for (Face& f : v->faces)
       f.handKind = v->handKindOf(f.letter);
@@ -175,6 +180,7 @@ class Reader : public common::YamlReader {
     } catch (const SfenError& e) {
       fail("start", e.what(), root["start"]);
     }
+    v->fingerprint = rulesFingerprint(*v);
     return v;
   }
 

@@ -3,14 +3,9 @@
 #pragma once
 #include <torch/torch.h>
 
-namespace poppy::nn {
+#include "nn/network_shape.h"
 
-struct NetworkShape {
-  int planes = 0, height = 0, width = 0, policySize = 0;  // from the Encoder
-  int blocks = 4;                                          // residual blocks
-  int channels = 32;                                       // channels in the tower
-  int valueHidden = 32;                                    // width of the value head's hidden layer
-};
+namespace poppy::nn {
 
 class ResidualBlockImpl : public torch::nn::Module {
  public:

@@ -36,9 +36,9 @@ void TorchEvaluator::evaluate(const float* planes, int batch, float* policyLogit
   std::memcpy(wdl, value.data_ptr<float>(), sizeof(float) * size_t(batch) * 3);
 }
 
-std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const std::string& expectedVariant,
+std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
                                               const std::string& device, ModelInfo* info) {
-  return std::make_unique<TorchEvaluator>(loadModel(path, info, expectedVariant, Encoder::kVersion),
+  return std::make_unique<TorchEvaluator>(loadModel(path, info, expected, Encoder::kVersion),
                                           parseDevice(device));
 }
 

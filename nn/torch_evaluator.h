@@ -26,10 +26,10 @@ class TorchEvaluator : public mcts::Evaluator {
 };
 
 // A model file ready to search with, on `device`: the one way the commands load a model. Refuses
-// a model of another variant (expectedVariant "" accepts any) or encoder version; throws
-// ModelError naming the file, or std::runtime_error for a bad device. info, when given, receives
-// the file's header.
-std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const std::string& expectedVariant,
+// a model of another variant or rules (expected == nullptr accepts any) or encoder version;
+// throws ModelError naming the file, or std::runtime_error for a bad device. info, when given,
+// receives the file's header.
+std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
                                               const std::string& device, ModelInfo* info = nullptr);
 
 }  // namespace poppy::nn

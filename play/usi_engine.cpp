@@ -254,6 +254,16 @@ void UsiEngine::cmdSetOption(const std::string& line) {
   }
 }
 
+// A network's first evaluations in a process are slow (LibTorch sets up its thread pool and
+// kernels): tens of milliseconds on an idle machine, seconds on a busy one, which the first `go`
+// used to pay from its clock (issue 16, item 10). A few playouts here, at model load, which GUIs
+// trigger with `isready` before the game, pay it instead.
+void UsiEngine::warmUp() {
+  SearchLimits limits;
+  limits.playouts = 16;
+  setup_->analyzer->analyze(game::Position(setup_->variant), limits);
+}
+
 void UsiEngine::prepare() {
   const bool variantChanged = !setup_ || options_.variant != loadedVariant_;
   if (variantChanged) {
@@ -282,7 +292,7 @@ void UsiEngine::prepare() {
     if (!options_.modelFile.empty()) {
       try {
         if (!factory_) throw std::runtime_error("this program cannot load models");
-        setup_->evaluator = factory_(options_.modelFile, setup_->variant->name);
+        setup_->evaluator = factory_(options_.modelFile, *setup_->variant);
         send("info string model " + options_.modelFile + " loaded");
       } catch (const std::exception& e) {
         setup_->modelError = std::string("ModelFile ") + options_.modelFile + ": " + e.what();
@@ -292,6 +302,7 @@ void UsiEngine::prepare() {
       }
     }
     setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(), mcts::SearchParams{});
+    if (setup_->evaluator) warmUp();
   }
   if (variantChanged || options_.book != loadedBook_) {
     setup_->book.reset();

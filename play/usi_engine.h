@@ -42,9 +42,10 @@ struct UsiOptions {
 
 class UsiEngine {
  public:
-  // Loads a model for a variant; throws (any std::exception) with a message naming the file.
+  // Loads a model for a variant (refusing a model of other rules); throws (any std::exception)
+  // with a message naming the file.
   using EvaluatorFactory =
-      std::function<std::unique_ptr<mcts::Evaluator>(const std::string& path, const std::string& variant)>;
+      std::function<std::unique_ptr<mcts::Evaluator>(const std::string& path, const game::Variant& variant)>;
 
   // factory may be empty: then a ModelFile is refused and the rollout search plays.
   UsiEngine(std::ostream& out, UsiOptions options = {}, EvaluatorFactory factory = nullptr);
@@ -84,6 +85,7 @@ class UsiEngine {
   void cmdPonderHit();
   // Applies changed options (variant, model, book) while no search runs; reports errors.
   void prepare();
+  void warmUp();  // a few playouts with a freshly loaded network
   void stopSearch();  // sets the stop flag and joins the worker
   void joinWorker();
   void search(SearchJob job);  // the worker thread's body

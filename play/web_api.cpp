@@ -198,7 +198,10 @@ Analysis WebApi::search(const game::Position& pos, int playouts) {
   params.plyCap = options_.plyCap;
   std::lock_guard<std::mutex> lock(engineMutex_);
   Analyzer analyzer(pos.variantPtr(), evaluatorFor(pos.variant()), params, options_.seed + searches_++);
-  return analyzer.analyze(pos, {});
+  SearchLimits limits;
+  limits.playouts = playouts;
+  limits.seconds = options_.maxSearchSeconds;
+  return analyzer.analyze(pos, limits);
 }
 
 json WebApi::variants() const {

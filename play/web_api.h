@@ -48,6 +48,10 @@ struct WebApiOptions {
   std::string defaultVariant = "micro";
   int playouts = 800;        // per engine move and analysis, unless a request asks for fewer/more
   int maxPlayouts = 100000;  // the most a request may ask for
+  // No search holds the engine longer than this: the server cannot see that a client gave up
+  // (cpp-httplib 0.11 tells a handler nothing of a closed connection), so a large request from
+  // a client that left keeps the others waiting at most this long. 0: no limit.
+  double maxSearchSeconds = 10;
   int plyCap = 200;          // a game this long is adjudicated (draw, or impasse points in shogi)
   // The network and the variant it was trained for; other variants (or none) use rollout MCTS.
   mcts::Evaluator* evaluator = nullptr;

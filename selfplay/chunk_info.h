@@ -10,6 +10,7 @@ namespace poppy::selfplay {
 inline ChunkInfo chunkInfoFor(const nn::Encoder& encoder) {
   ChunkInfo info;
   info.variant = encoder.variant().name;
+  info.rules = encoder.variant().fingerprint;
   info.encoderVersion = nn::Encoder::kVersion;
   info.planes = encoder.planes();
   info.height = encoder.height();

@@ -20,7 +20,7 @@ using Kind = ReplayError::Kind;
 constexpr char kMagic[8] = {'P', 'O', 'P', 'P', 'Y', 'R', 'P', 'L'};
 constexpr size_t kFixedHeader = 78;  // up to and including the variant name length
 constexpr size_t kMaxVariantName = 255;
-constexpr size_t kMaxHeader = kFixedHeader + kMaxVariantName + 8;
+constexpr size_t kMaxHeader = kFixedHeader + kMaxVariantName + 16;
 constexpr int kMaxPolicySize = 65536;
 
 // --- little-endian encoding ------------------------------------------------------------------
@@ -50,6 +50,13 @@ std::string shapeText(const ChunkInfo& i) {
   return std::to_string(i.planes) + "x" + std::to_string(i.height) + "x" + std::to_string(i.width);
 }
 
+// The rules fingerprint as game/rules_fingerprint.h writes it (this library does not link game/).
+std::string hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 // --- header ----------------------------------------------------------------------------------
 
 std::vector<uint8_t> encodeHeader(const ChunkInfo& info, uint64_t samples, uint64_t rawSize,
@@ -57,7 +64,7 @@ std::vector<uint8_t> encodeHeader(const ChunkInfo& info, uint64_t samples, uint6
                                   uint64_t packedChecksum) {
   std::vector<uint8_t> h(kMagic, kMagic + 8);
   put(h, kReplayFormatVersion, 4);
-  put(h, kFixedHeader + info.variant.size() + 8, 4);
+  put(h, kFixedHeader + info.variant.size() + 16, 4);
   put(h, uint32_t(info.encoderVersion), 4);
   put(h, uint32_t(info.planes), 4);
   put(h, uint32_t(info.height), 4);
@@ -70,6 +77,7 @@ std::vector<uint8_t> encodeHeader(const ChunkInfo& info, uint64_t samples, uint6
   put(h, packedChecksum, 8);
   put(h, info.variant.size(), 2);
   h.insert(h.end(), info.variant.begin(), info.variant.end());
+  put(h, info.rules, 8);
   put(h, XXH64(h.data(), h.size(), 0), 8);
   return h;
 }
@@ -83,15 +91,16 @@ size_t decodeHeader(const std::string& path, const uint8_t* data, size_t size, C
   }
   if (size < 12) throw ReplayError(Kind::kTruncated, path, "truncated inside the header");
   const uint64_t version = get(data + 8, 4);
-  if (version != kReplayFormatVersion) {
+  if (version != kReplayFormatVersion && version != 1) {
     throw ReplayError(Kind::kVersion, path,
                       "unsupported format version " + std::to_string(version) +
-                          " (this build reads version " + std::to_string(kReplayFormatVersion) +
+                          " (this build reads versions 1 and " + std::to_string(kReplayFormatVersion) +
                           ")");
   }
+  const size_t fingerprintBytes = version == 1 ? 0 : 8;  // version 1 has no rules fingerprint
   if (size < kFixedHeader) throw ReplayError(Kind::kTruncated, path, "truncated inside the header");
   const size_t nameLength = size_t(get(data + 76, 2));
-  const size_t headerSize = kFixedHeader + nameLength + 8;
+  const size_t headerSize = kFixedHeader + nameLength + fingerprintBytes + 8;
   if (nameLength > kMaxVariantName || get(data + 12, 4) != headerSize) {
     throw ReplayError(Kind::kCorrupt, path, "corrupt header (inconsistent header size)");
   }
@@ -118,6 +127,7 @@ size_t decodeHeader(const std::string& path, const uint8_t* data, size_t size, C
   out.compressedChecksum = get(data + 68, 8);
   out.headerSize = headerSize;
   out.info.variant.assign(reinterpret_cast<const char*>(data + kFixedHeader), nameLength);
+  out.info.rules = fingerprintBytes ? get(data + kFixedHeader + nameLength, 8) : 0;
   return headerSize;
 }
 
@@ -125,6 +135,11 @@ void checkExpected(const std::string& path, const ChunkInfo& got, const ChunkInf
   if (got.variant != want.variant) {
     throw ReplayError(Kind::kMismatch, path,
                       "is for variant '" + got.variant + "', expected '" + want.variant + "'");
+  }
+  if (got.rules && want.rules && got.rules != want.rules) {
+    throw ReplayError(Kind::kMismatch, path,
+                      "is for variant '" + got.variant + "' with other rules (fingerprint " + hex16(got.rules) +
+                          ", expected " + hex16(want.rules) + "): was the variant file edited?");
   }
   if (got.encoderVersion != want.encoderVersion) {
     throw ReplayError(Kind::kMismatch, path,

@@ -19,7 +19,9 @@
 //       68     8  XXH64 (seed 0) of the compressed payload
 //       76     2  variant name length n (at most 255)
 //       78     n  variant name (UTF-8, no terminator)
-//     78+n     8  XXH64 (seed 0) of header bytes [0, 78+n)
+//     78+n     8  rules fingerprint of the variant (game/rules_fingerprint.h; 0: not recorded)
+//     86+n     8  XXH64 (seed 0) of header bytes [0, 86+n)
+// Version 1 files (no fingerprint: the checksum follows the name) are still read, as fingerprint 0.
 //   then the payload as one zstd frame (level 3), exactly "compressed size" bytes, nothing after.
 // Checksums are XXH64 from libxxhash. The compressed bytes have their own checksum because zstd
 // ignores some bit flips (padding bits of its bitstreams): every changed byte is caught before
@@ -43,12 +45,13 @@
 
 namespace poppy::selfplay {
 
-inline constexpr uint32_t kReplayFormatVersion = 1;
+inline constexpr uint32_t kReplayFormatVersion = 2;
 inline constexpr int kReplayZstdLevel = 3;
 
 // What a chunk is for. A reader states what it expects; a chunk for anything else is refused.
 struct ChunkInfo {
   std::string variant;     // game::Variant::name
+  uint64_t rules = 0;      // game::Variant::fingerprint; 0 = not recorded (matches any)
   int encoderVersion = 0;  // nn::Encoder::kVersion
   int planes = 0;
   int height = 0;
@@ -57,7 +60,7 @@ struct ChunkInfo {
 
   int inputSize() const { return planes * height * width; }
   bool operator==(const ChunkInfo& o) const {
-    return variant == o.variant && encoderVersion == o.encoderVersion && planes == o.planes &&
+    return variant == o.variant && rules == o.rules && encoderVersion == o.encoderVersion && planes == o.planes &&
            height == o.height && width == o.width && policySize == o.policySize;
   }
   bool operator!=(const ChunkInfo& o) const { return !(*this == o); }
@@ -69,7 +72,7 @@ class ReplayError : public std::runtime_error {
     kIo,             // cannot open, read, write, sync or rename
     kNotReplayFile,  // empty, or no "POPPYRPL" magic
     kVersion,        // a format version this build does not read
-    kMismatch,       // another variant, encoder version, plane shape or policy size
+    kMismatch,       // another variant or rules, encoder version, plane shape or policy size
     kTruncated,      // shorter than its header says
     kCorrupt,        // header checksum, trailing bytes, impossible sizes
     kDecompress,     // zstd refused the payload

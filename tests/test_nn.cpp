@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "game/position.h"
+#include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
@@ -24,6 +25,7 @@
 #include "nn/torch_evaluator.h"
 #include "support/random_positions.h"
 #include "support/scratch_files.h"
+#include "support/variants.h"
 
 using namespace poppy;
 namespace fs = std::filesystem;
@@ -413,7 +415,7 @@ class ModelFiles : public ::testing::Test {
   }
   void expectRefusedPath(const std::string& p, const std::string& what) {
     try {
-      nn::loadModel(p, nullptr, "micro", nn::Encoder::kVersion);
+      nn::loadModel(p, nullptr, microRules(), nn::Encoder::kVersion);
       ADD_FAILURE() << what << ": loadModel accepted " << p;
     } catch (const nn::ModelError& e) {
       EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
@@ -433,7 +435,7 @@ class ModelFiles : public ::testing::Test {
 
 TEST_F(ModelFiles, SaveThenLoadGivesIdenticalOutputs) {
   nn::ModelInfo info;
-  auto loaded = nn::loadModel(path_, &info, "micro", nn::Encoder::kVersion);
+  auto loaded = nn::loadModel(path_, &info, microRules(), nn::Encoder::kVersion);
   EXPECT_EQ(info.variant, "micro");
   EXPECT_EQ(info.encoderVersion, nn::Encoder::kVersion);
   EXPECT_EQ(info.shape.blocks, 1);
@@ -459,23 +461,59 @@ TEST_F(ModelFiles, SaveThenLoadGivesIdenticalOutputs) {
   EXPECT_FALSE(torch::allclose(p1, p3));
 }
 
+// Issue 16 (8): a model records the rules fingerprint of its variant, and a variant of the same
+// name with other rules (an edited micro.yaml) refuses it, naming both fingerprints. Files
+// written before fingerprints (m_.info() records none, like the older shipped models) are
+// checked by name only.
+TEST_F(ModelFiles, SameNameWithOtherRulesIsRefused) {
+  nn::ModelInfo info = m_.info();
+  info.rules = microRules()->fingerprint;
+  const std::string withRules = (dir_ / "with-rules.model").string();
+  nn::saveModel(withRules, net_, info);
+  EXPECT_EQ(nn::readModelInfo(withRules).rules, microRules()->fingerprint);
+  EXPECT_NO_THROW(nn::loadModel(withRules, nullptr, microRules(), nn::Encoder::kVersion));
+
+  // micro.yaml with one rule changed (a repetition draws at the third occurrence), name kept.
+  std::string yaml = slurp(std::string(POPPY_SOURCE_DIR) + "/configs/variants/micro.yaml");
+  const size_t at = yaml.find("count: 4");
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at, 8, "count: 3");
+  const std::string editedPath = (dir_ / "micro.yaml").string();
+  spit(editedPath, yaml);
+  const auto edited = game::loadVariantFile(editedPath);
+  ASSERT_EQ(edited->name, "micro");
+  ASSERT_NE(edited->fingerprint, microRules()->fingerprint);
+  try {
+    nn::loadModel(withRules, nullptr, edited.get(), nn::Encoder::kVersion);
+    ADD_FAILURE() << "a model of micro's rules loaded for an edited micro";
+  } catch (const nn::ModelError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(withRules), std::string::npos) << msg;
+    EXPECT_NE(msg.find(game::fingerprintHex(microRules()->fingerprint)), std::string::npos) << msg;
+    EXPECT_NE(msg.find(game::fingerprintHex(edited->fingerprint)), std::string::npos) << msg;
+    EXPECT_NE(msg.find(editedPath), std::string::npos) << msg;
+  }
+  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, edited.get(), nn::Encoder::kVersion)) << "no fingerprint recorded";
+}
+
 TEST_F(ModelFiles, AnotherVariantOrEncoderVersionIsRefusedByName) {
-  for (const auto& [variant, encoder] : std::vector<std::pair<std::string, int>>{
-           {"minishogi", nn::Encoder::kVersion}, {"micro", nn::Encoder::kVersion + 1}}) {
+  const auto minishogi = game::loadVariant("minishogi");
+  for (const auto& [variant, encoder] : std::vector<std::pair<const game::Variant*, int>>{
+           {minishogi.get(), nn::Encoder::kVersion}, {microRules(), nn::Encoder::kVersion + 1}}) {
     try {
       nn::loadModel(path_, nullptr, variant, encoder);
-      ADD_FAILURE() << "accepted a micro/v" << nn::Encoder::kVersion << " model as " << variant << "/v" << encoder;
+      ADD_FAILURE() << "accepted a micro/v" << nn::Encoder::kVersion << " model as " << variant->name << "/v" << encoder;
     } catch (const nn::ModelError& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find(path_), std::string::npos) << msg;
-      if (variant != "micro")
+      if (variant != microRules())
         EXPECT_NE(msg.find("minishogi"), std::string::npos) << msg;
       else
         EXPECT_NE(msg.find("version"), std::string::npos) << msg;
     }
   }
-  // "" and 0 accept anything.
-  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, "", 0));
+  // nullptr and 0 accept anything.
+  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, nullptr, 0));
 }
 
 TEST_F(ModelFiles, TruncatedFilesAreRefused) {
@@ -546,7 +584,7 @@ TEST_F(ModelFiles, HeaderArchitectureThatDisagreesWithTheWeightsIsRefused) {
     const std::string p = (dir_ / ("header-" + std::to_string(serial_++) + ".model")).string();
     spit(p, head + h + tail);
     try {
-      auto net = nn::loadModel(p, nullptr, "micro", nn::Encoder::kVersion);
+      auto net = nn::loadModel(p, nullptr, microRules(), nn::Encoder::kVersion);
       ADD_FAILURE() << "a header edited from " << from << " to " << to << " loads without an error";
     } catch (const nn::ModelError& e) {
       EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
@@ -587,7 +625,7 @@ TEST_F(ModelFiles, SaveIsAtomicAndReplacesTheOldFile) {
   for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
   EXPECT_EQ(names, std::vector<std::string>{"net.model"});
   nn::ModelInfo info;
-  auto loaded = nn::loadModel(path_, &info, "micro", nn::Encoder::kVersion);
+  auto loaded = nn::loadModel(path_, &info, microRules(), nn::Encoder::kVersion);
   EXPECT_EQ(info.id, "gen-0004");
   const auto x = m_.input(m_.batch(4, 3), 4);
   EXPECT_TRUE(torch::equal(forwardEval(other, x).first, forwardEval(loaded, x).first));
@@ -601,7 +639,7 @@ TEST_F(ModelFiles, SaveIsAtomicAndReplacesTheOldFile) {
 TEST_F(ModelFiles, StaleTemporaryFromACrashDoesNotMatter) {
   // A crash mid-save leaves NAME.tmp: the next save and load work, and the load never reads it.
   spit(path_ + ".tmp", bytes_.substr(0, bytes_.size() / 2));
-  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, "micro", nn::Encoder::kVersion));
+  EXPECT_NO_THROW(nn::loadModel(path_, nullptr, microRules(), nn::Encoder::kVersion));
   nn::saveModel(path_, net_, m_.info("gen-0009"));
   EXPECT_FALSE(fs::exists(path_ + ".tmp"));
   EXPECT_EQ(nn::readModelInfo(path_).id, "gen-0009");

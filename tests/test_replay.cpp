@@ -30,6 +30,7 @@ namespace {
 ChunkInfo microInfo() {
   ChunkInfo info;
   info.variant = "micro";
+  info.rules = 0x0123456789abcdefULL;  // any fingerprint: only equality matters here
   info.encoderVersion = 1;
   info.planes = 33;
   info.height = 5;
@@ -405,7 +406,7 @@ TEST_F(ReplayFile, FutureVersionIsUnsupported) {
   const ChunkInfo info = microInfo();
   writeReplayChunk(path("v.rpl"), info, makeSamples(info, 2, 10));
   std::string bytes = readBytes(path("v.rpl"));
-  bytes[8] = 2;
+  bytes[8] = 3;
   writeBytes(path("v.rpl"), bytes);
   ReplayError::Kind kind{};
   EXPECT_TRUE(refused(path("v.rpl"), info, &kind));
@@ -413,14 +414,39 @@ TEST_F(ReplayFile, FutureVersionIsUnsupported) {
   try {
     readReplayChunk(path("v.rpl"), info);
   } catch (const ReplayError& e) {
-    EXPECT_NE(std::string(e.what()).find("version 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("version 3"), std::string::npos) << e.what();
   }
+}
+
+// Version 1 chunks (written before rules fingerprints) are still read, as "rules not recorded",
+// which no expected fingerprint refuses. The file is made by hand from a version 2 chunk: the
+// fingerprint's 8 bytes cut out of the header, version, header size and checksum rewritten.
+TEST_F(ReplayFile, VersionOneChunkWithoutFingerprintIsStillRead) {
+  const ChunkInfo info = microInfo();
+  const std::vector<Sample> samples = makeSamples(info, 4, 12);
+  writeReplayChunk(path("v2.rpl"), info, samples);
+  const std::string v2 = readBytes(path("v2.rpl"));
+  const size_t name = 78 + info.variant.size();  // the fingerprint follows the variant name
+  std::string v1 = v2.substr(0, name) + v2.substr(name + 16);  // no fingerprint, no checksum
+  v1[8] = 1;
+  const uint32_t headerSize = uint32_t(name + 8);
+  std::memcpy(&v1[12], &headerSize, 4);
+  const uint64_t checksum = XXH64(v1.data(), name, 0);
+  v1.insert(name, reinterpret_cast<const char*>(&checksum), 8);
+  writeBytes(path("v1.rpl"), v1);
+  const ChunkHeader h = readReplayChunkHeader(path("v1.rpl"));
+  EXPECT_EQ(h.info.rules, 0u);
+  EXPECT_EQ(h.info.variant, "micro");
+  const std::vector<Sample> back = readReplayChunk(path("v1.rpl"), info);
+  ASSERT_EQ(back.size(), samples.size());
+  EXPECT_EQ(back[3].rootValue, samples[3].rootValue);
 }
 
 TEST_F(ReplayFile, OtherVariantEncoderOrShapeIsAMismatch) {
   const ChunkInfo info = microInfo();
   std::vector<std::pair<std::string, std::function<void(ChunkInfo&)>>> changes = {
       {"tori", [](ChunkInfo& i) { i.variant = "tori"; }},
+      {"other rules", [](ChunkInfo& i) { i.rules = 0xfedcba9876543210ULL; }},
       {"encoder version 2", [](ChunkInfo& i) { i.encoderVersion = 2; }},
       {"34x5x4", [](ChunkInfo& i) { i.planes = 34; }},
       {"33x5x5", [](ChunkInfo& i) { i.width = 5; }},

@@ -222,6 +222,23 @@ TEST(WebApi, AnalysisReportsWinRateTopMovesAndHeatMap) {
   }
 }
 
+// Issue 16 (9): the server cannot see a client that gave up, so no search may hold the engine
+// longer than maxSearchSeconds: a 100,000-playout analysis (rollouts: seconds of work) stops at
+// the limit with what it has, and the next request is served at once.
+TEST(WebApi, NoSearchHoldsTheEngineLongerThanTheLimit) {
+  play::WebApiOptions options;
+  options.maxSearchSeconds = 0.3;
+  auto api = makeApi(options);
+  const std::string id = post(api, "/api/new", {{"variant", "shogi"}}).at("game");
+  const auto start = std::chrono::steady_clock::now();
+  const json a = get(api, "/api/analysis", {{"game", id}, {"playouts", "100000"}});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(a.at("playouts").get<int>(), 100000) << "the search was not cut at the time limit";
+  EXPECT_GT(a.at("playouts").get<int>(), 0);
+  EXPECT_LT(seconds, 3.0) << "a 0.3 s limit held the engine for " << seconds << " s";
+  EXPECT_EQ(get(api, "/api/analysis", {{"game", id}, {"playouts", "20"}}).at("playouts"), 20);
+}
+
 TEST(WebApi, GameOverIsReportedAndFurtherMovesRefused) {
   auto api = makeApi();
   // Sente drops the gold on 4b, guarded by the gold on 3c: mate.

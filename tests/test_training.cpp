@@ -22,6 +22,7 @@
 #include "nn/model_file.h"
 #include "support/random_positions.h"
 #include "support/scratch_files.h"
+#include "support/variants.h"
 #include "training/checkpoint.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
@@ -226,7 +227,7 @@ class Checkpoints : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   void expectRefused(const std::string& p, training::Trainer& t, const std::string& what,
-                     const std::string& variant = "micro", int encoder = nn::Encoder::kVersion) {
+                     const game::Variant* variant = microRules(), int encoder = nn::Encoder::kVersion) {
     try {
       training::loadCheckpoint(p, t, variant, encoder);
       ADD_FAILURE() << what << ": loadCheckpoint accepted " << p;
@@ -256,7 +257,7 @@ TEST_F(Checkpoints, RoundTripRestoresWeightsStepAndMomentum) {
 
   auto b = makeTrainer(s, 2, o);  // another initialisation
   ASSERT_GT(maxDifference(a->net(), b->net()), 1e-3);
-  const nn::ModelInfo info = training::loadCheckpoint(path_, *b, "micro", nn::Encoder::kVersion);
+  const nn::ModelInfo info = training::loadCheckpoint(path_, *b, microRules(), nn::Encoder::kVersion);
   EXPECT_EQ(info.step, 3);
   EXPECT_EQ(info.variant, "micro");
   EXPECT_EQ(b->steps(), 3);
@@ -279,7 +280,7 @@ TEST_F(Checkpoints, RoundTripRestoresWeightsStepAndMomentum) {
   nn::moduleFromBytes(*c->net(), weightsAtSave);
   c->setSteps(3);
   auto d = makeTrainer(s, 4, o);
-  training::loadCheckpoint(path_, *d, "micro", nn::Encoder::kVersion);
+  training::loadCheckpoint(path_, *d, microRules(), nn::Encoder::kVersion);
   ASSERT_EQ(maxDifference(c->net(), d->net()), 0.0);
   step(*c, b2);
   step(*d, b2);
@@ -319,7 +320,7 @@ TEST_F(Checkpoints, DamagedFilesAreRefusedByName) {
   // A failed load leaves the trainer's step alone.
   EXPECT_EQ(t->steps(), 0);
   // The good file still loads.
-  EXPECT_NO_THROW(training::loadCheckpoint(path_, *t, "micro", nn::Encoder::kVersion));
+  EXPECT_NO_THROW(training::loadCheckpoint(path_, *t, microRules(), nn::Encoder::kVersion));
   EXPECT_EQ(t->steps(), 1);
 }
 
@@ -343,13 +344,13 @@ TEST_F(Checkpoints, AnotherNetworkShapeVariantOrEncoderIsRefused) {
     ms.width = enc.width();
     ms.policySize = enc.policySize();
     auto t = makeTrainer(ms, 2);
-    expectRefused(path_, *t, "micro checkpoint into a minishogi network", "minishogi");
-    expectRefused(path_, *t, "micro checkpoint into a minishogi network, variant unchecked", "");
+    expectRefused(path_, *t, "micro checkpoint into a minishogi network", loadedVariant("minishogi"));
+    expectRefused(path_, *t, "micro checkpoint into a minishogi network, variant unchecked", nullptr);
   }
   auto same = makeTrainer(s, 3);
-  expectRefused(path_, *same, "expected another variant", "minishogi");
-  expectRefused(path_, *same, "expected another encoder version", "micro", nn::Encoder::kVersion + 1);
-  EXPECT_NO_THROW(training::loadCheckpoint(path_, *same, "micro", nn::Encoder::kVersion));
+  expectRefused(path_, *same, "expected another variant", loadedVariant("minishogi"));
+  expectRefused(path_, *same, "expected another encoder version", microRules(), nn::Encoder::kVersion + 1);
+  EXPECT_NO_THROW(training::loadCheckpoint(path_, *same, microRules(), nn::Encoder::kVersion));
 }
 
 // ---------------------------------------------------------------------------------------------

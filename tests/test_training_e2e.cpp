@@ -26,6 +26,7 @@
 
 #include "common/run_lock.h"
 #include "game/position.h"
+#include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
@@ -37,6 +38,7 @@
 #include "training/trainer.h"
 
 #include "support/scratch_files.h"
+#include "support/variants.h"
 
 using namespace poppy;
 namespace fs = std::filesystem;
@@ -214,7 +216,7 @@ struct MicroTrainer {
   // The step stored in a run's candidate.ckpt (loads it fully: checksums, shape, optimizer).
   int64_t checkpointStep(const fs::path& ckpt) const {
     training::Trainer t(nn::PolicyValueNet(shape()), training::OptimizerConfig{}, torch::kCPU);
-    training::loadCheckpoint(ckpt.string(), t, "micro", nn::Encoder::kVersion);
+    training::loadCheckpoint(ckpt.string(), t, microRules(), nn::Encoder::kVersion);
     return t.steps();
   }
 };
@@ -316,7 +318,7 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
   std::snprintf(bestName, sizeof bestName, "gen-%04d", promotions);
   EXPECT_EQ(slurp(dir / "best"), std::string(bestName) + "\n");
   nn::ModelInfo bestInfo;
-  EXPECT_NO_THROW(nn::loadModel((dir / "models" / (std::string(bestName) + ".model")).string(), &bestInfo, "micro",
+  EXPECT_NO_THROW(nn::loadModel((dir / "models" / (std::string(bestName) + ".model")).string(), &bestInfo, microRules(),
                                 nn::Encoder::kVersion));
   EXPECT_EQ(bestInfo.id, bestName);
 
@@ -579,6 +581,43 @@ TEST(TrainE2E, RefusedResumeKeepsTheRunsOwnConfig) {
   EXPECT_NE(r.err.find("shape"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir / "config.yaml"), slurp(config)) << "the refused config replaced the run's config.yaml";
   expectUntouched(before, snapshot(dir), "refused resume with a 16-channel config");
+  fs::remove_all(root);
+}
+
+// Issue 16 (8): a run records its variant's rules fingerprint in state.json, its models and its
+// chunks; resuming it with an edited micro.yaml (same name, other rules) is refused, naming both
+// fingerprints, before anything is written.
+TEST(TrainE2E, ResumeWithEditedRulesIsRefused) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", editedConfig = root / "edited.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  std::string yaml = slurp(fs::path(POPPY_SOURCE_DIR) / "configs/variants/micro.yaml");
+  const size_t at = yaml.find("count: 4");
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at, 8, "count: 3");  // repetition draws one occurrence earlier; still named micro
+  const fs::path editedMicro = root / "micro.yaml";
+  spit(editedMicro, yaml);
+  std::string edited = tinyConfig(2);
+  edited.replace(edited.find("variant: micro"), 14, "variant: " + editedMicro.string());
+  spit(editedConfig, edited);
+
+  const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  const std::string rules = game::fingerprintHex(microRules()->fingerprint);
+  EXPECT_EQ(readJson(dir / "state.json").at("rules"), rules);
+  EXPECT_EQ(nn::readModelInfo((dir / "models" / "gen-0000.model").string()).rules, microRules()->fingerprint);
+  const auto chunks = chunkFiles(dir);
+  ASSERT_FALSE(chunks.empty());
+  EXPECT_EQ(selfplay::readReplayChunkHeader(chunks.front().string()).info.rules, microRules()->fingerprint);
+
+  const auto before = snapshot(dir);
+  const CmdResult r = poppy({"train", "--config", editedConfig.string(), "--run-dir", dir.string()}, root);
+  EXPECT_EQ(r.code, 2) << r.describe();
+  EXPECT_NE(r.err.find(rules), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(game::fingerprintHex(game::loadVariantFile(editedMicro.string())->fingerprint)), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(editedMicro.string()), std::string::npos) << r.err;
+  expectUntouched(before, snapshot(dir), "refused resume with edited rules");
   fs::remove_all(root);
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <sstream>
@@ -358,6 +359,30 @@ class FavouriteMoveEvaluator : public mcts::Evaluator {
   int policySize_, favourite_;
 };
 
+// Issue 16 (10): a network's first evaluations are slow (LibTorch's set-up), and the first `go`
+// used to pay for them from its clock. Loading a model at `isready` now also evaluates it, so the
+// first `go` finds it warm.
+TEST(Usi, ANewModelIsEvaluatedAtIsReadyBeforeTheFirstGo) {
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  struct Counting : mcts::UniformEvaluator {
+    Counting(int policySize, std::shared_ptr<std::atomic<int>> n) : UniformEvaluator(policySize), n_(std::move(n)) {}
+    void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+      ++*n_;
+      UniformEvaluator::evaluate(planes, batch, logits, wdl);
+    }
+    std::shared_ptr<std::atomic<int>> n_;
+  };
+  auto factory = [calls](const std::string&, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
+    return std::make_unique<Counting>(nn::Encoder(game::loadVariant(v.name)).policySize(), calls);
+  };
+  Session s({}, factory);
+  s.send("usi");
+  EXPECT_EQ(calls->load(), 0);
+  const auto out = s.send("setoption name ModelFile value any.model\nisready");
+  EXPECT_TRUE(contains(out, "readyok")) << joined(out);
+  EXPECT_GT(calls->load(), 0) << "the model was not evaluated before readyok";
+}
+
 TEST(Usi, ModelsComeFromTheFactoryAndFailuresFallBackToRollouts) {
   const auto v = game::loadVariant("micro");
   game::Position start(v);
@@ -365,8 +390,8 @@ TEST(Usi, ModelsComeFromTheFactoryAndFailuresFallBackToRollouts) {
   start.generateLegal(legal);
   const game::Move favourite = legal[legal.size() - 1];
   std::vector<std::string> asked;
-  auto factory = [&](const std::string& path, const std::string& variant) -> std::unique_ptr<mcts::Evaluator> {
-    asked.push_back(path + "@" + variant);
+  auto factory = [&](const std::string& path, const game::Variant& variant) -> std::unique_ptr<mcts::Evaluator> {
+    asked.push_back(path + "@" + variant.name);
     if (path != "good.model") throw std::runtime_error("cannot open '" + path + "'");
     nn::Encoder enc(v);
     return std::make_unique<FavouriteMoveEvaluator>(enc.policySize(), enc.moveIndex(start, favourite));

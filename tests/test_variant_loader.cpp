@@ -219,6 +219,38 @@ TEST_F(LoaderFiles, FlipOnRoyalPiece) {
               {"pieces[0].flip"});
 }
 
+// Issue 16 (8): a variant with no royal piece has no way to end by checkmate; it used to load.
+TEST_F(LoaderFiles, NoRoyalPieceIsRefused) {
+  expectError("no_royal",
+              edit("{letter: K, name: king, moves: K, royal: true}", "{letter: K, name: king, moves: K}"),
+              {"pieces", "royal"});
+}
+
+// The rules fingerprint changes with every rule and with nothing else.
+TEST_F(LoaderFiles, FingerprintFollowsTheRulesNotTheNames) {
+  const uint64_t good = loadVariantFile(write("good.yaml", kGoodYaml))->fingerprint;
+  EXPECT_NE(good, 0u);
+  EXPECT_EQ(loadVariantFile(write("again.yaml", kGoodYaml))->fingerprint, good) << "same rules, same fingerprint";
+  const std::vector<std::pair<std::string, std::string>> sameRules = {
+      {"name: testvar", "name: othername"},
+      {"description: loader test variant", "description: something else"},
+      {"name: bishop, moves: B,", "name: angle-mover, moves: B,"},
+  };
+  for (const auto& [from, to] : sameRules)
+    EXPECT_EQ(loadVariantFile(write("same.yaml", edit(from, to)))->fingerprint, good) << from << " -> " << to;
+  const std::vector<std::pair<std::string, std::string>> otherRules = {
+      {"moves: fW, flip", "moves: fWbW, flip"},                   // a piece's moves
+      {"start: kbgs/p3/4/3P/SGBK b - 1", "start: kbgs/p3/4/P3/SGBK b - 1"},  // the start position
+      {"kind: on_capture", "kind: every_move"},                  // promotion
+      {"either_face: true", "either_face: false"},               // drops
+      {"drop_on_dead_square: allow", "drop_on_dead_square: forbid"},
+      {"count: 4", "count: 3"},                                  // repetition
+      {"perpetual_check: loses", "perpetual_check: allowed"},
+  };
+  for (const auto& [from, to] : otherRules)
+    EXPECT_NE(loadVariantFile(write("other.yaml", edit(from, to)))->fingerprint, good) << from << " -> " << to;
+}
+
 TEST_F(LoaderFiles, UnknownPieceInDropRules) {
   expectError("max_per_file_unknown", edit("  either_face: true\n", "  either_face: true\n  max_per_file: {X: 1}\n"),
               {"drops.max_per_file.X"});

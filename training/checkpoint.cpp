@@ -46,7 +46,7 @@ void saveCheckpoint(const std::string& path, Trainer& trainer, const nn::ModelIn
   common::writeFileAtomically(path, std::string(kMagic) + "\n" + h.dump() + "\n" + model + optimizer);
 }
 
-nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const std::string& expectedVariant,
+nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const game::Variant* expectedVariant,
                              int expectedEncoder) {
   auto fail = [&](const std::string& what) -> nn::ModelInfo { throw CheckpointError("checkpoint " + path + ": " + what); };
   std::string all;
@@ -80,8 +80,11 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const st
   const std::string optimizer = all.substr(line2 + 1 + modelBytes);
   const uint32_t expected = legacy ? crcOf(std::string(), model, optimizer) : crcOf(header, model, optimizer);
   if (expected != crc) return fail("checksum mismatch: the file is corrupt");
-  if (!expectedVariant.empty() && info.variant != expectedVariant) return fail("made for " + info.variant + ", not " + expectedVariant);
-  if (expectedEncoder && info.encoderVersion != expectedEncoder) return fail("encoder version differs from this build");
+  try {
+    nn::checkModelFits(info, path, expectedVariant, expectedEncoder);
+  } catch (const nn::ModelError& e) {
+    throw CheckpointError(std::string("checkpoint: ") + e.what());
+  }
   const nn::NetworkShape& s = trainer.net()->shape();
   if (s.blocks != info.shape.blocks || s.channels != info.shape.channels || s.valueHidden != info.shape.valueHidden ||
       s.planes != info.shape.planes || s.policySize != info.shape.policySize)

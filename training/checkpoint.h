@@ -19,7 +19,7 @@ void saveCheckpoint(const std::string& path, Trainer& trainer, const nn::ModelIn
 
 // Restores weights, optimizer state and step into `trainer` (built with the same shape).
 // Throws CheckpointError naming the file when it is missing, corrupt or for another model.
-nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const std::string& expectedVariant,
+nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const game::Variant* expectedVariant,
                              int expectedEncoder);
 
 }  // namespace poppy::training

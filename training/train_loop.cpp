@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "common/generation_name.h"
 #include "common/run_lock.h"
+#include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
@@ -56,12 +57,17 @@ struct RunState {
   double bestElo = 0;
   double secondsTrained = 0;       // wall time spent in this run, over all restarts
   bool trainedThisIteration = false;
+  std::string variant;             // what the run trains: the variant's name and rules fingerprint
+  uint64_t rules = 0;              // (both absent in runs started before fingerprints)
 
   nlohmann::json toJson() const {
-    return {{"format", 1},           {"iteration", iteration},       {"phase", phase},
-            {"games_at_iteration_start", gamesAtIterationStart}, {"total_games", totalGames},
-            {"total_samples", totalSamples}, {"generation", generation}, {"best_elo", bestElo},
-            {"seconds", secondsTrained}, {"trained_this_iteration", trainedThisIteration}};
+    nlohmann::json j = {{"format", 1},           {"iteration", iteration},       {"phase", phase},
+                        {"games_at_iteration_start", gamesAtIterationStart}, {"total_games", totalGames},
+                        {"total_samples", totalSamples}, {"generation", generation}, {"best_elo", bestElo},
+                        {"seconds", secondsTrained}, {"trained_this_iteration", trainedThisIteration}};
+    if (!variant.empty()) j["variant"] = variant;
+    if (rules) j["rules"] = game::fingerprintHex(rules);
+    return j;
   }
   static RunState fromJson(const nlohmann::json& j) {
     RunState s;
@@ -74,6 +80,9 @@ struct RunState {
     s.bestElo = j.at("best_elo").get<double>();
     s.secondsTrained = j.at("seconds").get<double>();
     s.trainedThisIteration = j.at("trained_this_iteration").get<bool>();
+    if (j.contains("variant")) s.variant = j.at("variant").get<std::string>();
+    if (j.contains("rules") && !game::parseFingerprintHex(j.at("rules").get<std::string>(), s.rules))
+      throw std::runtime_error("\"rules\" is not 16 hex digits");
     return s;
   }
 };
@@ -141,6 +150,7 @@ class Run {
   nn::ModelInfo infoFor(const std::string& id) const {
     nn::ModelInfo info;
     info.variant = variant_->name;
+    info.rules = variant_->fingerprint;
     info.encoderVersion = nn::Encoder::kVersion;
     info.shape = shape();
     info.step = trainer_ ? trainer_->steps() : 0;
@@ -168,8 +178,9 @@ class Run {
         throw std::runtime_error(path("state.json") + ": unreadable run state (" + e.what() +
                                  "); the run directory is damaged");
       }
+      refuseOtherRules();
       try {
-        loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_->name, nn::Encoder::kVersion);
+        loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_.get(), nn::Encoder::kVersion);
         savedSteps_ = trainer_->steps();
         if (options_.restartCandidate) say(path("candidate.ckpt") + " loads: kept (--restart-candidate not needed)");
       } catch (const CheckpointError& e) {
@@ -184,6 +195,8 @@ class Run {
       say("resuming " + dir_.string() + " at iteration " + std::to_string(state_.iteration) + " (" + state_.phase +
           "), " + std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " steps");
     } else {
+      state_.variant = variant_->name;
+      state_.rules = variant_->fingerprint;
       nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(0)));
       common::writeFileAtomically(path("best"), generationName(0) + "\n");
       saveCandidate();
@@ -194,6 +207,23 @@ class Run {
     selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
     nextChunk_ = selfplay::nextChunkSequence(path("replay"));
     window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), info, size_t(config_.window));
+  }
+
+  // A run trains one variant: resuming it with another variant file (another name, or the same
+  // name with edited rules) would mix games of two games in one replay window and one network.
+  void refuseOtherRules() {
+    const std::string have = state_.variant.empty() ? std::string("?") : state_.variant;
+    if (!state_.variant.empty() && state_.variant != variant_->name)
+      throw std::runtime_error("run directory " + dir_.string() + " trains " + have + ", but the configuration's variant is " +
+                               variant_->name + " (" + variant_->sourcePath + "); use another --run-dir");
+    if (state_.rules && variant_->fingerprint && state_.rules != variant_->fingerprint)
+      throw std::runtime_error("run directory " + dir_.string() + " trains " + have + " with rules fingerprint " +
+                               game::fingerprintHex(state_.rules) + ", but " + variant_->sourcePath + " gives " +
+                               variant_->name + " rules fingerprint " + game::fingerprintHex(variant_->fingerprint) +
+                               ": the variant file was edited; restore it or use another --run-dir");
+    // Runs started before fingerprints record them from now on (the checkpoint check has vouched for the name).
+    state_.variant = variant_->name;
+    state_.rules = variant_->fingerprint;
   }
 
   // After a kill, games.jsonl is the truth: a game counts once its record is written. A chunk
@@ -242,7 +272,7 @@ class Run {
   // momentum); the checkpoint that did not load is kept aside, never deleted.
   void restartCandidateFromBest(const std::string& why) {
     nn::ModelInfo info;
-    nn::PolicyValueNet best = nn::loadModel(bestModelPath(), &info, variant_->name, nn::Encoder::kVersion);
+    nn::PolicyValueNet best = nn::loadModel(bestModelPath(), &info, variant_.get(), nn::Encoder::kVersion);
     nn::moduleFromBytes(*trainer_->net(), nn::moduleToBytes(*best));
     trainer_->net()->to(device_);
     trainer_->setSteps(info.step);
@@ -302,7 +332,7 @@ class Run {
 
   std::unique_ptr<nn::TorchEvaluator> loadEvaluator(const std::string& modelPath) {
     return std::make_unique<nn::TorchEvaluator>(
-        nn::loadModel(modelPath, nullptr, variant_->name, nn::Encoder::kVersion), device_);
+        nn::loadModel(modelPath, nullptr, variant_.get(), nn::Encoder::kVersion), device_);
   }
   // The candidate as a separate network, so evaluation never disturbs the trainer's module.
   std::unique_ptr<nn::TorchEvaluator> candidateEvaluator() {

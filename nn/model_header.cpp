@@ -1,0 +1,130 @@
+#include "nn/model_header.h"
+
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "game/rules_fingerprint.h"
+
+namespace poppy::nn {
+namespace {
+
+constexpr const char* kMagic = "POPPYNET";
+// Version 2: the CRC covers the header too. Version 1 files (CRC of the weights only) still load.
+constexpr int kFormatVersion = 2;
+
+uint32_t crc32Of(const std::string& bytes) {
+  return uint32_t(::crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), uInt(bytes.size())));
+}
+
+// The checksum covers the header (without its crc32 field) and the weights, so an edited
+// architecture field is caught like a flipped weight byte.
+uint32_t crcOf(nlohmann::json header, const std::string& payload) {
+  header.erase("crc32");
+  return crc32Of(header.dump() + payload);
+}
+
+}  // namespace
+
+void modelInfoToJson(const ModelInfo& info, nlohmann::json& h) {
+  h["variant"] = info.variant;
+  if (info.rules) h["rules"] = game::fingerprintHex(info.rules);
+  h["encoder_version"] = info.encoderVersion;
+  h["planes"] = info.shape.planes;
+  h["height"] = info.shape.height;
+  h["width"] = info.shape.width;
+  h["policy_size"] = info.shape.policySize;
+  h["blocks"] = info.shape.blocks;
+  h["channels"] = info.shape.channels;
+  h["value_hidden"] = info.shape.valueHidden;
+  h["step"] = info.step;
+  h["id"] = info.id;
+}
+
+ModelInfo modelInfoFromJson(const nlohmann::json& h) {
+  ModelInfo i;
+  i.variant = h.at("variant").get<std::string>();
+  // Files written before fingerprints have no "rules": they are checked by name only.
+  if (h.contains("rules") && !game::parseFingerprintHex(h.at("rules").get<std::string>(), i.rules))
+    throw nlohmann::json::other_error::create(501, "\"rules\" is not 16 hex digits", &h);
+  i.encoderVersion = h.at("encoder_version").get<int>();
+  i.shape.planes = h.at("planes").get<int>();
+  i.shape.height = h.at("height").get<int>();
+  i.shape.width = h.at("width").get<int>();
+  i.shape.policySize = h.at("policy_size").get<int>();
+  i.shape.blocks = h.at("blocks").get<int>();
+  i.shape.channels = h.at("channels").get<int>();
+  i.shape.valueHidden = h.at("value_hidden").get<int>();
+  i.step = h.at("step").get<int64_t>();
+  i.id = h.at("id").get<std::string>();
+  return i;
+}
+
+ModelFileContents readModelFile(const std::string& path, bool withPayload) {
+  std::string all;
+  try {
+    all = common::readWholeFile(path);
+  } catch (const common::FileError& e) {
+    throw ModelError(std::string("model ") + e.what());
+  }
+  auto fail = [&](const std::string& what) { throw ModelError("model " + path + ": " + what); };
+  const size_t line1 = all.find('\n');
+  if (line1 == std::string::npos || all.compare(0, 8, kMagic) != 0) fail("not a Poppy model file");
+  const std::string magicLine = all.substr(0, line1);
+  const bool legacy = magicLine == std::string(kMagic) + " 1";
+  if (!legacy && magicLine != std::string(kMagic) + " " + std::to_string(kFormatVersion))
+    fail("unsupported model format '" + magicLine.substr(0, 40) + "' (this build reads versions 1 and " +
+         std::to_string(kFormatVersion) + ")");
+  const size_t line2 = all.find('\n', line1 + 1);
+  if (line2 == std::string::npos) fail("truncated header");
+  ModelFileContents out;
+  size_t payloadBytes = 0;
+  uint32_t crc = 0;
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
+    out.info = modelInfoFromJson(header);
+    payloadBytes = header.at("payload_bytes").get<size_t>();
+    crc = header.at("crc32").get<uint32_t>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("bad header: ") + e.what());
+  }
+  const ModelInfo& i = out.info;
+  if (i.shape.planes < 1 || i.shape.height < 1 || i.shape.width < 1 || i.shape.policySize < 1 || i.shape.blocks < 0 ||
+      i.shape.blocks > 256 || i.shape.channels < 1 || i.shape.channels > 4096 || i.shape.valueHidden < 1)
+    fail("implausible architecture in the header");
+  if (!withPayload) return out;
+  if (all.size() - (line2 + 1) != payloadBytes)
+    fail("truncated or padded: header promises " + std::to_string(payloadBytes) + " bytes of weights, file has " +
+         std::to_string(all.size() - (line2 + 1)));
+  out.payload = all.substr(line2 + 1);
+  if ((legacy ? crc32Of(out.payload) : crcOf(header, out.payload)) != crc) fail("checksum mismatch: the file is corrupt");
+  return out;
+}
+
+std::string modelFileBytes(const ModelInfo& info, const std::string& payload) {
+  nlohmann::json h;
+  modelInfoToJson(info, h);
+  h["payload_bytes"] = payload.size();
+  h["crc32"] = crcOf(h, payload);
+  return std::string(kMagic) + " " + std::to_string(kFormatVersion) + "\n" + h.dump() + "\n" + payload;
+}
+
+ModelInfo readModelInfo(const std::string& path) { return readModelFile(path, false).info; }
+
+void checkModelFits(const ModelInfo& info, const std::string& path, const game::Variant* expected,
+                    int expectedEncoder) {
+  if (expected && info.variant != expected->name)
+    throw ModelError("model " + path + " was trained for " + info.variant + ", not " + expected->name);
+  if (expected && info.rules && expected->fingerprint && info.rules != expected->fingerprint)
+    throw ModelError("model " + path + " was trained for " + info.variant + " with other rules (fingerprint " +
+                     game::fingerprintHex(info.rules) + "); this " + expected->name + " (" + expected->sourcePath +
+                     ") has fingerprint " + game::fingerprintHex(expected->fingerprint) +
+                     ": was its variant file edited?");
+  if (expectedEncoder && info.encoderVersion != expectedEncoder)
+    throw ModelError("model " + path + " uses encoder version " + std::to_string(info.encoderVersion) +
+                     "; this build has version " + std::to_string(expectedEncoder));
+}
+
+}  // namespace poppy::nn
