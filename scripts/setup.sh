@@ -20,11 +20,15 @@ PACKAGES=(
   nlohmann-json3-dev  # game records, run state, metrics, opening books
   libcpp-httplib-dev  # the local web server of `poppy serve`
   chromium          # headless browser for the end-to-end test of the web page
+  nodejs npm        # runs lishogi's shogiops, the second perft reference (tests/reference/shogiops)
 )
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+  # NodeSource's nodejs package carries npm itself and conflicts with Debian's npm.
+  [ "$p" = npm ] && command -v npm > /dev/null && continue
+  missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
@@ -33,6 +37,12 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# shogiops, pinned by tests/reference/shogiops/package-lock.json, for tests/test_shogiops_perft.cpp.
+if [ ! -d tests/reference/shogiops/node_modules ]; then
+  echo "setup: installing shogiops (npm) in tests/reference/shogiops"
+  (cd tests/reference/shogiops && npm ci --no-audit --no-fund)
 fi
 
 BUILD="${POPPY_BUILD:-build}"

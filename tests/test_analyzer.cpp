@@ -88,25 +88,42 @@ TEST(Analyzer, NetworkSearchFollowsThePrior) {
   EXPECT_NEAR(a.wdl[0] + a.wdl[1] + a.wdl[2], 1.0f, 1e-4);
 }
 
+// The search answers soon after the stop flag is raised or its time is up. The slack is generous
+// (the test machine may be busy; one search step takes milliseconds) but real: a search that
+// looked at its limits only every half second would fail.
 TEST(Analyzer, StopsOnTheFlagAndOnTime) {
+  using Clock = std::chrono::steady_clock;
+  const auto secondsBetween = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  constexpr double kSlack = 0.3;
   auto v = micro();
   game::Position pos(v);
   play::Analyzer analyzer(v, nullptr, mcts::SearchParams{});
   std::atomic<bool> stop{false};
+  Clock::time_point raised;
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    raised = Clock::now();
     stop = true;
   });
   play::SearchLimits infinite;
   infinite.infinite = true;
   const play::Analysis a = analyzer.analyze(pos, infinite, &stop);
+  const Clock::time_point returned = Clock::now();
   stopper.join();
   EXPECT_GT(a.playouts, 0);
+  EXPECT_LT(secondsBetween(raised, returned), kSlack) << "seconds from the flag to the answer";
+
   play::SearchLimits timed;
   timed.seconds = 0.05;
+  const Clock::time_point start = Clock::now();
   const play::Analysis b = analyzer.analyze(pos, timed);
+  const double took = secondsBetween(start, Clock::now());
   EXPECT_GT(b.playouts, 0);
-  EXPECT_LT(b.seconds, 5.0);
+  EXPECT_GE(took, timed.seconds) << "the search uses its time (micro's start is not decided early)";
+  EXPECT_LT(took, timed.seconds + kSlack) << "seconds for a 0.05 s search";
+  EXPECT_LE(b.seconds, took);
 }
 
 TEST(Analyzer, GameOverHasNoMoves) {

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -149,6 +151,11 @@ TEST(Match, RolloutBeatsRandomWithAlternatingColoursAndLegalRecords) {
   fs::remove_all(dir);
 }
 
+// Rollout player A searches 0.01 s per move (its simulation count is out of reach), one game at
+// a time, against an instant random mover; its first move in each game comes from its book. So the
+// match takes at least 0.01 s per searched move, and not much more: the slack, 0.03 s a move and
+// 0.2 s in all, is generous for a busy machine (one search step takes milliseconds), but a player
+// that overran its time severalfold would fail.
 TEST(Match, TimedRolloutAndBooksAreUsed) {
   const auto v = game::loadVariant("micro");
   const nn::Encoder encoder(v);
@@ -166,9 +173,20 @@ TEST(Match, TimedRolloutAndBooksAreUsed) {
   selfplay::MatchSettings ms;
   ms.games = 2;
   ms.parallelGames = 2;
+  const auto start = std::chrono::steady_clock::now();
   const auto r = selfplay::playMatch(v, encoder, a, randomPlayer(), ms);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.games(), 2);
   EXPECT_GT(bookCalls, 2);
+  int searched = 0;  // A's moves less its one book move per game
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const int plies = r.records[i].plies;
+    searched += (r.aWasSente[i] ? (plies + 1) / 2 : plies / 2) - 1;
+  }
+  std::printf("timed rollout: %d moves searched in %.2f s\n", searched, took);
+  ASSERT_GT(searched, 4);
+  EXPECT_GE(took, searched * a.moveSeconds) << searched << " moves searched";
+  EXPECT_LT(took, searched * (a.moveSeconds + 0.03) + 0.2) << searched << " moves searched";
   for (size_t i = 0; i < r.records.size(); ++i) {
     game::Position pos(v);
     game::MoveList moves;
@@ -415,7 +433,12 @@ TEST(UsiClient, FairyStockfishOnMinishogiPlaysOnlyLegalMoves) {
 
 // A network player with a time limit and no real node limit (the uniform evaluator stands in
 // for a model) against Fairy-Stockfish thinking in its own thread at the same time: the deadline
-// must end every search, and the games must replay legally.
+// must end every search, and the games must replay legally. Both games are played side by side,
+// one move each per round; a round in which the network is to move in either game lasts its
+// 0.05 s (the solver is off, so that nothing else ends a search early) and Fairy-Stockfish's
+// 0.02 s fits in it. So the match takes at least 0.05 s per such round, and not much more: the
+// slack, 0.15 s a round and 1 s to start the engines, is generous for a busy machine, but a
+// network player ten times over its time fails.
 TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
   ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good());
   const auto v = game::loadVariant("minishogi");
@@ -426,7 +449,8 @@ TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
   net.name = "uniform";
   net.evaluator = &uniform;
   net.search.playouts = 1000000;
-  net.moveSeconds = 0.02;
+  net.search.solver = false;
+  net.moveSeconds = 0.05;
   play::UsiProcessConfig config;
   config.command = pt::FairyStockfish::kPath;
   config.variant = "minishogi";
@@ -435,8 +459,29 @@ TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
   ms.games = 2;
   ms.parallelGames = 2;
   ms.plyCap = 60;
+  const auto start = std::chrono::steady_clock::now();
   const auto r = selfplay::playMatch(v, encoder, net, usiPlayer(config, "fairy"), ms);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.games(), 2);
+  // Both games start together and make one move per round; the network moves at even plies of
+  // the game where it is sente, at odd plies of the other. A forfeit ends a game after its plies.
+  int rounds = 0, networkRounds = 0;
+  for (int ply = 0;; ++ply) {
+    bool anyGame = false, network = false;
+    for (size_t i = 0; i < r.records.size(); ++i) {
+      if (ply >= r.records[i].plies) continue;
+      anyGame = true;
+      network |= (ply % 2 == 0) == bool(r.aWasSente[i]);
+    }
+    if (!anyGame) break;
+    ++rounds;
+    networkRounds += network;
+  }
+  std::printf("timed network vs fairy-stockfish: %d rounds, %d with a network move, in %.2f s\n", rounds,
+              networkRounds, took);
+  EXPECT_GE(took, networkRounds * net.moveSeconds) << networkRounds << " rounds with a network move";
+  EXPECT_LT(took, networkRounds * net.moveSeconds + (rounds + 1) * 0.15 + 1.0)
+      << rounds << " rounds, " << networkRounds << " with a network move";
   for (const auto& rec : r.records) {
     expectRecordReplays(rec, v, ms.plyCap);
     if (!rec.detail.empty()) {

@@ -621,38 +621,39 @@ TEST_P(ParserFuzz, SfenAfterAnyLegalMoveReparses) {
   EXPECT_EQ(fail.count(), 0) << "failures by kind (first ones of each shown above):\n" << fail.summary();
 }
 
-// Minimal reproducers of the limits above.
+// Minimal reproducers of the limits above, at the limits themselves: an SFEN at a limit is
+// accepted, and the position one move later prints an SFEN that reparses.
+
+// game/types.h: the move number kMaxMoveNumber is accepted, and sfen() caps the number so that
+// the position after one more move still reparses.
 TEST(SfenLimits, MoveNumberAtTheLimitSurvivesAMove) {
   const VariantPtr micro = loadVariant("micro");
-  const std::string sfen = "kbgs/p3/4/3P/SGBK b - 10000000";
-  Position pos = [&] {
-    try {
-      return Position::fromSfen(micro, sfen);
-    } catch (const SfenError&) {
-      return Position(micro);  // rejecting the limit itself is fine too
-    }
-  }();
+  const std::string sfen = "kbgs/p3/4/3P/SGBK b - " + std::to_string(kMaxMoveNumber);
+  Position pos(micro);
+  ASSERT_NO_THROW(pos = Position::fromSfen(micro, sfen)) << "the limit itself must be accepted";
+  EXPECT_EQ(pos.sfen(), sfen);
   pos.makeMove(pos.parseUsi("1d1c"));
   const std::string after = pos.sfen();
   EXPECT_NO_THROW(Position::fromSfen(micro, after)) << "sfen() after one move gives " << after;
 }
 
+// docs/RULES.md: at most 63 of one physical piece on the board and in both hands together. Gote
+// holds 62 pawns; the 63rd stands on 1c, and gote's gold on 1b takes it (micro: the capturer
+// flips, so the move is 1b1c+): gote's hand reaches the limit.
 TEST(SfenLimits, HandCountAtTheLimitSurvivesACapture) {
-  // Gote has 63 pawns in hand and captures a 64th with 1b1c (micro: the capturer flips).
   const VariantPtr micro = loadVariant("micro");
-  const std::string sfen = "3k/3p/3P/4/K3 w 63p 1";
-  std::optional<Position> pos;
-  try {
-    pos.emplace(Position::fromSfen(micro, sfen));
-  } catch (const SfenError&) {
-    return;  // refusing a hand that a capture could push past the limit is fine
-  }
-  pos->makeMove(pos->parseUsi("1b1c+"));
-  const std::string after = pos->sfen();
-  EXPECT_EQ(pos->hash(), pos->computeHash());
+  EXPECT_THROW(Position::fromSfen(micro, "3k/3g/3P/4/K3 w 63p 1"), SfenError) << "64 pawns in all";
+  const std::string sfen = "3k/3g/3P/4/K3 w 62p 1";
+  Position pos(micro);
+  ASSERT_NO_THROW(pos = Position::fromSfen(micro, sfen)) << "63 pawns in all is the limit and must be accepted";
+  pos.makeMove(pos.parseUsi("1b1c+"));
+  const int pawn = micro->handKindOf('P');
+  EXPECT_EQ(pos.handCount(1, pawn), kMaxHandCount);
+  const std::string after = pos.sfen();
+  EXPECT_EQ(pos.hash(), pos.computeHash());
   EXPECT_NO_THROW(Position::fromSfen(micro, after)) << "sfen() after the capture gives " << after;
-  pos->unmakeMove();
-  EXPECT_EQ(pos->sfen(), sfen);
+  pos.unmakeMove();
+  EXPECT_EQ(pos.sfen(), sfen);
 }
 
 // Move texts to try on one position.

@@ -498,7 +498,12 @@ function click(el) {
 
 const squareEl = (sq) => document.querySelector(`#board [data-square="${sq}"]`);
 
-// Runs one scenario and publishes what it found (done, or the error) where the browser test
+// ?stop=NAME ends a scenario at that point (each scenario names its points), so that the DOM
+// Chromium dumps shows the page as a person would see it there: the browser test checks the DOM
+// itself rather than what the script says it saw.
+const selftestStop = () => new URLSearchParams(location.search).get('stop');
+
+// Runs one scenario and publishes what it did (done, or the error) where the browser test
 // reads it from the dumped DOM.
 async function runSelftest(scenario) {
   const out = {done: false};
@@ -514,17 +519,21 @@ async function runSelftest(scenario) {
 }
 
 // Plays through the page's own handlers: clicks a pawn (or any piece) and a highlighted target,
-// waits for the engine's reply, then tries a move the rules forbid and records the refusal.
+// waits for the engine's reply, then tries a move the rules forbid, undoes, and plays the first
+// move again by drag and drop. Stop points: targets (the first piece clicked), illegal (the
+// forbidden move refused), drag (the piece picked up).
 async function selftest() {
   await runSelftest(async (out) => {
     await ui.pending;
     const s = ui.state;
+    out.game = s.game;
     const start = boardSnapshot();
     const moves = s.legal_moves.filter((m) => m.from);
     const pawnMove = moves.find((m) => s.board.find((b) => b.square === m.from).piece.name === 'pawn');
     const first = pawnMove || moves[0];
+    out.selected = first.from;
     click(squareEl(first.from));
-    out.targets_shown = [...document.querySelectorAll('#board .target')].map((el) => el.getAttribute('data-square'));
+    if (selftestStop() === 'targets') return;
     click(squareEl(first.to));
     await ui.pending;
     out.game = ui.state.game;
@@ -544,12 +553,11 @@ async function selftest() {
                                        !(t.piece && t.piece.color === st.side_to_move));
       if (bad) { from = b.square; to = bad.square; break; }
     }
-    const before = boardSnapshot();
     click(squareEl(from));
     click(squareEl(to));
     await ui.pending;
-    out.illegal = {move: from + to, message: $('message').textContent, error_shown: $('message').className === 'error',
-                   board_unchanged: boardSnapshot() === before};
+    out.illegal = {move: from + to};
+    if (selftestStop() === 'illegal') return;
 
     // Undo (the button) takes back the reply and the move; then the same move by drag and drop.
     click($('undo'));
@@ -558,7 +566,7 @@ async function selftest() {
     const data = new DataTransfer();
     const piece = squareEl(first.from).querySelector('.piece');
     piece.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
-    out.drag_targets_shown = [...document.querySelectorAll('#board .target')].map((el) => el.getAttribute('data-square'));
+    if (selftestStop() === 'drag') return;
     squareEl(first.to).dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: data}));
     squareEl(first.to).dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: data}));
     piece.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: data}));
@@ -567,25 +575,23 @@ async function selftest() {
   });
 }
 
-// With ?selftest=promotion&sfen=...: clicks the first move that may promote or not, checks the
-// dialog offers both, and picks promotion.
+// With ?selftest=promotion&sfen=...: clicks the first move that may promote or not and picks
+// promotion in the dialog. Stop point: dialog (the dialog open).
 async function selftestPromotion() {
   await runSelftest(async (out) => {
     await ui.pending;
     const s = ui.state;
+    out.game = s.game;
     const promo = s.legal_moves.find((m) => m.from && m.flip &&
         s.legal_moves.some((o) => o.from === m.from && o.to === m.to && !o.flip));
+    out.move = promo.usi;
     click(squareEl(promo.from));
     click(squareEl(promo.to));
     await new Promise((resolve) => setTimeout(resolve, 0));
-    out.dialog_shown = !$('choice').hidden;
-    out.choices = [...document.querySelectorAll('#choice-buttons [data-usi]')].map((b) => b.getAttribute('data-usi'));
+    if (selftestStop() === 'dialog') return;
     click(document.querySelector(`#choice-buttons [data-usi="${promo.usi}"]`));
     await ui.pending;
-    out.game = ui.state.game;
-    out.move = promo.usi;
     out.history = ui.state.history;
-    out.dialog_closed = $('choice').hidden;
   });
 }
 
