@@ -17,7 +17,7 @@ namespace {
 long readNumber(const std::string& text, size_t& i) {
   long value = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    value = std::min(value * 10 + (text[i] - '0'), 100000000L);
+    value = std::min(value * 10 + (text[i] - '0'), long(kMaxMoveNumber) + 1);  // "too big" stays too big
     ++i;
   }
   return value;

@@ -635,6 +635,9 @@ TEST(SfenLimits, MoveNumberAtTheLimitSurvivesAMove) {
   pos.makeMove(pos.parseUsi("1d1c"));
   const std::string after = pos.sfen();
   EXPECT_NO_THROW(Position::fromSfen(micro, after)) << "sfen() after one move gives " << after;
+  // One past the limit is refused (the number reader once saturated at the limit and accepted it).
+  for (const std::string& tooBig : {std::to_string(kMaxMoveNumber + 1), std::string("99999999999999999999")})
+    EXPECT_THROW(Position::fromSfen(micro, "kbgs/p3/4/3P/SGBK b - " + tooBig), SfenError) << tooBig;
 }
 
 // docs/RULES.md: at most 63 of one physical piece on the board and in both hands together. Gote
