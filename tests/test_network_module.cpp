@@ -69,6 +69,7 @@ TEST_F(NetworkModule, CommandsWithoutANetworkNeverLoadIt) {
   CommandResult r = poppy(dir_, "variants", true);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("micro"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rules "), std::string::npos) << "each variant with its rules fingerprint:\n" << r.out;
 
   // Micro shogi perft 2 from the start is 80 (docs/RULES.md's table, from independent engines).
   r = poppy(dir_, "perft --variant micro --depth 2", true);
