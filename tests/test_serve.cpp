@@ -163,6 +163,28 @@ TEST(WebApi, BadRequestsGetClearErrors) {
   error(api.route("POST", "/api/undo", {}, json{{"game", id}}.dump()), 400, "nothing to undo");
 }
 
+// Errors quote the request, whose bytes need not be UTF-8; the reply must still be sendable
+// (nlohmann's dump() throws on invalid UTF-8, and `poppy serve` then answered 500 instead of the
+// 400). Found by fuzz/fuzz_web_api with the body "\xa8(1,2]".
+TEST(WebApi, ErrorsQuotingBytesThatAreNotUtf8CanBeSent) {
+  auto api = makeApi();
+  const std::vector<play::ApiReply> replies = {
+      api.route("POST", "/api/new", {}, "\xa8(1,2]"),
+      api.route("GET", "/api/state", {{"game", "g\xff\xfe"}}, ""),
+      api.route("GET", "/api/te\xc3", {}, ""),
+      api.route("GET", "/api/openings", {{"sfen", "kbgs/p3/4/3P/SGBK \xe2\x82 - 1"}}, ""),
+  };
+  for (const play::ApiReply& r : replies) {
+    EXPECT_GE(r.status, 400);
+    EXPECT_LT(r.status, 500);
+    std::string sent;
+    ASSERT_NO_THROW(sent = r.body.dump()) << r.body.dump(-1, ' ', false, json::error_handler_t::replace);
+    EXPECT_NE(sent.find("\xef\xbf\xbd"), std::string::npos) << sent;  // a bad byte shows as U+FFFD
+  }
+  EXPECT_NE(replies[0].body.dump().find("malformed JSON"), std::string::npos);
+  EXPECT_NE(replies[1].body.dump().find("unknown game \\\"g"), std::string::npos) << replies[1].body.dump();
+}
+
 TEST(WebApi, EachSideMovesOnlyOnItsOwnTurn) {
   // The person plays sente: a move for gote is refused, and the engine will not play sente.
   auto api = makeApi();
