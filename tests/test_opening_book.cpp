@@ -167,6 +167,8 @@ TEST(OpeningBook, LoadErrorsNameTheFile) {
   expectLoadError((dir / "missing.json").string(), "missing.json");
   expectLoadError(write("notjson.json", "{\"format\": \"poppy-book\", "), "not valid JSON");
   expectLoadError(write("other.json", "[1, 2, 3]"), "not a poppy-book file");
+  // A "format" that is not a string was a JSON type error escaping load(), not a BookError.
+  expectLoadError(write("format.json", "{\"format\": 5}"), "not a poppy-book file");
   expectLoadError(write("variant.json", doc("minishogi", entry(key, legal, "1"))), "'minishogi', not 'micro'");
   expectLoadError(write("illegal.json", doc("micro", entry(key, "5a5e", "1"))), "5a5e");
   expectLoadError(write("sfen.json", doc("micro", entry("kbgs/p3/4 b -", legal, "1"))), "kbgs/p3/4 b -");
