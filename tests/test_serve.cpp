@@ -5,7 +5,9 @@
 // against the server's state.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#ifdef POPPY_BINARY  // the client of the real server; built with LibTorch only
 #include <httplib.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -57,8 +59,9 @@ json get(play::WebApi& api, const std::string& path, const std::map<std::string,
   return r.body;
 }
 
-// The board of a state as "square:token:colour" for every occupied square.
-std::map<std::string, std::string> boardOf(const json& state) {
+// The board of a state as "square:token:colour" for every occupied square (the page tests;
+// unused when the poppy command is not built).
+[[maybe_unused]] std::map<std::string, std::string> boardOf(const json& state) {
   std::map<std::string, std::string> out;
   for (const auto& sq : state.at("board"))
     if (!sq.at("piece").is_null())
@@ -309,6 +312,7 @@ TEST(WebApi, OpeningExplorerGoesDownTheTree) {
   EXPECT_FALSE(down.at("children").empty());
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // ---- the real server -----------------------------------------------------------------------
 
 // `poppy serve --port 0 ...` in the background; the port is read from its first stdout line.
@@ -576,6 +580,8 @@ TEST(Serve, OptionalPromotionIsAskedInTheBrowser) {
   server.stop();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace
 }  // namespace poppy
