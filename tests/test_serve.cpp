@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -310,6 +311,53 @@ TEST(WebApi, OpeningExplorerGoesDownTheTree) {
   EXPECT_EQ(down.at("side_to_move"), "gote");
   EXPECT_FALSE(down.at("in_book"));
   EXPECT_FALSE(down.at("children").empty());
+}
+
+// `poppy serve` answers each HTTP request on its own thread: WebApi::route is called
+// concurrently (ThreadSanitizer runs this test: scripts/sanitize.sh). Four clients play their
+// own games, two of them also share one game, and old games are forgotten meanwhile.
+TEST(WebApi, ConcurrentRequestsFromSeveralThreads) {
+  play::WebApiOptions options;
+  options.maxGames = 10;  // 13 games are made: the oldest (the shared one) goes near the end
+  auto api = makeApi(options);
+  const std::string shared = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}}).at("game");
+  std::atomic<int> failures{0};
+  auto client = [&](int k) {
+    for (int round = 0; round < 3; ++round) {
+      const play::ApiReply created =
+          api.route("POST", "/api/new", {}, json{{"variant", k % 2 ? "micro" : "minishogi"}, {"side", "sente"}}.dump());
+      if (created.status != 200) ++failures;
+      const std::string id = created.body.value("game", "");
+      for (int ply = 0; ply < 2; ++ply) {
+        const play::ApiReply s = api.route("GET", "/api/state", {{"game", id}}, "");
+        if (s.status == 404) break;  // forgotten by now: another client's games pushed it out
+        const json& legal = s.body.at("legal_moves");
+        if (legal.empty()) break;
+        const std::string mv = legal[0].at("usi");
+        const int moved = api.route("POST", "/api/move", {}, json{{"game", id}, {"move", mv}}.dump()).status;
+        const int replied = api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 8}}.dump()).status;
+        if ((moved != 200 && moved != 404) || (replied != 200 && replied != 404 && replied != 409)) ++failures;
+      }
+      if (api.route("GET", "/api/analysis", {{"game", id}, {"playouts", "8"}}, "").status / 100 == 5) ++failures;
+      if (api.route("GET", "/api/openings", {{"variant", "micro"}, {"playouts", "8"}}, "").status != 200) ++failures;
+      if (k < 2) {  // two clients take turns on one game: each request sees a whole move or none
+        const json s = api.route("GET", "/api/state", {{"game", shared}}, "").body;
+        if (s.contains("legal_moves") && !s.at("legal_moves").empty()) {
+          api.route("POST", "/api/move", {}, json{{"game", shared}, {"move", s.at("legal_moves")[0].at("usi")}}.dump());
+          api.route("POST", "/api/undo", {}, json{{"game", shared}}.dump());
+        }
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) threads.emplace_back(client, k);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(api.gameCount(), 10u);
+  const play::ApiReply last = api.route("GET", "/api/state", {{"game", shared}}, "");
+  if (last.status == 200) {
+    EXPECT_EQ(replay(last.body), last.body.at("sfen"));  // its history is whole
+  }
 }
 
 #ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
