@@ -20,6 +20,7 @@ PACKAGES=(
   nlohmann-json3-dev  # game records, run state, metrics, opening books
   libcpp-httplib-dev  # the local web server of `poppy serve`
   chromium          # headless browser for the end-to-end test of the web page
+  clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
 )
 
 missing=()
