@@ -114,7 +114,12 @@ OpeningBook OpeningBook::load(const std::string& path, const game::VariantPtr& v
       if (item.contains("win_rate") && item["win_rate"].is_number()) m.winRate = item["win_rate"].get<double>();
       moves.push_back(std::move(m));
     }
-    book.positions_[k] = std::move(moves);
+    // Filed under the book's own key (spacing, hand order and counts as sfen() writes them),
+    // or find() would never see a key written another way.
+    const std::string canonical = key(pos);
+    if (book.positions_.count(canonical))
+      throw bad("position '" + k + "' is the same position as another key ('" + canonical + "')");
+    book.positions_[canonical] = std::move(moves);
   }
   return book;
 }
