@@ -140,8 +140,9 @@ std::vector<MoveVector> parseBetza(const std::string& text) {
         if (!keep) continue;
         MoveVector mv{dx, dy, range};
         // A later, longer range for the same direction wins (e.g. "KbR": bW is covered by bR).
+        // Compared through mv: C++17 lambdas cannot capture structured bindings (clang refuses).
         auto same = std::find_if(result.begin(), result.end(),
-                                 [&](const MoveVector& o) { return o.dx == dx && o.dy == dy; });
+                                 [&](const MoveVector& o) { return o.dx == mv.dx && o.dy == mv.dy; });
         if (same == result.end()) {
           result.push_back(mv);
         } else if (same->range != 0 && (range == 0 || range > same->range)) {

@@ -77,7 +77,8 @@ OpeningBook OpeningBook::load(const std::string& path, const game::VariantPtr& v
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("not valid JSON (") + e.what() + ")");
   }
-  if (!doc.is_object() || doc.value("format", "") != "poppy-book") throw bad("not a poppy-book file");
+  // (value() would throw a JSON type error for a "format" that is not a string.)
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != "poppy-book") throw bad("not a poppy-book file");
   if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<int>() != kVersion)
     throw bad("unsupported version (this Poppy reads version " + std::to_string(kVersion) + ")");
   if (!doc.contains("variant") || !doc["variant"].is_string()) throw bad("no variant");
@@ -113,7 +114,12 @@ OpeningBook OpeningBook::load(const std::string& path, const game::VariantPtr& v
       if (item.contains("win_rate") && item["win_rate"].is_number()) m.winRate = item["win_rate"].get<double>();
       moves.push_back(std::move(m));
     }
-    book.positions_[k] = std::move(moves);
+    // Filed under the book's own key (spacing, hand order and counts as sfen() writes them),
+    // or find() would never see a key written another way.
+    const std::string canonical = key(pos);
+    if (book.positions_.count(canonical))
+      throw bad("position '" + k + "' is the same position as another key ('" + canonical + "')");
+    book.positions_[canonical] = std::move(moves);
   }
   return book;
 }

@@ -36,7 +36,8 @@ class OpeningBook {
   explicit OpeningBook(std::string variant = "") : variant_(std::move(variant)) {}
 
   // Reads and checks a book: format, variant (when expectedVariant is not empty), every key a
-  // legal SFEN of the variant and every move legal there. Throws BookError.
+  // legal SFEN of the variant (written any way sfen() reads; two keys for one position are
+  // refused) and every move legal there. Throws BookError.
   static OpeningBook load(const std::string& path, const game::VariantPtr& variant);
   void save(const std::string& path) const;  // atomic
 

@@ -102,7 +102,6 @@ class UsiEngine {
   // What prepare() last applied, to reload only what changed.
   std::unique_ptr<Setup> setup_;
   std::string loadedVariant_, loadedModel_, loadedBook_;
-  bool bookFailed_ = false;
 
   std::optional<game::Position> position_;  // nullopt: `go` before any `position` uses startpos
   std::mt19937 bookRng_{20240601};

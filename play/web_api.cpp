@@ -75,6 +75,12 @@ int intParam(const std::map<std::string, std::string>& query, const char* key, i
   throw ApiError(400, std::string("query parameter ") + key + "=\"" + it->second + "\" is not a whole number");
 }
 
+// Error messages quote the request, whose bytes need not be UTF-8, and a JSON string with bytes
+// that are not UTF-8 cannot be dumped (nlohmann throws): each such byte becomes U+FFFD.
+std::string validUtf8(const std::string& text) {
+  return json::parse(json(text).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
+}
+
 std::string param(const std::map<std::string, std::string>& query, const char* key, bool required) {
   const auto it = query.find(key);
   if (it == query.end() || it->second.empty()) {
@@ -471,11 +477,11 @@ ApiReply WebApi::route(const std::string& method, const std::string& path,
     }
   } catch (const ApiError& e) {
     reply.status = e.status();
-    reply.body = {{"error", e.what()}};
+    reply.body = {{"error", validUtf8(e.what())}};
   } catch (const std::exception& e) {
     // Anything else is still the request's fault as far as the page can tell; the server lives on.
     reply.status = 400;
-    reply.body = {{"error", e.what()}};
+    reply.body = {{"error", validUtf8(e.what())}};
   }
   return reply;
 }

@@ -21,6 +21,7 @@ PACKAGES=(
   libcpp-httplib-dev  # the local web server of `poppy serve`
   chromium          # headless browser for the end-to-end test of the web page
   nodejs npm        # runs lishogi's shogiops, the second perft reference (tests/reference/shogiops)
+  clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
 )
 
 missing=()

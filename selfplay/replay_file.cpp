@@ -158,6 +158,28 @@ void checkExpected(const std::string& path, const ChunkInfo& got, const ChunkInf
   }
 }
 
+// --- samples ---------------------------------------------------------------------------------
+
+// What is wrong with a sample for `info`, or "" when nothing is. The writer refuses such a sample
+// and the reader calls a chunk holding one malformed: one list of rules, so that the reader
+// never hands the trainer a sample the writer would have refused (say, a policy summing to 0.8).
+std::string sampleProblem(const ChunkInfo& info, const Sample& s) {
+  const size_t inputSize = size_t(info.inputSize());
+  if (s.planes.size() != inputSize) {
+    return std::to_string(s.planes.size()) + " plane bytes, expected " + std::to_string(inputSize);
+  }
+  if (s.result < -1 || s.result > 1) return "result not -1, 0 or +1";
+  if (!std::isfinite(s.rootValue)) return "root value not finite";
+  double sum = 0.0;
+  for (const auto& [index, p] : s.policy) {
+    if (index >= info.policySize) return "policy index " + std::to_string(index) + " out of range";
+    if (!std::isfinite(p) || p < 0.0f) return "policy probability not finite and >= 0";
+    sum += p;
+  }
+  if (std::fabs(sum - 1.0) > 1e-3) return "policy sums to " + std::to_string(sum) + ", not 1";
+  return "";
+}
+
 // --- I/O -------------------------------------------------------------------------------------
 
 std::vector<uint8_t> readWholeFile(const std::string& path, size_t limit) {
@@ -212,22 +234,9 @@ void writeReplayChunk(const std::string& path, const ChunkInfo& info,
   const size_t inputSize = size_t(info.inputSize());
   size_t entries = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
-    const Sample& s = samples[i];
-    const std::string which = "sample " + std::to_string(i) + ": ";
-    if (s.planes.size() != inputSize) {
-      invalid(which + std::to_string(s.planes.size()) + " plane bytes, expected " +
-              std::to_string(inputSize));
-    }
-    if (s.result < -1 || s.result > 1) invalid(which + "result not -1, 0 or +1");
-    if (!std::isfinite(s.rootValue)) invalid(which + "root value not finite");
-    double sum = 0.0;
-    for (const auto& [index, p] : s.policy) {
-      if (index >= info.policySize) invalid(which + "policy index " + std::to_string(index) + " out of range");
-      if (!std::isfinite(p) || p < 0.0f) invalid(which + "policy probability not finite and >= 0");
-      sum += p;
-    }
-    if (std::fabs(sum - 1.0) > 1e-3) invalid(which + "policy sums to " + std::to_string(sum) + ", not 1");
-    entries += s.policy.size();
+    const std::string problem = sampleProblem(info, samples[i]);
+    if (!problem.empty()) invalid("sample " + std::to_string(i) + ": " + problem);
+    entries += samples[i].policy.size();
   }
 
   // Payload, column by column.
@@ -369,19 +378,14 @@ std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& ex
     Sample& s = samples[i];
     s.planes.assign(planes + i * inputSize, planes + (i + 1) * inputSize);
     s.result = int8_t(results[i]);
-    if (s.result < -1 || s.result > 1) malformed("sample " + std::to_string(i) + " result");
     s.rootValue = bitsFloat(uint32_t(get(values + 4 * i, 4)));
-    if (!std::isfinite(s.rootValue)) malformed("sample " + std::to_string(i) + " root value");
     const size_t count = size_t(get(counts + 4 * i, 4));
     s.policy.resize(count);
     for (size_t k = 0; k < count; ++k, ++e) {
-      const uint16_t index = uint16_t(get(indices + 2 * e, 2));
-      const float p = bitsFloat(uint32_t(get(probs + 4 * e, 4)));
-      if (index >= h.info.policySize || !std::isfinite(p) || p < 0.0f) {
-        malformed("sample " + std::to_string(i) + " policy entry");
-      }
-      s.policy[k] = {index, p};
+      s.policy[k] = {uint16_t(get(indices + 2 * e, 2)), bitsFloat(uint32_t(get(probs + 4 * e, 4)))};
     }
+    const std::string problem = sampleProblem(h.info, s);
+    if (!problem.empty()) malformed("sample " + std::to_string(i) + ": " + problem);
   }
   return samples;
 }

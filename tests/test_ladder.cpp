@@ -26,8 +26,6 @@ namespace {
 const char* kPrefix = "poppy_ladder_test_";
 ::testing::Environment* const kCleanup = pt::removeScratchRootAtExit(kPrefix);
 
-fs::path tempDir(const std::string& name) { return pt::freshTempDir(kPrefix, name); }
-
 TEST(LadderRungs, ParseNodesAndMovetime) {
   const auto r = play::parseRungs("nodes:100, nodes:1000,movetime:50,movetime", 200);
   ASSERT_EQ(r.size(), 4u);
@@ -107,6 +105,9 @@ TEST(LadderReport, JsonTableAndChart) {
   EXPECT_THAT(svg, HasSubstr("class=\"error-bar\""));
   EXPECT_EQ(svg, play::ladderSvg(info, rungs));
 }
+
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
+fs::path tempDir(const std::string& name) { return pt::freshTempDir(kPrefix, name); }
 
 std::string poppyCommand(const fs::path& dir, const std::string& args, const std::string& name) {
   return "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " + pt::shellQuote(POPPY_BINARY) + " ladder " +
@@ -190,5 +191,7 @@ TEST(LadderCli, BadEnginesAreClearErrors) {
   EXPECT_THAT(pt::slurp(dir / "noplayer.err"), HasSubstr("--model"));
   fs::remove_all(dir);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace

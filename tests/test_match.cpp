@@ -700,8 +700,10 @@ TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
   listing("var shogi var kyoto");
   config.variant = "kyoto";
   EXPECT_NO_THROW(play::UsiProcess{config});
+#ifdef POPPY_BINARY  // built with LibTorch only
   config.command = pt::shellQuote(POPPY_BINARY) + " usi";
   EXPECT_NO_THROW(play::UsiProcess{config});
+#endif
   // The real Fairy-Stockfish 11.1 does not have tori shogi (it would silently play shogi).
   config.command = pt::FairyStockfish::kPath;
   config.variant = "tori";
@@ -742,6 +744,7 @@ TEST(MatchReport, NamesAndSummary) {
   EXPECT_LT(j["elo_low"].get<double>(), j["elo"].get<double>());
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // `poppy match` end to end: Poppy players, a usi: script, and bad input.
 TEST(MatchCli, WritesRecordsAndSummaryAndReportsBadOpenings) {
   const fs::path dir = tempDir("cli");
@@ -823,5 +826,7 @@ TEST(MatchCli, PoppyUsiAgainstPoppyUsi) {
   EXPECT_EQ(summary["games"], 4);
   fs::remove_all(dir);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace

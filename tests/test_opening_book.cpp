@@ -142,6 +142,43 @@ TEST(OpeningBook, TranspositionsShareAKey) {
   EXPECT_EQ(y.moveToUsi(book.choose(y, nullptr)), replies[0]);
 }
 
+// A key is any SFEN of the position (spacing, hand order, "PP" for "2P"): load() files it under
+// the book's own key, so find() sees it. It used to keep the text as written, and such an entry
+// was silently never played. Found by fuzz/fuzz_opening_book (a key with leading spaces).
+TEST(OpeningBook, KeysWrittenAnotherWayAreFoundAndRepeatsRefused) {
+  auto v = micro();
+  game::Position pos(v);
+  pos.makeMove(pos.parseUsi(legalUsi(pos).front()));
+  const std::string reply = legalUsi(pos).front();
+  // Both sides with two pieces in hand, written out of the canonical order and uncounted.
+  const game::Position hands = game::Position::fromSfen(v, "k3/p3/4/3P/3K b 2G2s 1");
+  const std::string handReply = legalUsi(hands).back();
+  const auto dir = freshTempDir("poppy_book_test_", "keys");
+  auto load = [&](const std::string& positions) {
+    const std::string path = (dir / "book.json").string();
+    spit(path, "{\"format\": \"poppy-book\", \"version\": 1, \"variant\": \"micro\", \"positions\": {" + positions +
+                   "}}");
+    return play::OpeningBook::load(path, v);
+  };
+  const std::string spaced = "  " + play::OpeningBook::key(pos) + " ";
+  const play::OpeningBook book = load("\"" + spaced + "\": [{\"move\": \"" + reply + "\"}], " +
+                                      "\"k3/p3/4/3P/3K b ssGG\": [{\"move\": \"" + handReply + "\"}]");
+  ASSERT_NE(book.find(pos), nullptr);
+  EXPECT_EQ(pos.moveToUsi(book.choose(pos, nullptr)), reply);
+  ASSERT_NE(book.find(hands), nullptr);
+  EXPECT_EQ(hands.moveToUsi(book.choose(hands, nullptr)), handReply);
+
+  // Two keys for one position would leave one of them unused: refused, naming both.
+  try {
+    load("\"" + spaced + "\": [{\"move\": \"" + reply + "\"}], \"" + play::OpeningBook::key(pos) + "\": [{\"move\": \"" +
+         reply + "\"}]");
+    ADD_FAILURE() << "a repeated position was accepted";
+  } catch (const play::BookError& e) {
+    EXPECT_NE(std::string(e.what()).find("same position"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(OpeningBook, LoadErrorsNameTheFile) {
   auto v = micro();
   const game::Position start(v);
@@ -167,6 +204,8 @@ TEST(OpeningBook, LoadErrorsNameTheFile) {
   expectLoadError((dir / "missing.json").string(), "missing.json");
   expectLoadError(write("notjson.json", "{\"format\": \"poppy-book\", "), "not valid JSON");
   expectLoadError(write("other.json", "[1, 2, 3]"), "not a poppy-book file");
+  // A "format" that is not a string was a JSON type error escaping load(), not a BookError.
+  expectLoadError(write("format.json", "{\"format\": 5}"), "not a poppy-book file");
   expectLoadError(write("variant.json", doc("minishogi", entry(key, legal, "1"))), "'minishogi', not 'micro'");
   expectLoadError(write("illegal.json", doc("micro", entry(key, "5a5e", "1"))), "5a5e");
   expectLoadError(write("sfen.json", doc("micro", entry("kbgs/p3/4 b -", legal, "1"))), "kbgs/p3/4 b -");

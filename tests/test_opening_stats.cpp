@@ -141,6 +141,7 @@ TEST(OpeningStats, LinesFromAnotherStartAreApart) {
   EXPECT_NE(text.find("[from kbgs/p3/4/3P/SGBK w - 1]"), std::string::npos) << text;
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 struct CmdRun {
   int code = -1;
   std::string out, err;
@@ -195,6 +196,8 @@ TEST(OpeningsGamesCommand, ReadsARunDirectory) {
   std::filesystem::remove_all(dir);
   std::filesystem::remove_all(empty);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace
 }  // namespace poppy

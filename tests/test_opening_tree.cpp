@@ -459,6 +459,7 @@ TEST(OpeningTree, ExportsABook) {
   std::filesystem::remove_all(dir);
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // ---- the `poppy openings` command on the shipped model ----
 
 struct CmdRun {
@@ -554,6 +555,8 @@ TEST(OpeningsCommand, BadInputIsAClearError) {
               "other.jsonl");
   std::filesystem::remove_all(dir);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace
 }  // namespace poppy

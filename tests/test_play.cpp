@@ -442,6 +442,7 @@ TEST(TerminalGame, BadStartSfenIsRefused) {
   EXPECT_THROW(play::TerminalGame(s, nullptr, in, out), game::SfenError);
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // --- the binary -------------------------------------------------------------------------------
 
 struct BinaryRun {
@@ -503,6 +504,8 @@ TEST(PlayBinary, BadOptionsAreClearErrors) {
   EXPECT_TRUE(contains(r.err, "absent.model")) << r.err;
   EXPECT_FALSE(fs::exists(dir / "g.jsonl")) << "nothing is saved when the game never started";
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace
 }  // namespace poppy

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -358,6 +359,58 @@ TEST_F(ReplayFile, CorruptPayloadBehindValidChecksumsIsRefused) {
   EXPECT_GT(decompress, 0);
   EXPECT_GT(checksum, 0);
   EXPECT_LT(harmless, int(bytes.size() - header) / 10);
+}
+
+// Payloads with every size and checksum right but samples the writer refuses (as a buggy writer
+// would leave them): the reader calls them malformed instead of handing them to the trainer.
+// Found by fuzz/fuzz_replay_chunk: a policy summing to 0.8 was read without complaint.
+TEST_F(ReplayFile, SamplesTheWriterRefusesAreMalformedWhenRead) {
+  const ChunkInfo info = microInfo();
+  const std::string good = path("good.rpl");
+  writeReplayChunk(good, info, makeSamples(info, 1, 3));
+  const std::string bytes = readBytes(good);
+  const size_t header = readReplayChunkHeader(good).headerSize;
+  std::string raw(size_t(readReplayChunkHeader(good).uncompressedSize), '\0');
+  ASSERT_EQ(ZSTD_decompress(raw.data(), raw.size(), bytes.data() + header, bytes.size() - header), raw.size());
+  // Layout (replay_file.h): planes, result, root value, entry count, indices, probabilities.
+  const size_t resultAt = size_t(info.inputSize()), valueAt = resultAt + 1, countAt = valueAt + 4;
+  const size_t entries = size_t(uint8_t(raw[countAt])), firstProbAt = countAt + 4 + 2 * entries;
+  auto withFloat = [](std::string r, size_t at, float f) {
+    std::memcpy(&r[at], &f, 4);
+    return r;
+  };
+  float first;
+  std::memcpy(&first, &raw[firstProbAt], 4);
+  auto rewrapped = [&](const std::string& payload) {
+    std::string packed(ZSTD_compressBound(payload.size()), '\0');
+    packed.resize(ZSTD_compress(packed.data(), packed.size(), payload.data(), payload.size(), 3));
+    std::string file = bytes.substr(0, header) + packed;
+    auto put64 = [&](size_t at, uint64_t v) {
+      for (int i = 0; i < 8; ++i) file[at + size_t(i)] = char(uint8_t(v >> (8 * i)));
+    };
+    put64(52, packed.size());
+    put64(60, XXH64(payload.data(), payload.size(), 0));
+    put64(68, XXH64(packed.data(), packed.size(), 0));
+    put64(header - 8, XXH64(file.data(), header - 8, 0));
+    return freshFile(file);
+  };
+  ASSERT_EQ(readReplayChunk(rewrapped(raw), info).size(), 1u);  // the rewrapping itself is sound
+
+  const std::map<std::string, std::string> cases = {
+      {"policy sums to", withFloat(raw, firstProbAt, first + 0.2f)},
+      {"policy probability", withFloat(raw, firstProbAt, -first)},
+      {"root value", withFloat(raw, valueAt, NAN)},
+      {"result", std::string(raw).replace(resultAt, 1, 1, char(2))},
+  };
+  for (const auto& [what, payload] : cases) {
+    try {
+      readReplayChunk(rewrapped(payload), info);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const ReplayError& e) {
+      EXPECT_EQ(e.kind(), ReplayError::Kind::kMalformed) << e.what();
+      EXPECT_NE(std::string(e.what()).find("malformed payload: sample 0: " + what), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST_F(ReplayFile, EveryFlippedHeaderByteIsRefused) {

@@ -515,6 +515,7 @@ TEST(OpeningHistory, ChartsFollowTheCheckpoints) {
   EXPECT_THAT(csv, HasSubstr("5,gen-0005.model,0,a1b2,x1y1,60,0.6,0.5\n"));
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // ---------------------------------------------------------------------------------------------
 // The real commands on a tiny run made by `poppy train`.
 
@@ -697,5 +698,7 @@ TEST_F(TinyRun, ErrorsNameTheProblem) {
   spit(empty / "models" / "gen-0000.model", "not a model");
   expectCleanError(poppy({"openings", "history", empty.string(), "--playouts", "4"}), "gen-0000.model");
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "mcts/evaluator.h"
 #include "mcts/search.h"
 #include "nn/encoder.h"
+#include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 
 using namespace poppy;
@@ -158,6 +161,62 @@ TEST(SelfPlay, BadPlayoutCapSettingsAreRefused) {
   EXPECT_THROW(play(1.5, 1), std::invalid_argument);
   EXPECT_THROW(play(0.5, 1, 16, 17), std::invalid_argument);  // fast above full
   EXPECT_THROW(play(0.5, 1, 16, 0), std::invalid_argument);
+}
+
+// SelfPlayPool runs its workers on threads (ThreadSanitizer runs this test: scripts/sanitize.sh):
+// every game arrives once, through one lock, and the progress sums cover all workers.
+TEST(SelfPlayPool, WorkersShareTheGamesAndReportThroughOneLock) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  selfplay::SelfPlaySettings s;
+  s.search.playouts = 8;
+  s.fastPlayouts = 4;
+  s.search.plyCap = 40;
+  s.parallelGames = 6;
+  s.seed = 5;
+  int evaluators = 0;
+  selfplay::SelfPlayPool pool(
+      variant, encoder,
+      [&] {
+        ++evaluators;
+        return std::make_unique<mcts::UniformEvaluator>(encoder.policySize());
+      },
+      s, 3, 10);
+  EXPECT_EQ(evaluators, 3);
+  EXPECT_EQ(pool.workers(), 3);
+
+  int games = 0, inCallback = 0, overlaps = 0;
+  int64_t samples = 0;
+  std::set<std::string> ids;
+  selfplay::SelfPlayProgress last;
+  pool.play(
+      10,
+      [&](std::vector<selfplay::Sample>&& got, selfplay::GameRecord&& record) {
+        overlaps += inCallback++;  // unsynchronised on purpose: the pool's lock must cover it
+        ++games;
+        samples += int64_t(got.size());
+        ids.insert(record.id);
+        EXPECT_EQ(record.samples, int(got.size()));
+        --inCallback;
+      },
+      [&](const selfplay::SelfPlayProgress& p) {
+        overlaps += inCallback++;
+        EXPECT_EQ(p.gamesWanted, 10);
+        EXPECT_LE(p.gamesFinished, 10);
+        last = p;
+        --inCallback;
+      });
+  EXPECT_EQ(games, 10);
+  EXPECT_EQ(overlaps, 0);
+  EXPECT_EQ(last.gamesFinished, 10);
+  EXPECT_EQ(last.positions, samples);  // every ply is a sample (fullSearchFraction 1)
+  EXPECT_GT(pool.searchStats().evaluations, 0);
+  EXPECT_EQ(int(ids.size()), 10) << "every game has its own id";
+
+  // A worker that fails stops the pool and its exception reaches the caller.
+  EXPECT_THROW(pool.play(6, [](std::vector<selfplay::Sample>&&, selfplay::GameRecord&&) {
+    throw std::runtime_error("disk full");
+  }), std::runtime_error);
 }
 
 TEST(SearchDriver, EachTreeSearchesToItsOwnVisitTarget) {

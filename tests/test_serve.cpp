@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#ifdef POPPY_BINARY  // the client of the real server; built with LibTorch only
 #include <httplib.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -62,8 +65,9 @@ json get(play::WebApi& api, const std::string& path, const std::map<std::string,
   return r.body;
 }
 
-// The board of a state as "square:token:colour" for every occupied square.
-std::map<std::string, std::string> boardOf(const json& state) {
+// The board of a state as "square:token:colour" for every occupied square (the page tests;
+// unused when the poppy command is not built).
+[[maybe_unused]] std::map<std::string, std::string> boardOf(const json& state) {
   std::map<std::string, std::string> out;
   for (const auto& sq : state.at("board"))
     if (!sq.at("piece").is_null())
@@ -166,6 +170,28 @@ TEST(WebApi, BadRequestsGetClearErrors) {
   error(api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 10000000}}.dump()), 400,
         "playouts");
   error(api.route("POST", "/api/undo", {}, json{{"game", id}}.dump()), 400, "nothing to undo");
+}
+
+// Errors quote the request, whose bytes need not be UTF-8; the reply must still be sendable
+// (nlohmann's dump() throws on invalid UTF-8, and `poppy serve` then answered 500 instead of the
+// 400). Found by fuzz/fuzz_web_api with the body "\xa8(1,2]".
+TEST(WebApi, ErrorsQuotingBytesThatAreNotUtf8CanBeSent) {
+  auto api = makeApi();
+  const std::vector<play::ApiReply> replies = {
+      api.route("POST", "/api/new", {}, "\xa8(1,2]"),
+      api.route("GET", "/api/state", {{"game", "g\xff\xfe"}}, ""),
+      api.route("GET", "/api/te\xc3", {}, ""),
+      api.route("GET", "/api/openings", {{"sfen", "kbgs/p3/4/3P/SGBK \xe2\x82 - 1"}}, ""),
+  };
+  for (const play::ApiReply& r : replies) {
+    EXPECT_GE(r.status, 400);
+    EXPECT_LT(r.status, 500);
+    std::string sent;
+    ASSERT_NO_THROW(sent = r.body.dump()) << r.body.dump(-1, ' ', false, json::error_handler_t::replace);
+    EXPECT_NE(sent.find("\xef\xbf\xbd"), std::string::npos) << sent;  // a bad byte shows as U+FFFD
+  }
+  EXPECT_NE(replies[0].body.dump().find("malformed JSON"), std::string::npos);
+  EXPECT_NE(replies[1].body.dump().find("unknown game \\\"g"), std::string::npos) << replies[1].body.dump();
 }
 
 TEST(WebApi, EachSideMovesOnlyOnItsOwnTurn) {
@@ -309,6 +335,54 @@ TEST(WebApi, OpeningExplorerGoesDownTheTree) {
   EXPECT_FALSE(down.at("children").empty());
 }
 
+// `poppy serve` answers each HTTP request on its own thread: WebApi::route is called
+// concurrently (ThreadSanitizer runs this test: scripts/sanitize.sh). Four clients play their
+// own games, two of them also share one game, and old games are forgotten meanwhile.
+TEST(WebApi, ConcurrentRequestsFromSeveralThreads) {
+  play::WebApiOptions options;
+  options.maxGames = 10;  // 13 games are made: the oldest (the shared one) goes near the end
+  auto api = makeApi(options);
+  const std::string shared = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}}).at("game");
+  std::atomic<int> failures{0};
+  auto client = [&](int k) {
+    for (int round = 0; round < 3; ++round) {
+      const play::ApiReply created =
+          api.route("POST", "/api/new", {}, json{{"variant", k % 2 ? "micro" : "minishogi"}, {"side", "sente"}}.dump());
+      if (created.status != 200) ++failures;
+      const std::string id = created.body.value("game", "");
+      for (int ply = 0; ply < 2; ++ply) {
+        const play::ApiReply s = api.route("GET", "/api/state", {{"game", id}}, "");
+        if (s.status == 404) break;  // forgotten by now: another client's games pushed it out
+        const json& legal = s.body.at("legal_moves");
+        if (legal.empty()) break;
+        const std::string mv = legal[0].at("usi");
+        const int moved = api.route("POST", "/api/move", {}, json{{"game", id}, {"move", mv}}.dump()).status;
+        const int replied = api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 8}}.dump()).status;
+        if ((moved != 200 && moved != 404) || (replied != 200 && replied != 404 && replied != 409)) ++failures;
+      }
+      if (api.route("GET", "/api/analysis", {{"game", id}, {"playouts", "8"}}, "").status / 100 == 5) ++failures;
+      if (api.route("GET", "/api/openings", {{"variant", "micro"}, {"playouts", "8"}}, "").status != 200) ++failures;
+      if (k < 2) {  // two clients take turns on one game: each request sees a whole move or none
+        const json s = api.route("GET", "/api/state", {{"game", shared}}, "").body;
+        if (s.contains("legal_moves") && !s.at("legal_moves").empty()) {
+          api.route("POST", "/api/move", {}, json{{"game", shared}, {"move", s.at("legal_moves")[0].at("usi")}}.dump());
+          api.route("POST", "/api/undo", {}, json{{"game", shared}}.dump());
+        }
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) threads.emplace_back(client, k);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(api.gameCount(), 10u);
+  const play::ApiReply last = api.route("GET", "/api/state", {{"game", shared}}, "");
+  if (last.status == 200) {
+    EXPECT_EQ(replay(last.body), last.body.at("sfen"));  // its history is whole
+  }
+}
+
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // ---- the real server -----------------------------------------------------------------------
 
 // `poppy serve --port 0 ...` in the background; the port is read from its first stdout line.
@@ -676,6 +750,8 @@ TEST(Serve, OptionalPromotionIsAskedInTheBrowser) {
   server.stop();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace
 }  // namespace poppy

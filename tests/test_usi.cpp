@@ -487,6 +487,7 @@ TEST(Usi, AScriptedStreamEndsWithItsBestmove) {
   EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(got))) << out.str();
 }
 
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // `poppy usi` as a GUI runs it: a child process on two pipes.
 class UsiProcess {
  public:
@@ -626,6 +627,8 @@ TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
   EXPECT_TRUE(legalAfter("minishogi", {}, bestmoveOf(out))) << joined(out);
   EXPECT_EQ(engine.wait(), 0);
 }
+
+#endif  // POPPY_BINARY
 
 }  // namespace
 }  // namespace poppy
