@@ -8,13 +8,13 @@
 # Any report fails its test: UBSan is built with -fno-sanitize-recover, ASan and TSan stop the
 # program at the first report (halt_on_error).
 #   scripts/sanitize.sh [asan] [tsan]     (default: both)
-#   POPPY_JOBS  parallel compile and test jobs (default 2)
-#   CXX         the compiler (default clang++; g++ works too)
+#   POPPY_JOBS          parallel compile and test jobs (default 2)
+#   POPPY_SANITIZE_CXX  the compiler (default clang++; g++ works too, without the fuzz targets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 JOBS="${POPPY_JOBS:-2}"
-COMPILER="${CXX:-clang++}"
+COMPILER="${POPPY_SANITIZE_CXX:-clang++}"
 # The code with threads: the USI engine's search thread (play/usi_engine), the match runner's
 # engine threads (selfplay/match), the self-play pool (selfplay/selfplay_pool), the analyzer's
 # stop flag, and the web API that `poppy serve` calls from one thread per request.
