@@ -17,6 +17,7 @@
 
 #include "fuzz/fuzz_support.h"
 #include "nn/encoder.h"
+#include "selfplay/chunk_info.h"
 #include "selfplay/replay_file.h"
 
 using namespace poppy;
@@ -24,17 +25,7 @@ using namespace poppy;
 namespace {
 
 const selfplay::ChunkInfo& microInfo() {
-  static const selfplay::ChunkInfo info = [] {
-    const nn::Encoder encoder(fuzz::variantFromByte(0));  // micro
-    selfplay::ChunkInfo i;
-    i.variant = encoder.variant().name;
-    i.encoderVersion = nn::Encoder::kVersion;
-    i.planes = encoder.planes();
-    i.height = encoder.height();
-    i.width = encoder.width();
-    i.policySize = encoder.policySize();
-    return i;
-  }();
+  static const selfplay::ChunkInfo info = selfplay::chunkInfoFor(nn::Encoder(fuzz::variantFromByte(0)));  // micro
   return info;
 }
 
