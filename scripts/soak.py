@@ -164,7 +164,8 @@ def main():
     models = sorted((run / "models").glob("gen-*.model"))
     for m in models:
         r = subprocess.run([poppy, "match", "--variant", "micro", "--a", f"model:{m}:4", "--b", "random",
-                            "--games", "1"], capture_output=True, text=True)
+                            "--games", "1", "--records", "none", "--summary", "none"],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             failures.append(f"model {m.name} does not load: {r.stderr.strip()}")
 
