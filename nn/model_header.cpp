@@ -2,9 +2,15 @@
 
 #include <zlib.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "common/json_integer.h"
 #include "game/rules_fingerprint.h"
 
 namespace poppy::nn {
@@ -48,26 +54,50 @@ ModelInfo modelInfoFromJson(const nlohmann::json& h) {
   // Files written before fingerprints have no "rules": they are checked by name only.
   if (h.contains("rules") && !game::parseFingerprintHex(h.at("rules").get<std::string>(), i.rules))
     throw nlohmann::json::other_error::create(501, "\"rules\" is not 16 hex digits", &h);
-  i.encoderVersion = h.at("encoder_version").get<int>();
-  i.shape.planes = h.at("planes").get<int>();
-  i.shape.height = h.at("height").get<int>();
-  i.shape.width = h.at("width").get<int>();
-  i.shape.policySize = h.at("policy_size").get<int>();
-  i.shape.blocks = h.at("blocks").get<int>();
-  i.shape.channels = h.at("channels").get<int>();
-  i.shape.valueHidden = h.at("value_hidden").get<int>();
-  i.step = h.at("step").get<int64_t>();
+  i.encoderVersion = common::integerAt<int>(h, "encoder_version");
+  i.shape.planes = common::integerAt<int>(h, "planes");
+  i.shape.height = common::integerAt<int>(h, "height");
+  i.shape.width = common::integerAt<int>(h, "width");
+  i.shape.policySize = common::integerAt<int>(h, "policy_size");
+  i.shape.blocks = common::integerAt<int>(h, "blocks");
+  i.shape.channels = common::integerAt<int>(h, "channels");
+  i.shape.valueHidden = common::integerAt<int>(h, "value_hidden");
+  i.step = common::integerAt<int64_t>(h, "step");
   i.id = h.at("id").get<std::string>();
   return i;
 }
 
+namespace {
+
+// The header is two short lines; more than this before the second newline is not a model file.
+constexpr size_t kMaxHeaderBytes = 64 * 1024;
+
+// The first bytes of a file, up to kMaxHeaderBytes (the header, without reading the weights).
+std::string readFileHead(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ModelError("model " + path + ": is a directory, not a model file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelError("model " + path + ": cannot open: " + std::strerror(errno));
+  std::string head(kMaxHeaderBytes, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(size_t(in.gcount()));
+  return head;
+}
+
+}  // namespace
+
 ModelFileContents readModelFile(const std::string& path, bool withPayload) {
+  if (!withPayload) return parseModelFile(readFileHead(path), path, false);
   std::string all;
   try {
     all = common::readWholeFile(path);
   } catch (const common::FileError& e) {
     throw ModelError(std::string("model ") + e.what());
   }
+  return parseModelFile(all, path, true);
+}
+
+ModelFileContents parseModelFile(const std::string& all, const std::string& path, bool withPayload) {
   auto fail = [&](const std::string& what) { throw ModelError("model " + path + ": " + what); };
   const size_t line1 = all.find('\n');
   if (line1 == std::string::npos || all.compare(0, 8, kMagic) != 0) fail("not a Poppy model file");
@@ -76,8 +106,12 @@ ModelFileContents readModelFile(const std::string& path, bool withPayload) {
   if (!legacy && magicLine != std::string(kMagic) + " " + std::to_string(kFormatVersion))
     fail("unsupported model format '" + magicLine.substr(0, 40) + "' (this build reads versions 1 and " +
          std::to_string(kFormatVersion) + ")");
+  // The same limit with and without the weights, so the header reads alone wherever the whole file does.
   const size_t line2 = all.find('\n', line1 + 1);
-  if (line2 == std::string::npos) fail("truncated header");
+  if (line2 != std::string::npos && line2 >= kMaxHeaderBytes)
+    fail("header longer than " + std::to_string(kMaxHeaderBytes) + " bytes");
+  if (line2 == std::string::npos)
+    fail(all.size() >= kMaxHeaderBytes ? "header longer than " + std::to_string(kMaxHeaderBytes) + " bytes" : "truncated header");
   ModelFileContents out;
   size_t payloadBytes = 0;
   uint32_t crc = 0;
@@ -85,8 +119,8 @@ ModelFileContents readModelFile(const std::string& path, bool withPayload) {
   try {
     header = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
     out.info = modelInfoFromJson(header);
-    payloadBytes = header.at("payload_bytes").get<size_t>();
-    crc = header.at("crc32").get<uint32_t>();
+    payloadBytes = common::integerAt<size_t>(header, "payload_bytes");
+    crc = common::integerAt<uint32_t>(header, "crc32");
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("bad header: ") + e.what());
   }

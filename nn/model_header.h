@@ -40,7 +40,11 @@ struct ModelFileContents {
   ModelInfo info;
   std::string payload;  // the LibTorch parameters (empty without withPayload)
 };
+// Without withPayload only the header's first bytes are read.
 ModelFileContents readModelFile(const std::string& path, bool withPayload);
+// The same for a file's bytes (without withPayload, the file's first bytes are enough); path only
+// names the file in errors.
+ModelFileContents parseModelFile(const std::string& bytes, const std::string& path, bool withPayload);
 // The bytes of a model file for these weights (what saveModel writes).
 std::string modelFileBytes(const ModelInfo& info, const std::string& payload);
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "common/json_integer.h"
 
 namespace poppy::play {
 
@@ -79,7 +80,8 @@ OpeningBook OpeningBook::load(const std::string& path, const game::VariantPtr& v
   }
   // (value() would throw a JSON type error for a "format" that is not a string.)
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != "poppy-book") throw bad("not a poppy-book file");
-  if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<int>() != kVersion)
+  int version = 0;
+  if (!doc.contains("version") || !common::jsonToInteger(doc["version"], version) || version != kVersion)
     throw bad("unsupported version (this Poppy reads version " + std::to_string(kVersion) + ")");
   if (!doc.contains("variant") || !doc["variant"].is_string()) throw bad("no variant");
   OpeningBook book(doc["variant"].get<std::string>());
@@ -110,7 +112,7 @@ OpeningBook OpeningBook::load(const std::string& path, const game::VariantPtr& v
           throw bad("position '" + k + "': move '" + m.move + "': weight must be a positive number");
         m.weight = item["weight"].get<double>();
       }
-      if (item.contains("visits") && item["visits"].is_number_integer()) m.visits = item["visits"].get<int>();
+      if (item.contains("visits")) common::jsonToInteger(item["visits"], m.visits);  // optional: left 0 when not a fitting integer
       if (item.contains("win_rate") && item["win_rate"].is_number()) m.winRate = item["win_rate"].get<double>();
       moves.push_back(std::move(m));
     }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <random>
 
+#include "common/json_integer.h"
+
 namespace poppy::play {
 
 using nlohmann::json;
@@ -59,8 +61,11 @@ std::string stringField(const json& request, const char* key, bool required, con
 int intField(const json& request, const char* key, int fallback) {
   const auto it = request.find(key);
   if (it == request.end() || it->is_null()) return fallback;
-  if (!it->is_number_integer()) throw ApiError(400, std::string("\"") + key + "\" must be an integer");
-  return it->get<int>();
+  int value = 0;
+  if (!common::jsonToInteger(*it, value))
+    throw ApiError(400, std::string("\"") + key + "\" must be an integer" +
+                            (it->is_number_integer() ? " below 2^31" : ""));
+  return value;
 }
 
 int intParam(const std::map<std::string, std::string>& query, const char* key, int fallback) {

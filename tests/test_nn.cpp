@@ -537,6 +537,25 @@ TEST_F(ModelFiles, TruncatedFilesAreRefused) {
   expectRefused(bytes_ + "x", "one byte appended");
 }
 
+// The header reader reads the header's bytes only: damaged weights are left to the full load,
+// and a "header" that runs on past 64 KiB without its second newline is refused, not read whole.
+TEST_F(ModelFiles, HeaderReaderReadsOnlyTheHeader) {
+  const std::string truncated = (dir_ / "truncated.model").string();
+  spit(truncated, bytes_.substr(0, line2_ + 1 + 10));
+  EXPECT_EQ(nn::readModelInfo(truncated).id, m_.info().id);
+  expectRefusedPath(truncated, "weights truncated");
+
+  const std::string longHeader = (dir_ / "long-header.model").string();
+  spit(longHeader, bytes_.substr(0, line1_ + 1) + std::string(70 * 1024, ' ') + bytes_.substr(line1_ + 1));
+  try {
+    nn::readModelInfo(longHeader);
+    ADD_FAILURE() << "a 70 KiB header line was read";
+  } catch (const nn::ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("header longer than 65536 bytes"), std::string::npos) << e.what();
+  }
+  expectRefusedPath(longHeader, "a 70 KiB header line");  // the full load takes the same limit
+}
+
 TEST_F(ModelFiles, FlippedByteInTheWeightsIsRefused) {
   const size_t payload = bytes_.size() - (line2_ + 1);
   for (size_t offset : {size_t(0), payload / 4, payload / 2, payload - 1}) {

@@ -169,6 +169,11 @@ TEST(WebApi, BadRequestsGetClearErrors) {
   const std::string id = post(api, "/api/new", json::object()).at("game");
   error(api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 10000000}}.dump()), 400,
         "playouts");
+  // An integer too large for int is refused as such, not wrapped round (10^10 wrapped to 1,410,065,408).
+  error(api.route("POST", "/api/engine-move", {}, R"({"game": ")" + id + R"(", "playouts": 10000000000})"), 400,
+        "\"playouts\" must be an integer below 2^31");
+  error(api.route("POST", "/api/engine-move", {}, R"({"game": ")" + id + R"(", "playouts": 1e36})"), 400,
+        "\"playouts\" must be an integer");
   error(api.route("POST", "/api/undo", {}, json{{"game", id}}.dump()), 400, "nothing to undo");
 }
 

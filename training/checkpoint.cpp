@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "common/json_integer.h"
 
 namespace poppy::training {
 namespace {
@@ -69,9 +70,9 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const ga
     const auto h = nlohmann::json::parse(all.substr(line1 + 1, line2 - line1 - 1));
     header = h;
     info = nn::modelInfoFromJson(h);
-    modelBytes = h.at("model_bytes").get<size_t>();
-    optimizerBytes = h.at("optimizer_bytes").get<size_t>();
-    crc = h.at("crc32").get<uint32_t>();
+    modelBytes = common::integerAt<size_t>(h, "model_bytes");
+    optimizerBytes = common::integerAt<size_t>(h, "optimizer_bytes");
+    crc = common::integerAt<uint32_t>(h, "crc32");
   } catch (const nlohmann::json::exception& e) {
     return fail(std::string("bad header: ") + e.what());
   }

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "common/atomic_file.h"
+#include "common/json_integer.h"
 #include "common/generation_name.h"
 #include "common/run_lock.h"
 #include "game/rules_fingerprint.h"
@@ -71,12 +72,12 @@ struct RunState {
   }
   static RunState fromJson(const nlohmann::json& j) {
     RunState s;
-    s.iteration = j.at("iteration").get<int>();
+    s.iteration = common::integerAt<int>(j, "iteration");
     s.phase = j.at("phase").get<std::string>();
-    s.gamesAtIterationStart = j.at("games_at_iteration_start").get<int64_t>();
-    s.totalGames = j.at("total_games").get<int64_t>();
-    s.totalSamples = j.at("total_samples").get<int64_t>();
-    s.generation = j.at("generation").get<int>();
+    s.gamesAtIterationStart = common::integerAt<int64_t>(j, "games_at_iteration_start");
+    s.totalGames = common::integerAt<int64_t>(j, "total_games");
+    s.totalSamples = common::integerAt<int64_t>(j, "total_samples");
+    s.generation = common::integerAt<int>(j, "generation");
     s.bestElo = j.at("best_elo").get<double>();
     s.secondsTrained = j.at("seconds").get<double>();
     s.trainedThisIteration = j.at("trained_this_iteration").get<bool>();
