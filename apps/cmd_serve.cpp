@@ -8,8 +8,12 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -59,6 +63,58 @@ std::filesystem::path findWebDir(const std::string& given) {
 struct StaticFile {
   std::string path, type, file;
 };
+
+// A request under way on its own thread; `abandoned` stops its search (play::WebApi::route).
+struct PendingRequest {
+  std::atomic<bool> abandoned{false};
+  std::future<play::ApiReply> reply;  // its destructor waits for the thread
+};
+
+// Most requests answer at once and are sent whole, with their status. One that is still
+// searching after kQuickReply (a long analysis, or one waiting for the engine) is answered 200
+// now and streamed: a space every kHeartbeat, then the JSON (which may begin with whitespace).
+// cpp-httplib 0.11 tells a handler nothing of a closed connection, but a write to one fails
+// within two heartbeats: that sets `abandoned`, and the search stops instead of holding the
+// engine for the others (issue 16, item 9). An error found after the 200 comes as {"error"} in
+// the body, which the page treats as an error. The content type is not exactly
+// "application/json" so that httplib does not gzip the stream (the compressor would hold the
+// heartbeats back, and a closed connection would go unseen).
+constexpr auto kQuickReply = std::chrono::milliseconds(300);
+constexpr auto kHeartbeat = std::chrono::milliseconds(100);
+
+void answerWatchingTheClient(play::WebApi& api, const std::string& method, const std::string& path,
+                             std::map<std::string, std::string> query, const std::string& body,
+                             httplib::Response& res) {
+  auto pending = std::make_shared<PendingRequest>();
+  std::atomic<bool>* abandoned = &pending->abandoned;  // lives as long as the future waits for the thread
+  pending->reply = std::async(std::launch::async, [&api, method, path, query = std::move(query), body, abandoned] {
+    return api.route(method, path, query, body, abandoned);
+  });
+  if (pending->reply.wait_for(kQuickReply) == std::future_status::ready) {
+    const play::ApiReply reply = pending->reply.get();
+    res.status = reply.status;
+    res.set_content(reply.body.dump(), "application/json");
+    return;
+  }
+  res.status = 200;
+  res.set_chunked_content_provider(
+      "application/json; charset=utf-8",
+      [pending](size_t, httplib::DataSink& sink) {
+        while (pending->reply.wait_for(kHeartbeat) != std::future_status::ready) {
+          if (!sink.write(" ", 1)) {
+            pending->abandoned = true;
+            return false;
+          }
+        }
+        const std::string json = pending->reply.get().body.dump();
+        if (!sink.write(json.data(), json.size())) return false;
+        sink.done();
+        return true;
+      },
+      [pending](bool success) {
+        if (!success) pending->abandoned = true;  // e.g. the connection failed before the first write
+      });
+}
 
 void serve(const ServeOptions& o) {
   const std::filesystem::path webDir = findWebDir(o.webDir);
@@ -122,10 +178,8 @@ void serve(const ServeOptions& o) {
   auto apiHandler = [&webApi](const httplib::Request& req, httplib::Response& res) {
     std::map<std::string, std::string> query;
     for (const auto& [k, v] : req.params) query.emplace(k, v);
-    const play::ApiReply reply = webApi.route(req.method, req.path, query, req.body);
-    res.status = reply.status;
     res.set_header("Cache-Control", "no-store");
-    res.set_content(reply.body.dump(), "application/json");
+    answerWatchingTheClient(webApi, req.method, req.path, std::move(query), req.body, res);
   };
   server.Get(R"(/api/.*)", apiHandler);
   server.Post(R"(/api/.*)", apiHandler);
@@ -178,7 +232,7 @@ void addServeCommand(CLI::App& app) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--max-search-seconds", o->maxSearchSeconds,
-                  "Longest one search may hold the engine (others wait meanwhile); 0: no limit")
+                  "Longest one search may hold the engine (others wait meanwhile; a search whose client left stops at once); 0: no limit")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd->add_option("--book", o->book, "Opening book (JSON) to show in the opening explorer")->check(CLI::ExistingFile);

@@ -203,7 +203,7 @@ mcts::Evaluator* WebApi::evaluatorFor(const game::Variant& v) const {
   return options_.evaluator && v.name == options_.modelVariant ? options_.evaluator : nullptr;
 }
 
-Analysis WebApi::search(const game::Position& pos, int playouts) {
+Analysis WebApi::search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned) {
   mcts::SearchParams params;
   params.playouts = playouts;
   params.plyCap = options_.plyCap;
@@ -212,7 +212,10 @@ Analysis WebApi::search(const game::Position& pos, int playouts) {
   SearchLimits limits;
   limits.playouts = playouts;
   limits.seconds = options_.maxSearchSeconds;
-  return analyzer.analyze(pos, limits);
+  Analysis a = analyzer.analyze(pos, limits, abandoned);
+  // A search cut short because its client left is not an answer: nothing is played or cached.
+  if (abandoned && abandoned->load()) throw ApiError(kAbandonedStatus, "the client closed the request");
+  return a;
 }
 
 json WebApi::variants() const {
@@ -314,7 +317,7 @@ json WebApi::move(const json& request) {
   return stateJson(*g);
 }
 
-json WebApi::engineMove(const json& request) {
+json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned) {
   auto g = findGame(stringField(request, "game", true));
   const int playouts = playoutsOr(intField(request, "playouts", 0));
   std::lock_guard<std::mutex> lock(g->mutex);
@@ -323,7 +326,7 @@ json WebApi::engineMove(const json& request) {
   if (g->human >= 0 && g->pos.sideToMove() == g->human)
     throw ApiError(409, std::string("it is your move (") + colorName(g->human) + "): the engine plays only " +
                             colorName(1 - g->human) + " in this game");
-  const Analysis a = search(g->pos, playouts);
+  const Analysis a = search(g->pos, playouts, abandoned);
   if (a.moves.empty()) throw ApiError(409, "the engine has no move here");
   json analysisOut = analysisJson(g->pos, a);
   const game::Move m = a.moves.front().move;  // the most visited move
@@ -380,17 +383,18 @@ json WebApi::analysisJson(const game::Position& pos, const Analysis& a) const {
           {"heat_visits", std::move(heatShare)}};
 }
 
-json WebApi::analysis(const std::string& gameId, int playouts) {
+json WebApi::analysis(const std::string& gameId, int playouts, const std::atomic<bool>* abandoned) {
   auto g = findGame(gameId);
   const int n = playoutsOr(playouts);
   std::lock_guard<std::mutex> lock(g->mutex);
-  json out = analysisJson(g->pos, search(g->pos, n));
+  json out = analysisJson(g->pos, search(g->pos, n, abandoned));
   out["game"] = g->id;
   out["sfen"] = g->pos.sfen();
   return out;
 }
 
-json WebApi::openings(const std::string& variantName, const std::string& sfen, int playouts) {
+json WebApi::openings(const std::string& variantName, const std::string& sfen, int playouts,
+                      const std::atomic<bool>* abandoned) {
   const std::string name = variantName.empty() ? options_.defaultVariant : variantName;
   const game::VariantPtr v = findVariant(name);
   if (!v) throw ApiError(400, "unknown variant \"" + name + "\"");
@@ -410,7 +414,7 @@ json WebApi::openings(const std::string& variantName, const std::string& sfen, i
     const auto it = openingsCache_.find(cacheKey);
     if (it != openingsCache_.end()) return it->second;
   }
-  const Analysis a = search(pos, n);
+  const Analysis a = search(pos, n, abandoned);
   const std::vector<BookMove>* book =
       options_.book && options_.book->variant() == v->name ? options_.book->find(pos) : nullptr;
   json children = json::array();
@@ -441,7 +445,8 @@ json WebApi::openings(const std::string& variantName, const std::string& sfen, i
 }
 
 ApiReply WebApi::route(const std::string& method, const std::string& path,
-                       const std::map<std::string, std::string>& query, const std::string& body) {
+                       const std::map<std::string, std::string>& query, const std::string& body,
+                       const std::atomic<bool>* abandoned) {
   ApiReply reply;
   try {
     auto parseBody = [&]() -> json {
@@ -468,15 +473,16 @@ ApiReply WebApi::route(const std::string& method, const std::string& path,
     } else if (path == "/api/move") {
       reply.body = move(parseBody());
     } else if (path == "/api/engine-move") {
-      reply.body = engineMove(parseBody());
+      reply.body = engineMove(parseBody(), abandoned);
     } else if (path == "/api/undo") {
       reply.body = undo(parseBody());
     } else if (path == "/api/analysis") {
       needGet();
-      reply.body = analysis(param(query, "game", true), intParam(query, "playouts", 0));
+      reply.body = analysis(param(query, "game", true), intParam(query, "playouts", 0), abandoned);
     } else if (path == "/api/openings") {
       needGet();
-      reply.body = openings(param(query, "variant", false), param(query, "sfen", false), intParam(query, "playouts", 0));
+      reply.body = openings(param(query, "variant", false), param(query, "sfen", false), intParam(query, "playouts", 0),
+                            abandoned);
     } else {
       throw ApiError(404, "no API endpoint " + path);
     }

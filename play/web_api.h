@@ -48,9 +48,9 @@ struct WebApiOptions {
   std::string defaultVariant = "micro";
   int playouts = 800;        // per engine move and analysis, unless a request asks for fewer/more
   int maxPlayouts = 100000;  // the most a request may ask for
-  // No search holds the engine longer than this: the server cannot see that a client gave up
-  // (cpp-httplib 0.11 tells a handler nothing of a closed connection), so a large request from
-  // a client that left keeps the others waiting at most this long. 0: no limit.
+  // No search holds the engine longer than this (others wait meanwhile), whether or not its
+  // client is still there. 0: no limit. (A search whose client left stops sooner: route()'s
+  // `abandoned` flag.)
   double maxSearchSeconds = 10;
   int plyCap = 200;          // a game this long is adjudicated (draw, or impasse points in shogi)
   // The network and the variant it was trained for; other variants (or none) use rollout MCTS.
@@ -61,6 +61,9 @@ struct WebApiOptions {
   size_t maxGames = 1000;                // the oldest games are forgotten beyond this
   uint64_t seed = 1;
 };
+
+// The status of a request whose client left before the answer (nginx's "client closed request").
+inline constexpr int kAbandonedStatus = 499;
 
 struct ApiReply {
   int status = 200;
@@ -74,18 +77,22 @@ class WebApi {
 
   // One request: method "GET"/"POST", path "/api/...", the query parameters and the raw body.
   // Never throws: every failure becomes a 4xx reply with {"error": message}. Thread-safe.
+  // abandoned (optional): set by the caller when the client goes away; a search under way then
+  // stops at once and the request fails with kAbandonedStatus, changing nothing (an engine move
+  // is not played).
   ApiReply route(const std::string& method, const std::string& path, const std::map<std::string, std::string>& query,
-                 const std::string& body);
+                 const std::string& body, const std::atomic<bool>* abandoned = nullptr);
 
   // The endpoints, for callers that already hold JSON. They throw ApiError.
   nlohmann::json variants() const;
   nlohmann::json newGame(const nlohmann::json& request);
   nlohmann::json state(const std::string& gameId);
   nlohmann::json move(const nlohmann::json& request);
-  nlohmann::json engineMove(const nlohmann::json& request);
+  nlohmann::json engineMove(const nlohmann::json& request, const std::atomic<bool>* abandoned = nullptr);
   nlohmann::json undo(const nlohmann::json& request);
-  nlohmann::json analysis(const std::string& gameId, int playouts);
-  nlohmann::json openings(const std::string& variant, const std::string& sfen, int playouts);
+  nlohmann::json analysis(const std::string& gameId, int playouts, const std::atomic<bool>* abandoned = nullptr);
+  nlohmann::json openings(const std::string& variant, const std::string& sfen, int playouts,
+                          const std::atomic<bool>* abandoned = nullptr);
 
   size_t gameCount() const;
 
@@ -104,8 +111,9 @@ class WebApi {
   std::shared_ptr<Game> findGame(const std::string& id) const;
   int playoutsOr(int requested) const;
   mcts::Evaluator* evaluatorFor(const game::Variant& v) const;
-  // Runs one search under the engine lock (the evaluator serves one search at a time).
-  Analysis search(const game::Position& pos, int playouts);
+  // Runs one search under the engine lock (the evaluator serves one search at a time); throws
+  // ApiError(kAbandonedStatus) when *abandoned is set by the end.
+  Analysis search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned);
   nlohmann::json stateJson(const Game& g) const;
   nlohmann::json analysisJson(const game::Position& pos, const Analysis& a) const;
 

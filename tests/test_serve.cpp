@@ -3,6 +3,7 @@
 // ?selftest=1 mode clicks a piece and a highlighted target through the page's own handlers,
 // waits for the engine's reply, then tries a forbidden move; the test checks the dumped DOM
 // against the server's state.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -275,6 +277,32 @@ TEST(WebApi, NoSearchHoldsTheEngineLongerThanTheLimit) {
   EXPECT_EQ(get(api, "/api/analysis", {{"game", id}, {"playouts", "20"}}).at("playouts"), 20);
 }
 
+// A search whose client left (the server sets `abandoned`) stops at once, and an engine move
+// cut short so is not played: the game is as it was.
+TEST(WebApi, AbandonedSearchStopsAndChangesNothing) {
+  play::WebApiOptions options;
+  options.maxSearchSeconds = 60;
+  auto api = makeApi(options);
+  const json created = post(api, "/api/new", {{"variant", "shogi"}, {"side", "gote"}});
+  const std::string id = created.at("game");
+  std::atomic<bool> abandoned{false};
+  std::thread leaver([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    abandoned = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const play::ApiReply r =
+      api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 100000}}.dump(), &abandoned);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  leaver.join();
+  EXPECT_EQ(r.status, play::kAbandonedStatus) << r.body.dump();
+  EXPECT_THAT(r.body.value("error", ""), HasSubstr("client closed"));
+  EXPECT_LT(seconds, 3.0) << "the abandoned search went on for " << seconds << " s";
+  EXPECT_TRUE(get(api, "/api/state", {{"game", id}}).at("history").empty()) << "an abandoned engine move was played";
+  // The same request, not abandoned, plays.
+  EXPECT_EQ(post(api, "/api/engine-move", {{"game", id}, {"playouts", 20}}).at("state").at("history").size(), 1u);
+}
+
 TEST(WebApi, GameOverIsReportedAndFurtherMovesRefused) {
   auto api = makeApi();
   // Sente drops the gold on 4b, guarded by the gold on 3c: mate.
@@ -505,6 +533,50 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   ASSERT_TRUE(illegal);
   EXPECT_EQ(illegal->status, 400);
   EXPECT_NE(parseBody(illegal).value("error", "").find("illegal move"), std::string::npos);
+  EXPECT_TRUE(server.alive());
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// Issue 16 (9): a client that leaves during a long search frees the engine for the others at
+// once (before: the search ran on, 6.5 s here, up to --max-search-seconds). A long request
+// that stays is answered in full, streamed after the first 300 ms.
+TEST(Serve, AbandonedSearchIsStoppedAndLongOnesStillAnswer) {
+  const auto dir = freshTempDir("poppy_test_serve_", "abandon");
+  ServerProcess server({"--max-search-seconds", "60"}, (dir / "serve.log").string());
+  ASSERT_GT(server.port(), 0);
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_read_timeout(60, 0);
+  auto created = client.Post("/api/new", R"({"variant": "shogi"})", "application/json");
+  ASSERT_TRUE(created);
+  const std::string id = parseBody(created).at("game");
+
+  // A long search that is waited for: 200 and the whole analysis.
+  auto longOne = client.Get(("/api/analysis?game=" + id + "&playouts=1500").c_str());
+  ASSERT_TRUE(longOne);
+  EXPECT_EQ(longOne->status, 200);
+  EXPECT_EQ(parseBody(longOne).value("playouts", 0), 1500) << longOne->body.substr(0, 300);
+
+  // A 100,000-playout analysis whose client hangs up after a second.
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string request = "GET /api/analysis?game=" + id + "&playouts=100000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  ASSERT_EQ(::send(sock, request.data(), request.size(), 0), ssize_t(request.size()));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  ::close(sock);
+
+  const auto start = std::chrono::steady_clock::now();
+  auto next = client.Get(("/api/analysis?game=" + id + "&playouts=20").c_str());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(parseBody(next).value("playouts", 0), 20);
+  EXPECT_LT(seconds, 3.0) << "the next request waited " << seconds << " s for the abandoned search";
   EXPECT_TRUE(server.alive());
   server.stop();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);

@@ -42,7 +42,9 @@ async function api(method, path, body) {
   } catch (e) {
     throw new Error(`the server sent a reply that is not JSON (HTTP ${response.status})`);
   }
-  if (!response.ok) {
+  // A long search answers 200 before it ends (the server streams whitespace while it watches
+  // the connection), so an error found after that comes as {"error"} in a 200 reply.
+  if (!response.ok || (data && typeof data.error === 'string')) {
     const err = new Error(data.error || `HTTP ${response.status}`);
     err.status = response.status;
     throw err;
