@@ -11,6 +11,9 @@ class Evaluator {
   // planes: batch x encoder.inputSize() floats. Writes batch x policySize logits and
   // batch x 3 probabilities (win, draw, loss) from the side to move's view.
   virtual void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) = 0;
+  // Whether evaluate() may run on several threads at once (play::Analyzer's search threads);
+  // when not, those threads take turns.
+  virtual bool threadSafe() const { return false; }
 };
 
 // No knowledge at all: equal logits and a certain draw. The search then plays on exact game
@@ -26,6 +29,7 @@ class UniformEvaluator : public Evaluator {
       wdl[3 * i + 2] = 0.0f;
     }
   }
+  bool threadSafe() const override { return true; }
 
  private:
   int policySize_;

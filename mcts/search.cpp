@@ -39,10 +39,25 @@ bool SearchDriver::round(const std::vector<Tree*>& trees, int playouts) {
 }
 
 bool SearchDriver::round(const std::vector<Tree*>& trees, const std::vector<int>& playouts) {
+  const Clock::time_point start = Clock::now();
+  const bool anyLeft = gatherRound(trees, playouts);
+  if (anyLeft) {
+    evaluateGathered();
+    finishGathered();
+  }
+  stats_.totalSeconds += secondsSince(start);
+  return anyLeft;
+}
+
+bool SearchDriver::gatherRound(const std::vector<Tree*>& trees, int playouts) {
+  targets_.assign(trees.size(), playouts);
+  return gatherRound(trees, targets_);
+}
+
+bool SearchDriver::gatherRound(const std::vector<Tree*>& trees, const std::vector<int>& playouts) {
   if (playouts.size() != trees.size())
     throw std::invalid_argument("SearchDriver::round: " + std::to_string(playouts.size()) + " visit targets for " +
                                 std::to_string(trees.size()) + " trees");
-  const Clock::time_point start = Clock::now();
   const size_t n = trees.size();
   leaves_.clear();
   indices_.clear();
@@ -58,12 +73,25 @@ bool SearchDriver::round(const std::vector<Tree*>& trees, const std::vector<int>
       break;
     }
   }
-  if (anyLeft) {
-    if (!leaves_.empty()) evaluateBatch();
-    for (const auto& [tree, node] : collided_) tree->releaseVirtualLoss(node);
-  }
-  stats_.totalSeconds += secondsSince(start);
   return anyLeft;
+}
+
+void SearchDriver::evaluateGathered() {
+  if (leaves_.empty()) return;
+  const Clock::time_point start = Clock::now();
+  evaluator_.evaluate(planes_.data(), int(leaves_.size()), logits_.data(), wdl_.data());
+  stats_.evalSeconds += secondsSince(start);
+  stats_.evaluations += int64_t(leaves_.size());
+  ++stats_.batches;
+}
+
+void SearchDriver::finishGathered() {
+  const size_t policySize = size_t(encoder_.policySize());
+  for (size_t i = 0; i < leaves_.size(); ++i)
+    finishLeaf(leaves_[i], logits_.data() + i * policySize, wdl_.data() + 3 * i);
+  for (const auto& [tree, node] : collided_) tree->releaseVirtualLoss(node);
+  leaves_.clear();
+  collided_.clear();
 }
 
 bool SearchDriver::gather(Tree& tree, int playouts) {
@@ -107,18 +135,6 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
     tree.rewind();
   }
   return int(leaves_.size()) < maxBatch_;
-}
-
-void SearchDriver::evaluateBatch() {
-  const int batch = int(leaves_.size());
-  const Clock::time_point start = Clock::now();
-  evaluator_.evaluate(planes_.data(), batch, logits_.data(), wdl_.data());
-  stats_.evalSeconds += secondsSince(start);
-  stats_.evaluations += batch;
-  ++stats_.batches;
-  const size_t policySize = size_t(encoder_.policySize());
-  for (int i = 0; i < batch; ++i)
-    finishLeaf(leaves_[size_t(i)], logits_.data() + size_t(i) * policySize, wdl_.data() + 3 * size_t(i));
 }
 
 // Priors are the softmax of the logits over the legal moves only.

@@ -54,6 +54,20 @@ class SearchDriver {
   // cap randomisation searches some moves fully and others quickly in one batch.
   bool round(const std::vector<Tree*>& trees, const std::vector<int>& playouts);
 
+  // round() in three steps, for several threads searching one tree (play::Analyzer): each
+  // thread has its own driver, and takes the tree's lock for gatherRound and finishGathered
+  // only, so the network calls of the threads overlap. Virtual loss keeps the threads' leaves
+  // apart as it keeps one batch's. Between gatherRound and finishGathered the tree holds this
+  // driver's pending leaves. gatherRound returns false when no tree needed visits.
+  bool gatherRound(const std::vector<Tree*>& trees, int playouts);
+  bool gatherRound(const std::vector<Tree*>& trees, const std::vector<int>& playouts);
+  // Sends the gathered leaves to the evaluator (no tree is touched: no lock needed).
+  void evaluateGathered();
+  // Expands and backs up the evaluated leaves and releases the collisions' virtual loss.
+  void finishGathered();
+  // Leaves gathered by the last gatherRound (0: it found only collisions or game ends).
+  int gatheredLeaves() const { return int(leaves_.size()); }
+
   const Stats& stats() const { return stats_; }
   void resetStats() { stats_ = Stats{}; }
 
@@ -67,7 +81,6 @@ class SearchDriver {
 
   // Gathers up to the tree's share of leaves into the batch; returns false when the batch is full.
   bool gather(Tree& tree, int playouts);
-  void evaluateBatch();
   void finishLeaf(const Leaf& leaf, const float* logits, const float* wdl);
   uint64_t cacheKey(const game::Position& pos) const;
 

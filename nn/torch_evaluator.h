@@ -17,6 +17,8 @@ class TorchEvaluator : public mcts::Evaluator {
  public:
   TorchEvaluator(PolicyValueNet net, torch::Device device);
   void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override;
+  // LibTorch runs inference (no gradients, eval mode) on one module from several threads.
+  bool threadSafe() const override { return true; }
   PolicyValueNet& net() { return net_; }
   const torch::Device& device() const { return device_; }
 

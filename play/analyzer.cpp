@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "mcts/rollout_player.h"
@@ -79,8 +81,9 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
   auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
   auto outOfTime = [&] { return !limits.infinite && limits.seconds > 0 && secondsSince(start) >= limits.seconds; };
   // One loop for both searches: `step` adds playouts (false: nothing left to search) until a
-  // limit is reached, reporting progress; then the final snapshot.
-  auto run = [&](const auto& step, const auto& visits, const auto& snapshot) {
+  // limit is reached, reporting progress; then `finish` (search threads stop) and the final
+  // snapshot.
+  auto run = [&](const auto& step, const auto& visits, const auto& snapshot, const auto& finish) {
     Clock::time_point lastProgress = start;
     while (!stopped() && !outOfTime() && visits() < target) {
       if (!step()) break;
@@ -91,8 +94,10 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     }
     // After the budget is spent an infinite search idles until it is told to stop.
     while (limits.infinite && !stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    finish();
     return snapshot();
   };
+  const auto nothing = [] {};
 
   if (evaluator_) {
     mcts::SearchParams params = params_;
@@ -127,8 +132,64 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
       rank(s);
       return s;
     };
-    return run([&] { return driver.round(trees, int(target)); }, [&] { return int64_t(tree.rootVisits()); },
-               snapshot);
+    if (threads_ <= 1)
+      return run([&] { return driver.round(trees, int(target)); }, [&] { return int64_t(tree.rootVisits()); },
+                 snapshot, nothing);
+
+    // Several threads on the one tree: each gathers leaves under treeMutex, evaluates them
+    // outside it and backs them up under it again. This thread is one of them, and also keeps
+    // the limits and the progress reports.
+    std::mutex treeMutex, evaluatorMutex;
+    const bool serialEvaluator = !evaluator_->threadSafe();
+    std::atomic<bool> finished{false};
+    std::vector<std::unique_ptr<mcts::SearchDriver>> drivers;
+    for (int i = 0; i < threads_; ++i)
+      drivers.push_back(std::make_unique<mcts::SearchDriver>(*evaluator_, encoder_, std::max(1, params.leavesPerTree)));
+    auto cycle = [&](mcts::SearchDriver& d) {
+      {
+        std::lock_guard lock(treeMutex);
+        if (!d.gatherRound(trees, int(target))) return false;
+      }
+      if (serialEvaluator) {
+        std::lock_guard lock(evaluatorMutex);
+        d.evaluateGathered();
+      } else {
+        d.evaluateGathered();
+      }
+      const bool onlyCollisions = d.gatheredLeaves() == 0;
+      {
+        std::lock_guard lock(treeMutex);
+        d.finishGathered();
+      }
+      // Every leaf this thread reached is another thread's pending one: let that thread finish.
+      if (onlyCollisions) std::this_thread::yield();
+      return true;
+    };
+    std::vector<std::thread> helpers;
+    for (int i = 1; i < threads_; ++i)
+      helpers.emplace_back([&, i] {
+        while (!finished.load(std::memory_order_relaxed) && cycle(*drivers[size_t(i)])) {
+        }
+      });
+    const auto stopHelpers = [&] {
+      finished = true;
+      for (auto& h : helpers) h.join();
+    };
+    try {
+      return run([&] { return cycle(*drivers[0]); },
+                 [&] {
+                   std::lock_guard lock(treeMutex);
+                   return int64_t(tree.rootVisits());
+                 },
+                 [&] {
+                   std::lock_guard lock(treeMutex);
+                   return snapshot();
+                 },
+                 stopHelpers);
+    } catch (...) {
+      if (!finished) stopHelpers();  // the helpers use this frame: they end before it unwinds
+      throw;
+    }
   }
 
   mcts::RolloutPlayer rollout(1, seed, params_.plyCap);
@@ -165,7 +226,7 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
         rollout.searchMore(int(std::min<int64_t>(16, target - rollout.rootVisits())));
         return true;
       },
-      [&] { return int64_t(rollout.rootVisits()); }, snapshot);
+      [&] { return int64_t(rollout.rootVisits()); }, snapshot, nothing);
 }
 
 }  // namespace poppy::play

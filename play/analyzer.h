@@ -4,6 +4,7 @@
 // budget or a stop flag, whichever comes first, and reports the ranked root moves with their
 // visit shares, priors, win/draw/loss and principal variations.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -63,6 +64,14 @@ class Analyzer {
   void setParams(const mcts::SearchParams& params) { params_ = params; }
   const game::VariantPtr& variant() const { return variant_; }
 
+  // Search threads for one position (the USI Threads option): with a network, `threads`
+  // threads share the tree, each gathering its own batch of leaves under the tree's lock and
+  // evaluating it outside the lock, so the network calls overlap (both cores work at play
+  // time). One thread (the default) searches exactly as before and is deterministic for a
+  // seed; more are not. The rollout search (no network) always uses one thread.
+  void setThreads(int threads) { threads_ = std::max(1, threads); }
+  int threads() const { return threads_; }
+
   using Progress = std::function<void(const Analysis&)>;
   // Searches pos (history included, so repetitions count). progress, when given, is called
   // about every progressSeconds with the analysis so far. Thread-safe only per instance.
@@ -78,6 +87,7 @@ class Analyzer {
   nn::Encoder encoder_;
   mcts::SearchParams params_;
   uint64_t seed_;
+  int threads_ = 1;
 };
 
 }  // namespace poppy::play

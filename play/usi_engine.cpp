@@ -567,6 +567,7 @@ void UsiEngine::search(SearchJob job) {
     mcts::SearchParams params = setup.analyzer->params();
     params.plyCap = pos.gamePly() + kSearchHorizonPlies;
     setup.analyzer->setParams(params);
+    setup.analyzer->setThreads(job.options.threads);
     const int multiPv = job.options.multiPv;
     auto progress = [&](const Analysis& a) { sendInfo(a, msSince(job.received), multiPv); };
     Analysis a = setup.analyzer->analyze(pos, limits, &stop_, progress, 1.0);

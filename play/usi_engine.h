@@ -4,8 +4,8 @@
 // in-process with the rollout search or a scripted evaluator.
 //
 // The search runs on a worker thread, so `stop`, `quit`, `isready` and `ponderhit` are answered
-// while it thinks. Threads is accepted and stored but the search itself is single-threaded: its
-// speed comes from batching leaves into one network call, not from threads.
+// while it thinks. Threads sets the search threads sharing one tree (play::Analyzer::setThreads;
+// with a model only: the rollout search has one thread).
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -33,7 +33,7 @@ struct UsiOptions {
   std::string variant = "micro";  // UCI_Variant: a name from configs/variants or a YAML path
   std::string modelFile;          // ModelFile: empty = rollout MCTS
   int64_t playouts = 800;         // Playouts: for a `go` without limits
-  int threads = 1;                // Threads: stored only (see above)
+  int threads = 1;                // Threads: search threads (see above)
   int multiPv = 1;                // MultiPV
   std::string book;               // Book: an opening book (play::OpeningBook), empty = none
   double resignThreshold = 0;     // ResignThreshold: resign below this win rate; 0 = never

@@ -126,6 +126,91 @@ TEST(Analyzer, StopsOnTheFlagAndOnTime) {
   EXPECT_LE(b.seconds, took);
 }
 
+// An evaluator that counts how many of its calls run at once and takes a little time per call,
+// so that calls from several threads overlap when they may. Its answers are those of
+// FavouriteMoveEvaluator.
+class CountingEvaluator : public mcts::Evaluator {
+ public:
+  CountingEvaluator(int policySize, int favourite, bool threadSafe)
+      : inner_(policySize, favourite), threadSafe_(threadSafe) {}
+  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+    const int now = ++inside_;
+    int seen = maxInside_.load();
+    while (now > seen && !maxInside_.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    inner_.evaluate(planes, batch, logits, wdl);
+    calls_ += 1;
+    --inside_;
+  }
+  bool threadSafe() const override { return threadSafe_; }
+  int maxInside() const { return maxInside_; }
+  int calls() const { return calls_; }
+
+ private:
+  FavouriteMoveEvaluator inner_;
+  bool threadSafe_;
+  std::atomic<int> inside_{0}, maxInside_{0}, calls_{0};
+};
+
+// Search threads (Analyzer::setThreads, the USI Threads option) share one tree: the network
+// calls of two threads overlap, the visits add up (each root visit is one playout: the
+// children's visits sum to the root's less the root's own expansion), the answer is the same
+// as one thread's, and an evaluator that is not thread-safe is never entered twice at once.
+TEST(Analyzer, SearchThreadsShareOneTree) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  game::MoveList legal;
+  game::Position(v).generateLegal(legal);
+  const game::Move chosen = legal[legal.size() - 1];
+  for (bool threadSafe : {true, false}) {
+    SCOPED_TRACE(threadSafe ? "thread-safe evaluator" : "serial evaluator");
+    CountingEvaluator eval(enc.policySize(), enc.moveIndex(pos, chosen), threadSafe);
+    mcts::SearchParams params;
+    params.playouts = 600;
+    play::Analyzer analyzer(v, &eval, params);
+    analyzer.setThreads(2);
+    const play::Analysis a = analyzer.analyze(pos, {});
+    ASSERT_FALSE(a.moves.empty());
+    EXPECT_EQ(a.moves.front().usi, pos.moveToUsi(chosen));
+    // Each thread may finish the batch it had gathered when the target was reached.
+    EXPECT_GE(a.playouts, 600);
+    EXPECT_LE(a.playouts, 600 + 2 * params.leavesPerTree);
+    int64_t childVisits = 0;
+    for (const auto& m : a.moves) childVisits += m.visits;
+    EXPECT_EQ(childVisits, a.playouts - 1);
+    if (threadSafe) {
+      EXPECT_EQ(eval.maxInside(), 2) << "the two threads' network calls never overlapped";
+    } else {
+      EXPECT_EQ(eval.maxInside(), 1) << "an evaluator that is not thread-safe was entered by two threads at once";
+    }
+  }
+}
+
+// With two threads a search still stops on its flag, soon.
+TEST(Analyzer, SearchThreadsStopOnTheFlag) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  CountingEvaluator eval(enc.policySize(), 0, true);
+  play::Analyzer analyzer(v, &eval, mcts::SearchParams{});
+  analyzer.setThreads(2);
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  play::SearchLimits infinite;
+  infinite.infinite = true;
+  const auto start = std::chrono::steady_clock::now();
+  const play::Analysis a = analyzer.analyze(pos, infinite, &stop);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stopper.join();
+  EXPECT_GT(a.playouts, 0);
+  EXPECT_LT(took, 0.1 + 0.3);
+}
+
 TEST(Analyzer, GameOverHasNoMoves) {
   auto v = micro();
   // Gote is mated (the position after the mate of the first test).
