@@ -136,6 +136,7 @@ void addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   perftCmd->callback([o] { runBenchPerft(*o); });
   addNetworkBenches(bench);
+  addSearchBench(bench);
 }
 
 }  // namespace poppy::apps

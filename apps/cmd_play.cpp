@@ -25,6 +25,7 @@ struct PlayArgs {
   double seconds = 0;
   int plyCap = 200;
   int threads = 1;
+  int searchThreads = 1;
   bool noColor = false;
 };
 
@@ -71,6 +72,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
     if (s.human < 0) throw std::runtime_error("--side '" + a.side + "': use sente, gote or random");
   }
   s.startSfen = a.sfen;
+  s.searchThreads = a.searchThreads;
   s.search.playouts = a.playouts > 0 ? a.playouts : kDefaultPlayouts;
   s.limits.playouts = a.playouts;  // 0 with --seconds: the time alone limits the search
   s.limits.seconds = a.seconds;
@@ -106,6 +108,9 @@ void addPlayCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--save", a->save, "Append the game record (JSONL) here (default games/play-YYYYMMDD-HHMMSS.jsonl)");
   cmd->add_option("--threads", a->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--search-threads", a->searchThreads, "Threads searching each engine move together (with a model)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   cmd->add_flag("--no-color", a->noColor, "No ANSI colours (they are off anyway when stdout is not a terminal)");
   cmd->callback([a, variant] { runPlay(*a, variant->count() > 0); });
 }

@@ -40,6 +40,7 @@ struct ServeOptions {
   std::string webDir;
   int playouts = 800;
   int plyCap = 200;
+  int searchThreads = 1;
   double maxSearchSeconds = 10;
 };
 
@@ -155,6 +156,7 @@ void serve(const ServeOptions& o) {
   }
   api.playouts = o.playouts;
   api.plyCap = o.plyCap;
+  api.searchThreads = o.searchThreads;
   api.maxSearchSeconds = o.maxSearchSeconds;
   play::WebApi webApi(std::move(variants), api);
 
@@ -230,6 +232,9 @@ void addServeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--ply-cap", o->plyCap, "Plies after which a game is adjudicated (as in self-play)")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--search-threads", o->searchThreads, "Threads searching each engine move and analysis together (with a model)")
+      ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--max-search-seconds", o->maxSearchSeconds,
                   "Longest one search may hold the engine (others wait meanwhile; a search whose client left stops at once); 0: no limit")

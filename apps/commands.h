@@ -18,5 +18,6 @@ void addLadderCommand(CLI::App& app);  // ladder: a player against an engine at 
 void addPlayCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);  // serve: the web page
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
+void addSearchBench(CLI::App* bench);     // bench search
 
 }  // namespace poppy::apps

@@ -126,6 +126,7 @@ TerminalGame::TerminalGame(PlaySettings settings, mcts::Evaluator* evaluator, st
       pos_(startPosition(settings_)),
       startSfen_(pos_.sfen()),
       analyzer_(settings_.variant, evaluator, searchWithCap(settings_.search, settings_.plyCap), settings_.seed) {
+  analyzer_.setThreads(settings_.searchThreads);
   if (settings_.gameId.empty()) {
     settings_.gameId = timeStamp(std::time(nullptr)) + "-human-" + colorName(settings_.human);
   }

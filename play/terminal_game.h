@@ -41,6 +41,7 @@ struct PlaySettings {
   bool echoInput = false;       // repeat each line read after the prompt (input that is not a
                                 // terminal, so a transcript shows what was typed)
   int hintMoves = 5;            // moves listed by `hint`
+  int searchThreads = 1;        // threads searching the engine's moves (Analyzer::setThreads)
   uint64_t seed = 1;
   // Set from a signal handler (^C): stops a search and ends the session, which still saves.
   const std::atomic<bool>* interrupted = nullptr;

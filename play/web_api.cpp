@@ -209,6 +209,7 @@ Analysis WebApi::search(const game::Position& pos, int playouts, const std::atom
   params.plyCap = options_.plyCap;
   std::lock_guard<std::mutex> lock(engineMutex_);
   Analyzer analyzer(pos.variantPtr(), evaluatorFor(pos.variant()), params, options_.seed + searches_++);
+  analyzer.setThreads(options_.searchThreads);
   SearchLimits limits;
   limits.playouts = playouts;
   limits.seconds = options_.maxSearchSeconds;

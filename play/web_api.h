@@ -53,6 +53,7 @@ struct WebApiOptions {
   // `abandoned` flag.)
   double maxSearchSeconds = 10;
   int plyCap = 200;          // a game this long is adjudicated (draw, or impasse points in shogi)
+  int searchThreads = 1;     // threads per search (Analyzer::setThreads)
   // The network and the variant it was trained for; other variants (or none) use rollout MCTS.
   mcts::Evaluator* evaluator = nullptr;
   std::string modelVariant;

@@ -1,0 +1,144 @@
+// `poppy bench search`: playouts per second of the play-time search (play::Analyzer, what
+// `poppy usi`, `play` and `serve` run for each move) with a model, from the start position and
+// from middle-game positions, for each number of search threads asked for. The positions are
+// reached by the model itself (a few playouts a move, moves sampled by visits, seeded), so the
+// bench needs no data file and gives the same positions on every run.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/commands.h"
+#include "common/progress_line.h"
+#include "game/variant_loader.h"
+#include "nn/model_header.h"
+#include "nn/network_backend.h"
+#include "play/analyzer.h"
+
+namespace poppy::apps {
+namespace {
+
+struct BenchSearchOptions {
+  std::string model = "models/micro/micro-v3.model";
+  std::string device = "cpu";
+  std::vector<int> threads = {1, 2};
+  double seconds = 1.0;   // per position, as `go movetime 1000`
+  int positions = 20;     // middle-game positions besides the start
+  int plies = 16;         // how deep into the game they are
+  std::string csv = "bench_search.csv";
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// `count` positions `plies` into games the model plays against itself with 32 playouts a move,
+// each move drawn in proportion to its visits (seeded: the same positions every run). A game
+// that ends before is replaced by the next seed's.
+std::vector<game::Position> middleGamePositions(const game::VariantPtr& variant, mcts::Evaluator& evaluator,
+                                                int count, int plies) {
+  mcts::SearchParams params;
+  params.playouts = 32;
+  std::vector<game::Position> out;
+  for (uint64_t seed = 1; int(out.size()) < count && seed <= uint64_t(count) * 10; ++seed) {
+    play::Analyzer analyzer(variant, &evaluator, params, seed);
+    std::mt19937 rng{uint32_t(seed)};
+    game::Position pos(variant);
+    for (int ply = 0; ply < plies && !pos.outcome(200).over(); ++ply) {
+      const play::Analysis a = analyzer.analyze(pos, {});
+      std::vector<double> weights;
+      for (const auto& m : a.moves) weights.push_back(std::max(1, m.visits));
+      std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
+      pos.makeMove(a.moves[pick(rng)].move);
+    }
+    if (!pos.outcome(200).over()) out.push_back(pos);
+  }
+  return out;
+}
+
+void runBenchSearch(const BenchSearchOptions& o) {
+  nn::ModelInfo info = nn::readModelInfo(o.model);
+  const game::VariantPtr variant = game::loadVariant(info.variant);
+  std::unique_ptr<mcts::Evaluator> evaluator = nn::loadModelEvaluator(o.model, variant.get(), o.device, &info);
+  std::fprintf(stderr, "bench search: %s (%s, %d blocks x %d channels), %.2f s a position\n", o.model.c_str(),
+               info.variant.c_str(), info.shape.blocks, info.shape.channels, o.seconds);
+
+  std::vector<game::Position> positions{game::Position(variant)};
+  for (game::Position& p : middleGamePositions(variant, *evaluator, o.positions, o.plies)) positions.push_back(std::move(p));
+  const bool newCsv = !std::filesystem::exists(o.csv);
+  std::ofstream csv(o.csv, std::ios::app);
+  if (!csv) throw std::runtime_error("cannot write " + o.csv);
+  if (newCsv) csv << "model,threads,position,sfen,playouts,seconds,playouts_per_second\n";
+
+  struct Row {
+    int threads;
+    double start, middle;
+  };
+  std::vector<Row> rows;
+  common::ProgressLine progress;
+  const int total = int(o.threads.size() * positions.size());
+  int done = 0;
+  for (int threads : o.threads) {
+    play::Analyzer analyzer(variant, evaluator.get(), mcts::SearchParams{});
+    analyzer.setThreads(threads);
+    play::SearchLimits limits;
+    limits.seconds = o.seconds;
+    std::vector<double> middle;
+    double start = 0;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      const play::Analysis a = analyzer.analyze(positions[i], limits);
+      const double rate = a.seconds > 0 ? double(a.playouts) / a.seconds : 0;
+      if (i == 0) {
+        start = rate;
+      } else {
+        middle.push_back(rate);
+      }
+      csv << o.model << ',' << threads << ',' << (i == 0 ? std::string("start") : "middle-" + std::to_string(i)) << ','
+          << positions[i].sfen() << ',' << a.playouts << ',' << a.seconds << ',' << rate << '\n';
+      ++done;
+      std::ostringstream line;
+      line << "bench search: " << done << '/' << total << " searches, " << threads << " thread(s), last "
+           << int(rate) << " playouts/s, about " << int((total - done) * o.seconds) << " s left";
+      progress.update(line.str(), done == total);
+    }
+    rows.push_back({threads, start, median(middle)});
+  }
+  progress.finish();
+  std::printf("%-8s %16s %24s %10s\n", "threads", "start pos/s", "middle-game median pos/s", "vs first");
+  for (const Row& r : rows)
+    std::printf("%-8d %16.0f %24.0f %9.2fx\n", r.threads, r.start, r.middle,
+                rows.front().middle > 0 ? r.middle / rows.front().middle : 0.0);
+  std::printf("(%zu middle-game positions, %d plies in; figures appended to %s)\n", positions.size() - 1, o.plies,
+              o.csv.c_str());
+}
+
+}  // namespace
+
+void addSearchBench(CLI::App* bench) {
+  auto o = std::make_shared<BenchSearchOptions>();
+  CLI::App* cmd = bench->add_subcommand(
+      "search", "Playouts per second of the play-time search (usi, play, serve) with a model, by search threads");
+  cmd->add_option("--model", o->model, "Model file")->check(CLI::ExistingFile)->capture_default_str();
+  cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Search thread counts to measure")
+      ->check(CLI::Range(1, 256))
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--seconds", o->seconds, "Search time per position")->check(CLI::Range(0.01, 600.0))->capture_default_str();
+  cmd->add_option("--positions", o->positions, "Middle-game positions besides the start")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--plies", o->plies, "Plies into the game of those positions")->check(CLI::Range(1, 200))->capture_default_str();
+  cmd->add_option("--csv", o->csv, "Append every search to this CSV file")->capture_default_str();
+  cmd->callback([o] { runBenchSearch(*o); });
+}
+
+}  // namespace poppy::apps
