@@ -34,12 +34,9 @@ namespace {
 
 const std::string kScratch = "poppy_test_training_";
 [[maybe_unused]] ::testing::Environment* const kScratchCleanup = poppy::testing::removeScratchRootAtExit(kScratch);
-fs::path scratchRoot() { return poppy::testing::scratchRoot(kScratch); }
 fs::path freshTempDir(const std::string& name) { return poppy::testing::freshTempDir(kScratch, name); }
 using poppy::testing::slurp;
 using poppy::testing::spit;
-
-
 
 
 std::string currentTestName() { return ::testing::UnitTest::GetInstance()->current_test_info()->name(); }
