@@ -31,8 +31,12 @@ class EigenEvaluator : public mcts::Evaluator {
   // kernel: one of eigenKernelsSupported(), or "" for bestEigenKernel(). Throws
   // std::invalid_argument for a kernel this build or CPU lacks.
   explicit EigenEvaluator(EigenNetwork network, const std::string& kernel = "");
+  // The plan points into the evaluator's own network and tables: no copies.
+  EigenEvaluator(const EigenEvaluator&) = delete;
+  EigenEvaluator& operator=(const EigenEvaluator&) = delete;
   // One thread at a time per evaluator (the scratch memory is the evaluator's own); it never
-  // starts threads of its own.
+  // starts threads of its own. The scratch memory grows to the largest batch seen and is then
+  // reused (Eigen's matrix product still takes its packing buffers from malloc per product).
   void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override;
   const EigenNetwork& network() const { return net_; }
   const std::string& kernel() const { return kernelName_; }

@@ -73,9 +73,9 @@ ConstVectorMap biasOf(const LinearView& l) { return ConstVectorMap(l.bias, l.out
 // o = w * x for `Columns` columns of x from c0 on, w read from its row panels
 // (nn/eigen_network.h: FoldedLinear::panels). Eigen's matrix product copies ("packs") all of w
 // into its own layout on every call; with a few columns that copy costs more than the
-// arithmetic when w is large (shogi's policy layer: 14,256 x 162 floats, 9 MB, half the time of
-// a call at batch 8). The panels are that layout made once: each is read from start to end into
-// accumulators [kPanelRows x Columns] that stay in registers.
+// arithmetic when w is large (shogi's policy layer: 14,256 x 162 floats, 9 MB; a quarter of a
+// call's time at batch 8 went to that copy). The panels are that layout made once: each is read
+// from start to end into accumulators [kPanelRows x Columns] that stay in registers.
 template <int Columns>
 void panelProduct(const LinearView& l, const float* x, int c0, MatrixMap& o) {
   using Accumulator = Eigen::Matrix<float, kPanelRows, Columns>;
@@ -92,8 +92,9 @@ void panelProduct(const LinearView& l, const float* x, int c0, MatrixMap& o) {
   }
 }
 
-// From 2 to this many positions the panels beat Eigen's product (`poppy bench nn` on shogi: 1.2x
-// to 1.7x at batch 2 to 16 with AVX-512; on micro, whose layers are small, they are even).
+// From 2 to this many positions the panels beat Eigen's product (`poppy bench nn` on shogi: 1.6x
+// at batch 2 down to 1.1x at 16, AVX2 and AVX-512 alike; on micro, whose layers are small, they
+// are even; above 16 Eigen's product wins).
 constexpr int kPanelMaxColumns = 16;
 
 // o = w * x, [l.out x batch].
