@@ -11,33 +11,37 @@ struct Kernel {
   const char* name;
   eigen_kernels::ForwardFunction forward;
   bool (*supported)();
-  int autoMaxBatch;  // autoEigenMaxBatch
+  // autoEigenMaxBatch: Eigen takes calls of at most callMflop (batch x MFLOP per position), and
+  // single positions of networks of at most singleMflop.
+  double callMflop, singleMflop;
 };
 
-// autoMaxBatch: `poppy bench nn --inference both --eigen-kernel K` on all seven variants with the
-// default network (4 blocks x 32 channels), this 2-core AMD EPYC (AVX-512), LibTorch on one
-// thread. Eigen/LibTorch evaluations/s over the variants:
-//   baseline: 1.3-2.2x at batch 2, 0.85-1.1x at 4         -> 2
-//   avx2:     1.0-1.7x at batch 8, 0.83-1.9x at 16        -> 8
-//   avx512:   1.05-1.26x at batch 32, 1.03-1.13x at 64    -> 32 (64 leaves too thin a margin)
-// LibTorch used AVX-512 in every run; on a CPU without it LibTorch is slower too, so these err
-// on LibTorch's side.
-
+// The budgets: `poppy bench nn --inference both --eigen-kernel K` on this 2-core AMD EPYC (Zen 5,
+// AVX-512; LibTorch 1.13 on one thread, using AVX-512 itself) with the default network (4 blocks
+// x 32 channels) on all seven variants (3.4 MFLOP per position on micro to 18.7 on shogi), and
+// micro with 6 x 64 (18.4 MFLOP) and 8 x 128 (96) and shogi with 6 x 96 (172). The largest batch
+// at which Eigen was still at least as fast, times MFLOP per position, was at least:
+//   baseline: 8.7 (minishogi: batch 2, 0.92x at 4); batch 1 won up to 18.4, even at 96, lost at 172
+//   avx2:     54 (micro: batch 16; gorogoro 0.97x at 16 in one run); batch 1 won up to 172 (1.5x)
+//   avx512:   275 (kyoto: batch 64, 0.95x at 128); batch 1 won up to 172 (2.5x)
+// The budgets stay under those with a margin. On a CPU without AVX-512 LibTorch is slower too, so
+// they err on LibTorch's side there.
+//
 // Widest last. The CPU checks also make sure the operating system saves the wide registers
 // (GCC's __builtin_cpu_supports reads XGETBV as well as CPUID).
 const std::vector<Kernel>& kernels() {
   static const std::vector<Kernel> all = {
-      {"baseline", &eigen_kernels::forwardBaseline, [] { return true; }, 2},
+      {"baseline", &eigen_kernels::forwardBaseline, [] { return true; }, 8, 50},
 #ifdef POPPY_EIGEN_X86_KERNELS
       {"avx2", &eigen_kernels::forwardAvx2,
-       [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }, 8},
+       [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }, 50, 200},
       {"avx512", &eigen_kernels::forwardAvx512,
        [] {
          return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("fma");
        },
-       32},
+       200, 200},
 #endif
   };
   return all;
@@ -69,9 +73,10 @@ std::vector<std::string> eigenKernelsSupported() {
 
 std::string bestEigenKernel() { return eigenKernelsSupported().back(); }
 
-int autoEigenMaxBatch(const std::string& kernel) {
+int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape) {
+  const double mflop = flopsPerPosition(shape) / 1e6;
   for (const Kernel& k : kernels())
-    if (kernel == k.name) return k.autoMaxBatch;
+    if (kernel == k.name) return std::max(int(k.callMflop / mflop), mflop <= k.singleMflop ? 1 : 0);
   throw std::invalid_argument("no Eigen kernel '" + kernel + "' in this build");
 }
 

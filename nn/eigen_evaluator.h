@@ -19,12 +19,14 @@ std::vector<std::string> eigenKernelsSupported();
 // The widest supported one: what EigenEvaluator uses unless told otherwise.
 std::string bestEigenKernel();
 
-// Under `inference: auto` (nn/inference.h) calls of at most this many positions go to the Eigen
-// forward with this kernel, larger ones to LibTorch (one thread): the largest batch up to which
-// `poppy bench nn --inference both` measured Eigen at least as fast on every variant (README,
-// "Inference"). Eigen wins small calls by having almost no per-call cost; LibTorch's matrix
-// products are faster on large ones.
-int autoEigenMaxBatch(const std::string& kernel);
+// Under `inference: auto` (nn/inference.h) calls of at most this many positions of a network of
+// this shape go to the Eigen forward with this kernel, larger ones to LibTorch (one thread); 0:
+// none. Eigen wins small calls by having almost no per-call cost; LibTorch's matrix products are
+// faster on large ones, so where they cross depends on the arithmetic of a call: Eigen takes
+// calls of up to a budget of FLOPs per kernel, measured with `poppy bench nn --inference both`
+// on networks of 3 to 172 MFLOP per position (README, "Inference"), and single positions of
+// networks up to another. Throws std::invalid_argument for an unknown kernel.
+int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape);
 
 class EigenEvaluator : public mcts::Evaluator {
  public:

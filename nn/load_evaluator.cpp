@@ -19,6 +19,9 @@ std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::st
                              "' (use inference torch or auto with a GPU)");
   // auto on a GPU: the GPU's throughput is the point of asking for it.
   if (!d.is_cpu()) return std::make_unique<TorchEvaluator>(net, d);
+  // auto with a network too large for Eigen to win even single positions.
+  const int maxEigenBatch = autoEigenMaxBatch(bestEigenKernel(), net->shape());
+  if (inference == Inference::kAuto && maxEigenBatch == 0) return std::make_unique<TorchEvaluator>(net, d);
   std::unique_ptr<EigenEvaluator> eigen;
   try {
     eigen = std::make_unique<EigenEvaluator>(eigenNetworkOf(*net));
@@ -31,7 +34,6 @@ std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::st
     return std::make_unique<TorchEvaluator>(net, d);
   }
   if (inference == Inference::kEigen) return eigen;
-  const int maxEigenBatch = autoEigenMaxBatch(eigen->kernel());
   return std::make_unique<SplitEvaluator>(std::move(eigen), std::make_unique<TorchEvaluator>(net, d), maxEigenBatch);
 }
 

@@ -16,8 +16,9 @@ namespace poppy::nn {
 //   eigen: an EigenEvaluator; throws std::runtime_error naming `what` (the model) when the Eigen
 //          forward cannot run this network, or when the device is not the CPU;
 //   auto:  on the CPU, a SplitEvaluator: Eigen for calls of up to autoEigenMaxBatch positions
-//          (nn/eigen_evaluator.h), LibTorch above. A network the Eigen forward cannot run gets LibTorch alone, with one
-//          line on stderr saying why; on a GPU, LibTorch alone.
+//          (nn/eigen_evaluator.h), LibTorch above; LibTorch alone for a network too large for
+//          Eigen to win even one position. A network the Eigen forward cannot run gets LibTorch
+//          alone, with one line on stderr saying why; on a GPU, LibTorch alone.
 // Throws std::runtime_error for a device this LibTorch cannot use (parseDevice).
 std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::string& device, Inference inference,
                                                const std::string& what);

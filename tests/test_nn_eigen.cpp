@@ -181,7 +181,20 @@ TEST(EigenForward, KernelsAreChosenByTheCpu) {
   nn::PolicyValueNet net = randomNet(shapeFor(encoder, 1, 8, 8), 3);
   EXPECT_EQ(nn::EigenEvaluator(nn::eigenNetworkOf(*net)).kernel(), nn::bestEigenKernel());
   EXPECT_THROW(nn::EigenEvaluator(nn::eigenNetworkOf(*net), "sse9"), std::invalid_argument);
-  for (const auto& k : built) EXPECT_GE(nn::autoEigenMaxBatch(k), 1) << k;
+}
+
+// auto's crossover: in positions, from the network's arithmetic per position (and the kernel).
+TEST(EigenForward, AutoCrossoverShrinksAsTheNetworkGrows) {
+  const nn::Encoder micro(game::loadVariant("micro")), shogi(game::loadVariant("shogi"));
+  for (const std::string& k : nn::eigenKernelsBuilt()) {
+    const int small = nn::autoEigenMaxBatch(k, shapeFor(micro, 4, 32, 32));
+    const int large = nn::autoEigenMaxBatch(k, shapeFor(shogi, 6, 96, 32));
+    const int huge = nn::autoEigenMaxBatch(k, shapeFor(shogi, 10, 256, 32));
+    EXPECT_GE(small, 2) << k << ": the default micro network takes Eigen for pairs at least";
+    EXPECT_LE(large, small) << k;
+    EXPECT_EQ(huge, 0) << k << ": 1.9 GFLOP per position is beyond every budget";
+  }
+  EXPECT_THROW(nn::autoEigenMaxBatch("sse9", shapeFor(micro, 4, 32, 32)), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,7 +284,13 @@ TEST(Inference, EachSettingRunsTheNetworkItNames) {
   ASSERT_NE(eigen, nullptr);
   EXPECT_EQ(eigen->kernel(), nn::bestEigenKernel());
   EXPECT_NE(dynamic_cast<nn::TorchEvaluator*>(&split->large()), nullptr);
-  EXPECT_EQ(split->maxSmallBatch(), nn::autoEigenMaxBatch(eigen->kernel()));
+  EXPECT_EQ(split->maxSmallBatch(), nn::autoEigenMaxBatch(eigen->kernel(), net->shape()));
+
+  // A network too large for Eigen to win a single position (570 MFLOP): auto is LibTorch alone.
+  nn::PolicyValueNet huge = randomNet(shapeFor(encoder, 12, 256, 8), 10);
+  EXPECT_EQ(nn::autoEigenMaxBatch(nn::bestEigenKernel(), huge->shape()), 0);
+  EXPECT_NE(dynamic_cast<nn::TorchEvaluator*>(nn::makeEvaluator(huge, "cpu", nn::Inference::kAuto, "huge").get()),
+            nullptr);
 
   // Through a model file too: every setting gives LibTorch's numbers.
   nn::ModelInfo info;

@@ -160,9 +160,9 @@ void benchNetwork(const nn::NetworkBenchOptions& a) {
     faster = b;
   }
   std::printf("eigen/torch evaluations/s: %.2fx at batch 1, %.2fx at 8, %.2fx at %d; eigen faster up to batch %d "
-              "(auto switches above %d)\n",
+              "(auto: eigen up to batch %d)\n",
               ratioAt(1), ratioAt(8), ratios.back().second, ratios.back().first, faster,
-              nn::autoEigenMaxBatch(eigenEval->kernel()));
+              nn::autoEigenMaxBatch(eigenEval->kernel(), net->shape()));
 }
 
 namespace {
