@@ -18,9 +18,15 @@ void addOptions(CLI::App* cmd, nn::NetworkBenchOptions& a) {
 
 void addNetworkBenches(CLI::App* bench) {
   auto a = std::make_shared<nn::NetworkBenchOptions>();
-  CLI::App* network = bench->add_subcommand("nn", "Network evaluations/s for batch sizes 1..256 and the model's GFLOP/s beside "
-                                             "the machine's matrix-product GFLOP/s");
+  CLI::App* network = bench->add_subcommand("nn", "Network evaluations/s for batch sizes 1..256 with LibTorch and Eigen, "
+                                             "and the model's GFLOP/s beside the machine's matrix-product GFLOP/s");
   addOptions(network, *a);
+  network->add_option("--inference", a->inference, "torch, eigen, or both (compared at each batch size)")
+      ->check(CLI::IsMember({"torch", "eigen", "both"}))
+      ->capture_default_str();
+  network->add_option("--model", a->model, "Model file whose weights to run (default: random weights of the config's shape)");
+  network->add_option("--eigen-kernel", a->eigenKernel,
+                      "The Eigen forward's instruction set: baseline, avx2 or avx512 (default: the best this CPU runs)");
   network->callback([a] { nn::networkBackend().benchNetwork(*a); });
   CLI::App* sp = bench->add_subcommand("selfplay", "Self-play games/hour and network rate inside self-play vs standalone");
   addOptions(sp, *a);

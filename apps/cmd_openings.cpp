@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "apps/commands.h"
+#include "apps/inference_option.h"
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
@@ -29,6 +30,7 @@ constexpr int kRolloutPlayouts = 2000;
 
 struct TreeArgs {
   std::string model, variant = "micro", sfen, format = "text", out, device = "cpu";
+  nn::Inference inference = nn::Inference::kAuto;
   bool noModel = false;
   int depth = 3, playouts = 0, maxChildren = 5, threads = 1, plyCap = 200;
   double minShare = 0.05;
@@ -66,6 +68,7 @@ void addTreeOptions(CLI::App* cmd, TreeArgs& a) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--device", a.device, "cpu or cuda")->capture_default_str();
+  addInferenceOption(cmd, a.inference);
   cmd->add_option("--threads", a.threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Random seed (the rollout search)")->capture_default_str();
 }
@@ -87,7 +90,7 @@ play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) 
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!a.noModel) {
     nn::setNetworkThreads(a.threads);
-    evaluator = nn::loadModelEvaluator(a.model, variant.get(), a.device);
+    evaluator = nn::loadModelEvaluator(a.model, variant.get(), a.device, a.inference);
   }
   mcts::SearchParams params;
   params.playouts = a.playouts > 0 ? a.playouts : (evaluator ? kNetworkPlayouts : kRolloutPlayouts);

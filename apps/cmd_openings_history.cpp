@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "apps/commands.h"
+#include "apps/inference_option.h"
 #include "common/atomic_file.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 
 struct HistoryArgs {
   std::string runDir, out, device = "cpu";
+  nn::Inference inference = nn::Inference::kAuto;
   int playouts = 400, every = 1, follow = 3, threads = 1;
   double minShare = 0.03;
 };
@@ -60,7 +62,7 @@ class CheckpointSearcher {
  public:
   CheckpointSearcher(const HistoryArgs& o, const Checkpoint& c, const std::string& variantName)
       : variant_(game::loadVariant(variantName)), playouts_(o.playouts) {
-    evaluator_ = nn::loadModelEvaluator(c.path.string(), variant_.get(), o.device, &info_);
+    evaluator_ = nn::loadModelEvaluator(c.path.string(), variant_.get(), o.device, o.inference, &info_);
     mcts::SearchParams params;
     params.playouts = o.playouts;
     analyzer_ = std::make_unique<play::Analyzer>(variant_, evaluator_.get(), params, /*seed=*/1);
@@ -189,6 +191,7 @@ void addOpeningsHistoryCommand(CLI::App& app) {
                   "Chart of the first moves (default RUN_DIR/report/openings-history.svg); the replies go to "
                   "NAME-second.svg, the numbers to NAME.json and NAME.csv");
   cmd->add_option("--device", o->device, "cpu or cuda");
+  addInferenceOption(cmd, o->inference);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256));
   cmd->callback([o] { runHistory(*o); });
 }

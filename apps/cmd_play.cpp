@@ -11,6 +11,7 @@
 #include <random>
 
 #include "apps/commands.h"
+#include "apps/inference_option.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
@@ -21,6 +22,7 @@ namespace {
 
 struct PlayArgs {
   std::string variant = "micro", model, device = "cpu", side = "sente", sfen, save;
+  nn::Inference inference = nn::Inference::kAuto;
   int playouts = 0;
   double seconds = 0;
   int plyCap = 200;
@@ -61,7 +63,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
 
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!a.model.empty()) {
-    evaluator = nn::loadModelEvaluator(a.model, s.variant.get(), a.device);
+    evaluator = nn::loadModelEvaluator(a.model, s.variant.get(), a.device, a.inference);
     s.modelName = a.model;
   }
 
@@ -97,6 +99,7 @@ void addPlayCommand(CLI::App& app) {
   CLI::Option* variant = cmd->add_option("--variant", a->variant, "Variant name or file (default: the model's, else micro)");
   cmd->add_option("--model", a->model, "Model file; without one the engine is the rollout MCTS (no network)");
   cmd->add_option("--device", a->device, "cpu or cuda (for --model)")->capture_default_str();
+  addInferenceOption(cmd, a->inference);
   cmd->add_option("--side", a->side, "Your side: sente (moves first), gote or random")->capture_default_str();
   cmd->add_option("--playouts", a->playouts, "Engine playouts per move (default 800, or unlimited with --seconds)")
       ->check(CLI::Range(1, 4000000));

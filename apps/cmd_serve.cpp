@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "apps/commands.h"
+#include "apps/inference_option.h"
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
@@ -36,6 +37,7 @@ struct ServeOptions {
   std::string model;
   std::string variant;
   std::string device = "cpu";
+  nn::Inference inference = nn::Inference::kAuto;
   std::string book;
   std::string webDir;
   int playouts = 800;
@@ -139,7 +141,7 @@ void serve(const ServeOptions& o) {
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!o.model.empty()) {
     nn::ModelInfo info;
-    evaluator = nn::loadModelEvaluator(o.model, nullptr, o.device, &info);
+    evaluator = nn::loadModelEvaluator(o.model, nullptr, o.device, o.inference, &info);
     // The model plays the variant of its name here: refuse it if that variant's rules differ.
     for (const auto& v : variants)
       if (v->name == info.variant) nn::checkModelFits(info, o.model, v.get(), 0);
@@ -227,6 +229,7 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--variant", o->variant,
                   "Variant the page starts with (name or file; default: the model's variant, else micro)");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->playouts, "Playouts per engine move and analysis")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "apps/commands.h"
+#include "apps/inference_option.h"
 #include "apps/model_players.h"
 #include "common/progress_line.h"
 #include "common/run_lock.h"
@@ -30,12 +31,14 @@ struct TrainArgs {
 
 struct SelfplayArgs {
   std::string model, out = "selfplay-out", device = "cpu";
+  nn::Inference inference = nn::Inference::kAuto;
   int games = 10, playouts = 128, parallel = 32, threads = 1, workers = 2;
   uint64_t seed = 1;
 };
 
 struct MatchArgs {
   std::string a, b, variant = "micro", device = "cpu", records;
+  nn::Inference inference = nn::Inference::kAuto;
   int games = 100, parallel = 32, playouts = 128, plyCap = 200, openingPlies = 2, threads = 1;
   double threshold = 0.55;
   uint64_t seed = 1;
@@ -51,8 +54,8 @@ selfplay::MatchResult runMatch(const MatchArgs& o) {
   nn::setNetworkThreads(o.threads);
   const auto variant = game::loadVariant(o.variant);
   const nn::Encoder encoder(variant);
-  LoadedPlayer a = loadPlayer(o.a, *variant, o.device, o.playouts);
-  LoadedPlayer b = loadPlayer(o.b, *variant, o.device, o.playouts);
+  LoadedPlayer a = loadPlayer(o.a, *variant, o.device, o.inference, o.playouts);
+  LoadedPlayer b = loadPlayer(o.b, *variant, o.device, o.inference, o.playouts);
   selfplay::MatchSettings ms;
   ms.games = o.games;
   ms.parallelGames = o.parallel;
@@ -82,6 +85,7 @@ void addMatchOptions(CLI::App* cmd, MatchArgs& o) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu or cuda")->capture_default_str();
+  addInferenceOption(cmd, o.inference);
   cmd->add_option("--threads", o.threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", o.seed, "Random seed")->capture_default_str();
   cmd->add_option("--records", o.records, "Append every game to this JSONL file");
@@ -123,6 +127,7 @@ void addTrainCommands(CLI::App& app) {
   sp->add_option("--playouts", s->playouts, "Playouts per move")->check(CLI::Range(1, 1000000))->capture_default_str();
   sp->add_option("--parallel", s->parallel, "Games played at once")->check(CLI::Range(1, 4096))->capture_default_str();
   sp->add_option("--device", s->device, "cpu or cuda")->capture_default_str();
+  addInferenceOption(sp, s->inference);
   sp->add_option("--threads", s->threads, "LibTorch threads per worker")->check(CLI::Range(1, 256))->capture_default_str();
   sp->add_option("--workers", s->workers, "Self-play workers (threads), each with its own network copy and share of the games")
       ->check(CLI::Range(1, 256))
@@ -145,7 +150,7 @@ void addTrainCommands(CLI::App& app) {
     selfplay::SelfPlayPool runner(
         variant, encoder,
         [&]() -> std::unique_ptr<mcts::Evaluator> {
-          return nn::loadModelEvaluator(s->model, variant.get(), s->device);
+          return nn::loadModelEvaluator(s->model, variant.get(), s->device, s->inference);
         },
         settings, s->workers, 0);
     common::ProgressLine progressLine;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "apps/inference_option.h"
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
 #include "play/usi_engine.h"
@@ -17,6 +18,7 @@ namespace {
 struct UsiCommandOptions {
   play::UsiOptions engine;
   std::string device = "cpu";
+  nn::Inference inference = nn::Inference::kAuto;
 };
 
 void runUsi(const UsiCommandOptions& o) {
@@ -36,16 +38,16 @@ void runUsi(const UsiCommandOptions& o) {
   auto preloaded = std::make_shared<std::unique_ptr<mcts::Evaluator>>();
   if (!o.engine.modelFile.empty()) {
     try {
-      *preloaded = nn::loadModelEvaluator(o.engine.modelFile, variant.get(), o.device);
+      *preloaded = nn::loadModelEvaluator(o.engine.modelFile, variant.get(), o.device, o.inference);
     } catch (const std::exception& e) {
       throw std::runtime_error("--model '" + o.engine.modelFile + "': " + e.what());
     }
   }
-  auto factory = [device = o.device, preloaded, firstModel = o.engine.modelFile, firstVariant = variant](
+  auto factory = [device = o.device, inference = o.inference, preloaded, firstModel = o.engine.modelFile, firstVariant = variant](
                      const std::string& path, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
     if (*preloaded && path == firstModel && v.name == firstVariant->name && v.fingerprint == firstVariant->fingerprint)
       return std::move(*preloaded);
-    return nn::loadModelEvaluator(path, &v, device);
+    return nn::loadModelEvaluator(path, &v, device, inference);
   };
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);
@@ -60,6 +62,7 @@ void addUsiCommand(CLI::App& app) {
   cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (setoption UCI_Variant)")
       ->capture_default_str();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->engine.playouts, "Playouts for a `go` without limits (setoption Playouts)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(1), play::Analyzer::kMaxPlayouts));

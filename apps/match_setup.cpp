@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "apps/inference_option.h"
+
 namespace poppy::apps {
 namespace {
 
@@ -73,7 +75,8 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
     if (s.notation != "auto")
       throw std::runtime_error("--notation" + suffix + " only applies to usi: players, not '" + s.player + "'");
     const bool timedOnly = s.movetimeMs > 0 && s.nodes == 0;
-    p.loaded = loadPlayer(s.player, *variant, settings.device, timedOnly ? kTimedNodeCap : settings.playouts);
+    p.loaded = loadPlayer(s.player, *variant, settings.device, settings.inference,
+                          timedOnly ? kTimedNodeCap : settings.playouts);
     auto& spec = p.loaded.spec;
     switch (spec.kind) {
       case selfplay::PlayerSpec::Kind::kNetwork:
@@ -107,6 +110,7 @@ std::string recordIdPrefix(const std::string& kind) {
 
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
   cmd->add_option("--device", settings.device, "cpu or cuda")->capture_default_str();
+  addInferenceOption(cmd, settings.inference);
   cmd->add_option("--tactics", settings.tactics,
                   "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
       ->capture_default_str();

@@ -31,6 +31,7 @@ struct SideArgs {
 // What every side shares.
 struct PlayerSettings {
   std::string device = "cpu";
+  nn::Inference inference = nn::Inference::kAuto;  // model players (nn/inference.h)
   int playouts = 128;  // of model players without their own
   bool tactics = true;  // model players: MCTS-solver and mate searches (mcts/search_params.h)
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
@@ -42,7 +43,8 @@ struct MatchPlayer {
   std::shared_ptr<play::OpeningBook> book;
 };
 
-// The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --tactics.
+// The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --inference,
+// --tactics.
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings);
 
 // "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.

@@ -3,7 +3,7 @@
 namespace poppy::apps {
 
 LoadedPlayer loadPlayer(const std::string& description, const game::Variant& variant, const std::string& device,
-                        int defaultPlayouts) {
+                        nn::Inference inference, int defaultPlayouts) {
   LoadedPlayer p;
   p.spec.name = description;
   auto bad = [&](const std::string& why) {
@@ -43,7 +43,7 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
     }
     p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
     p.spec.search.playouts = playouts;
-    p.evaluator = nn::loadModelEvaluator(path, &variant, device);
+    p.evaluator = nn::loadModelEvaluator(path, &variant, device, inference);
     p.spec.evaluator = p.evaluator.get();
     return p;
   }

@@ -17,6 +17,6 @@ struct LoadedPlayer {
 
 // Throws std::runtime_error (or nn::ModelError) naming the bad description or file.
 LoadedPlayer loadPlayer(const std::string& description, const game::Variant& variant, const std::string& device,
-                        int defaultPlayouts);
+                        nn::Inference inference, int defaultPlayouts);
 
 }  // namespace poppy::apps

@@ -45,15 +45,6 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tenso
   return {policyFc_(p), v};
 }
 
-double PolicyValueNetImpl::flopsPerPosition() const {
-  const double area = shape_.height * shape_.width;
-  const double c = shape_.channels;
-  double macs = area * shape_.planes * c * 9;         // input convolution
-  macs += shape_.blocks * 2 * area * c * c * 9;        // tower
-  macs += area * c * 3;                                // 1x1 head convolutions
-  macs += 2 * area * shape_.policySize;                // policy connection
-  macs += area * shape_.valueHidden + shape_.valueHidden * 3;
-  return 2 * macs;  // one multiply-add is two floating-point operations
-}
+double PolicyValueNetImpl::flopsPerPosition() const { return nn::flopsPerPosition(shape_); }
 
 }  // namespace poppy::nn

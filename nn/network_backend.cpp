@@ -68,10 +68,10 @@ void setNetworkThreads(int threads) {
 }
 
 std::unique_ptr<mcts::Evaluator> loadModelEvaluator(const std::string& path, const game::Variant* expected,
-                                                    const std::string& device, ModelInfo* info) {
+                                                    const std::string& device, Inference inference, ModelInfo* info) {
   // A missing or damaged file is reported from its header before LibTorch is loaded for it.
   checkModelFits(readModelInfo(path), path, expected, 0);
-  return networkBackend().loadEvaluator(path, expected, device, info);
+  return networkBackend().loadEvaluator(path, expected, device, inference, info);
 }
 
 void checkDeviceName(const std::string& device) {

@@ -11,6 +11,7 @@
 
 #include "game/variant.h"
 #include "mcts/evaluator.h"
+#include "nn/inference.h"
 #include "nn/model_header.h"
 
 namespace poppy::training {
@@ -27,7 +28,9 @@ struct NetworkBenchOptions {
   double seconds = 1.0;  // per measurement
   int games = 96;        // bench selfplay: one iteration of the default config
   int batch = 0;         // bench train (0: the config's batch size)
-  std::string model;     // bench selfplay: trained weights (default: random ones)
+  std::string model;     // bench nn, selfplay: trained weights (default: random ones)
+  std::string inference = "both";  // bench nn: torch, eigen, or both (compared)
+  std::string eigenKernel;         // bench nn: the Eigen forward's instruction set ("": the best this CPU runs)
   std::string tactics = "on";  // bench selfplay: exact tactics on, off, or both (compared)
   int workers = 0;       // bench selfplay: self-play workers (0: the config's)
 };
@@ -35,12 +38,14 @@ struct NetworkBenchOptions {
 class NetworkBackend {
  public:
   virtual ~NetworkBackend() = default;
-  // A model file ready to search with on `device` ("cpu", "cuda", "cuda:N"). Refuses a model of
-  // another variant or rules (expected == nullptr accepts any) or encoder version with a
-  // ModelError naming the file; a device this LibTorch cannot use with std::runtime_error. info,
-  // when given, receives the file's header.
+  // A model file ready to search with on `device` ("cpu", "cuda", "cuda:N"), run by LibTorch,
+  // Eigen or both as `inference` says (nn/load_evaluator.h). Refuses a model of another variant
+  // or rules (expected == nullptr accepts any) or encoder version with a ModelError naming the
+  // file; a device this LibTorch cannot use, or inference eigen for a network or device it cannot
+  // run, with std::runtime_error. info, when given, receives the file's header.
   virtual std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
-                                                         const std::string& device, ModelInfo* info) const = 0;
+                                                         const std::string& device, Inference inference,
+                                                         ModelInfo* info) const = 0;
   // LibTorch's threads for network evaluations in this process.
   virtual void setThreads(int threads) const = 0;
   // `poppy train` (training/train_loop.h).
@@ -67,7 +72,8 @@ void setNetworkThreads(int threads);
 
 // Loads a model through the backend: networkBackend().loadEvaluator(...).
 std::unique_ptr<mcts::Evaluator> loadModelEvaluator(const std::string& path, const game::Variant* expected,
-                                                    const std::string& device, ModelInfo* info = nullptr);
+                                                    const std::string& device, Inference inference,
+                                                    ModelInfo* info = nullptr);
 
 // Checks the spelling of a device name ("cpu", "cuda", "cuda:N") without loading LibTorch;
 // whether the device exists is checked when a model is loaded on it. Throws std::runtime_error.

@@ -11,4 +11,17 @@ struct NetworkShape {
   int valueHidden = 32;                                    // width of the value head's hidden layer
 };
 
+// Floating-point operations of one forward pass for one position (a multiply-add counts two): for
+// GFLOP/s figures, and the size of a network where `inference: auto` chooses (nn/eigen_evaluator.h).
+inline double flopsPerPosition(const NetworkShape& s) {
+  const double area = s.height * s.width;
+  const double c = s.channels;
+  double macs = area * s.planes * c * 9;    // input convolution
+  macs += s.blocks * 2 * area * c * c * 9;  // tower
+  macs += area * c * 3;                     // 1x1 head convolutions
+  macs += 2 * area * s.policySize;          // policy connection
+  macs += area * s.valueHidden + s.valueHidden * 3;
+  return 2 * macs;
+}
+
 }  // namespace poppy::nn

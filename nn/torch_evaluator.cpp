@@ -3,7 +3,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "nn/encoder.h"
 
 namespace poppy::nn {
 
@@ -34,12 +33,6 @@ void TorchEvaluator::evaluate(const float* planes, int batch, float* policyLogit
   value = torch::softmax(value, 1).to(torch::kCPU).contiguous();
   std::memcpy(policyLogits, policy.data_ptr<float>(), sizeof(float) * size_t(batch) * s.policySize);
   std::memcpy(wdl, value.data_ptr<float>(), sizeof(float) * size_t(batch) * 3);
-}
-
-std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
-                                              const std::string& device, ModelInfo* info) {
-  return std::make_unique<TorchEvaluator>(loadModel(path, info, expected, Encoder::kVersion),
-                                          parseDevice(device));
 }
 
 }  // namespace poppy::nn

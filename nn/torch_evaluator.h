@@ -4,7 +4,6 @@
 #include <string>
 
 #include "mcts/evaluator.h"
-#include "nn/model_file.h"
 #include "nn/network.h"
 
 namespace poppy::nn {
@@ -26,12 +25,5 @@ class TorchEvaluator : public mcts::Evaluator {
   PolicyValueNet net_;
   torch::Device device_;
 };
-
-// A model file ready to search with, on `device`: the one way the commands load a model. Refuses
-// a model of another variant or rules (expected == nullptr accepts any) or encoder version;
-// throws ModelError naming the file, or std::runtime_error for a bad device. info, when given,
-// receives the file's header.
-std::unique_ptr<TorchEvaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
-                                              const std::string& device, ModelInfo* info = nullptr);
 
 }  // namespace poppy::nn

@@ -14,6 +14,7 @@ PACKAGES=(
   fairy-stockfish   # independent engine the perft tests compare against
   libtorch-dev      # the network and trainer (CPU build 1.13)
   libopenblas-dev   # fast matrix products for LibTorch on the CPU
+  libeigen3-dev     # the network's forward pass without LibTorch, for small batches (nn/eigen_*)
   libzstd-dev       # replay chunk compression
   libxxhash-dev     # replay chunk checksums
   zlib1g-dev        # CRC-32 of model files and checkpoints

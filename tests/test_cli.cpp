@@ -344,6 +344,39 @@ TEST(CliProgress, IntoAFileProgressIsAFewWholeLines) {
   fs::remove(records.string() + ".summary.json");
 }
 
+// --inference on every command that loads a model to search with: a bad value is a usage error
+// naming it, before anything is loaded.
+TEST(CliErrors, BadInferenceIsNamed) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"usi"},
+      {"play"},
+      {"serve"},
+      {"match", "--a", "random", "--b", "random"},
+      {"ladder"},
+      {"selfplay", "--model", "x.model"},
+      {"gate", "--candidate", "a.model", "--best", "b.model"},
+      {"openings", "tree"},
+      {"openings", "book", "--out", "x.json"},
+      {"openings", "history", "run"}};
+  for (std::vector<std::string> args : commands) {
+    args.insert(args.end(), {"--inference", "fast"});
+    const CmdResult r = poppy(args);
+    EXPECT_EQ(r.code, 2) << r.describe();
+    expectCleanError(r, "unknown inference 'fast' (use auto, torch or eigen)");
+  }
+}
+
+// A model plays with each inference setting (Eigen, LibTorch, or both by batch size).
+TEST(CliInference, AModelPlaysWithEachSetting) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
+  for (const std::string inference : {"eigen", "torch", "auto"}) {
+    const CmdResult r = poppy({"match", "--a", "model:" + model + ":40", "--b", "random", "--games", "2", "--parallel",
+                               "2", "--inference", inference, "--records", "none", "--summary", "none"});
+    expectSuccess(r);
+    EXPECT_THAT(r.out, HasSubstr("2 games")) << r.describe();
+  }
+}
+
 TEST(CliErrors, UsageErrorsExitWithTwo) {
   // CLI11's own codes (104 for a bad number, 105 for a failed check, 109 for an unknown option)
   // are all usage errors: one exit code, 2, for every command.

@@ -359,6 +359,7 @@ TEST(TrainConfig, ShippedMicroConfigLoads) {
   EXPECT_EQ(c.sourcePath, path);
   EXPECT_EQ(c.variant, "micro");
   EXPECT_EQ(c.device, "cpu");
+  EXPECT_EQ(c.inference, nn::Inference::kAuto);
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.channels, 32);
   EXPECT_EQ(c.gamesPerIteration, 96);
@@ -449,6 +450,14 @@ TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
   expectRefused("selfplay: {full_search_fraction: 0}\n", {"selfplay.full_search_fraction"});
   expectRefused("training: {root_value_weight: 1.5}\n", {"training.root_value_weight"});
   expectRefused("selfplay: {forced_playouts: -1}\n", {"selfplay.forced_playouts"});
+}
+
+TEST_F(TrainConfigErrors, InferenceSetting) {
+  EXPECT_EQ(training::loadTrainConfig(write("variant: micro\n")).inference, nn::Inference::kAuto);
+  EXPECT_EQ(training::loadTrainConfig(write("inference: eigen\n")).inference, nn::Inference::kEigen);
+  EXPECT_EQ(training::loadTrainConfig(write("inference: torch\n")).inference, nn::Inference::kTorch);
+  expectRefused("inference: fast\n", {"inference", "'fast'", "auto, torch, eigen"});
+  expectRefused("inference: 3\n", {"inference", "'3'"});
 }
 
 TEST_F(TrainConfigErrors, UnknownKeys) {

@@ -12,7 +12,10 @@
 
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
+#include "nn/eigen_evaluator.h"
+#include "nn/eigen_from_torch.h"
 #include "nn/encoder.h"
+#include "nn/inference.h"
 #include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "selfplay/selfplay_pool.h"
@@ -77,7 +80,7 @@ double matmulGflops(double seconds) {
 }
 
 // Evaluations per second of the evaluator at one batch size.
-double evalRate(nn::TorchEvaluator& ev, const Setup& s, int batch, double seconds) {
+double evalRate(mcts::Evaluator& ev, const Setup& s, int batch, double seconds) {
   std::vector<float> planes(size_t(batch) * s.encoder->inputSize(), 0.5f);
   std::vector<float> logits(size_t(batch) * s.encoder->policySize()), wdl(size_t(batch) * 3);
   const double t = timePerCall([&] { ev.evaluate(planes.data(), batch, logits.data(), wdl.data()); }, seconds);
@@ -88,28 +91,78 @@ double evalRate(nn::TorchEvaluator& ev, const Setup& s, int batch, double second
 
 void benchNetwork(const nn::NetworkBenchOptions& a) {
   Setup s = setup(a);
-  nn::PolicyValueNet net(s.shape);
-  nn::TorchEvaluator ev(net, nn::parseDevice(s.config.device));
+  nn::PolicyValueNet net = a.model.empty() ? nn::PolicyValueNet(s.shape)
+                                           : nn::loadModel(a.model, nullptr, s.variant.get(), nn::Encoder::kVersion);
+  if (!a.model.empty())
+    std::printf("weights: %s (%d blocks x %d channels)\n", a.model.c_str(), net->shape().blocks, net->shape().channels);
+  const bool withTorch = a.inference != "eigen", withEigen = a.inference != "torch";
+  std::unique_ptr<nn::TorchEvaluator> torchEval;
+  if (withTorch) torchEval = std::make_unique<nn::TorchEvaluator>(net, nn::parseDevice(s.config.device));
+  std::unique_ptr<nn::EigenEvaluator> eigenEval;
+  if (withEigen) {
+    eigenEval = std::make_unique<nn::EigenEvaluator>(nn::eigenNetworkOf(*net), a.eigenKernel);
+    std::string supported;
+    for (const std::string& k : nn::eigenKernelsSupported()) supported += (supported.empty() ? "" : ", ") + k;
+    std::printf("eigen: kernel %s (this CPU runs %s), one thread, on the CPU whatever the device\n",
+                eigenEval->kernel().c_str(), supported.c_str());
+  }
+  const std::string eigenName = eigenEval ? "eigen-" + eigenEval->kernel() : "";
   const double flops = net->flopsPerPosition();
   const double mm = matmulGflops(a.seconds);
   std::ofstream csv(a.csv, std::ios::app);
-  std::printf("model: %.2f MFLOP per position; machine: %.1f GFLOP/s in a 512x512 matrix product\n", flops / 1e6, mm);
-  std::printf("%6s %12s %10s %8s\n", "batch", "evals/s", "GFLOP/s", "of mm");
+  std::printf("model: %.2f MFLOP per position; machine: %.1f GFLOP/s in a 512x512 matrix product (LibTorch)\n",
+              flops / 1e6, mm);
+  if (withTorch && withEigen)
+    std::printf("%6s %12s %9s %12s %9s %8s\n", "batch", "torch/s", "GFLOP/s", "eigen/s", "GFLOP/s", "eigen/x");
+  else
+    std::printf("%6s %12s %10s %8s\n", "batch", "evals/s", "GFLOP/s", "of mm");
   const int selfplayBatch = s.config.parallelGames * s.config.selfplaySearch.leavesPerTree;
   double atSelfplay = 0;
   std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256};
   if (std::find(sizes.begin(), sizes.end(), selfplayBatch) == sizes.end()) sizes.push_back(selfplayBatch);
   std::sort(sizes.begin(), sizes.end());
+  std::vector<std::pair<int, double>> ratios;  // batch, eigen / torch
   for (int b : sizes) {
-    const double rate = evalRate(ev, s, b, a.seconds);
-    const double gf = rate * flops / 1e9;
-    if (b == selfplayBatch) atSelfplay = gf;
-    std::printf("%6d %12.0f %10.2f %7.0f%%\n", b, rate, gf, 100 * gf / mm);
-    csv << "nn," << s.variant->name << ',' << b << ',' << rate << ',' << gf << ',' << mm << '\n';
+    // Both at each batch size in turn, so a busy moment of the machine hits both alike.
+    const double torchRate = torchEval ? evalRate(*torchEval, s, b, a.seconds) : 0;
+    const double eigenRate = eigenEval ? evalRate(*eigenEval, s, b, a.seconds) : 0;
+    if (torchEval) csv << "nn," << s.variant->name << ',' << b << ',' << torchRate << ',' << torchRate * flops / 1e9 << ','
+                       << mm << ",torch\n";
+    if (eigenEval) csv << "nn," << s.variant->name << ',' << b << ',' << eigenRate << ',' << eigenRate * flops / 1e9 << ','
+                       << mm << ',' << eigenName << '\n';
+    if (withTorch && withEigen) {
+      ratios.emplace_back(b, eigenRate / torchRate);
+      std::printf("%6d %12.0f %9.2f %12.0f %9.2f %7.2fx\n", b, torchRate, torchRate * flops / 1e9, eigenRate,
+                  eigenRate * flops / 1e9, eigenRate / torchRate);
+    } else {
+      const double rate = torchEval ? torchRate : eigenRate;
+      const double gf = rate * flops / 1e9;
+      if (b == selfplayBatch) atSelfplay = gf;
+      std::printf("%6d %12.0f %10.2f %7.0f%%\n", b, rate, gf, 100 * gf / mm);
+    }
     std::fflush(stdout);
   }
-  std::printf("self-play batch %d: model %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s matrix product\n", selfplayBatch,
-              atSelfplay, 100 * atSelfplay / mm, mm);
+  if (ratios.empty()) {
+    std::printf("self-play batch %d: model %.1f GFLOP/s = %.0f%% of the %.1f GFLOP/s matrix product\n", selfplayBatch,
+                atSelfplay, 100 * atSelfplay / mm, mm);
+    return;
+  }
+  // The largest batch up to which Eigen was at least as fast at every size: where `auto` may
+  // switch to LibTorch (nn/inference.h).
+  auto ratioAt = [&](int batch) {
+    for (const auto& [b, r] : ratios)
+      if (b == batch) return r;
+    return 0.0;
+  };
+  int faster = 0;
+  for (const auto& [b, r] : ratios) {
+    if (r < 1) break;
+    faster = b;
+  }
+  std::printf("eigen/torch evaluations/s: %.2fx at batch 1, %.2fx at 8, %.2fx at %d; eigen faster up to batch %d "
+              "(auto: eigen up to batch %d)\n",
+              ratioAt(1), ratioAt(8), ratios.back().second, ratios.back().first, faster,
+              nn::autoEigenMaxBatch(eigenEval->kernel(), net->shape()));
 }
 
 namespace {

@@ -4,8 +4,8 @@
 #include <torch/torch.h>
 
 #include "nn/encoder.h"
+#include "nn/load_evaluator.h"
 #include "nn/network_backend.h"
-#include "nn/torch_evaluator.h"
 #include "training/network_bench.h"
 #include "training/train_loop.h"
 
@@ -15,8 +15,9 @@ namespace {
 class TorchBackend final : public nn::NetworkBackend {
  public:
   std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
-                                                 const std::string& device, nn::ModelInfo* info) const override {
-    return nn::loadEvaluator(path, expected, device, info);
+                                                 const std::string& device, nn::Inference inference,
+                                                 nn::ModelInfo* info) const override {
+    return nn::loadEvaluator(path, expected, device, inference, info);
   }
   void setThreads(int threads) const override { torch::set_num_threads(threads); }
   void train(const TrainRunConfig& config, const TrainOptions& options) const override {

@@ -56,9 +56,10 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   const YAML::Node root = r.loadFile();
   TrainRunConfig c;
   c.sourcePath = path;
-  r.onlyKeys(root, "", {"variant", "device", "seed", "network", "selfplay", "training", "gate", "run"});
+  r.onlyKeys(root, "", {"variant", "device", "inference", "seed", "network", "selfplay", "training", "gate", "run"});
   c.variant = r.text(root, "", "variant", c.variant);
   c.device = r.text(root, "", "device", c.device);
+  c.inference = nn::parseInference(r.choice(root, "", "inference", {"auto", "torch", "eigen"}, "auto"));
   c.seed = uint64_t(r.integer(root, "", "seed", 0, 2147483647, int(c.seed)));
 
   if (const YAML::Node n = root["network"]) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mcts/search_params.h"
+#include "nn/inference.h"
 #include "selfplay/selfplay_runner.h"
 
 namespace poppy::training {
@@ -30,6 +31,10 @@ struct TrainRunConfig {
   std::string sourcePath;
   std::string variant = "micro";
   std::string device = "cpu";
+  // What runs the network in self-play and gate games on the CPU (nn/inference.h): auto uses
+  // Eigen for small calls (the ends of self-play phases, when few games are left) and LibTorch
+  // for the large ones. Training itself always uses LibTorch.
+  nn::Inference inference = nn::Inference::kAuto;
   uint64_t seed = 1;
 
   // network

@@ -20,6 +20,7 @@
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
+#include "nn/load_evaluator.h"
 #include "nn/torch_evaluator.h"
 #include "selfplay/chunk_info.h"
 #include "selfplay/match.h"
@@ -331,17 +332,17 @@ class Run {
     if (force && isatty(2)) std::fprintf(stderr, "\n");
   }
 
-  std::unique_ptr<nn::TorchEvaluator> loadEvaluator(const std::string& modelPath) {
-    return std::make_unique<nn::TorchEvaluator>(
-        nn::loadModel(modelPath, nullptr, variant_.get(), nn::Encoder::kVersion), device_);
+  // Self-play and gate networks, run as the config's `inference` says.
+  std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& modelPath) {
+    return nn::loadEvaluator(modelPath, variant_.get(), config_.device, config_.inference);
   }
   // The candidate as a separate network, so evaluation never disturbs the trainer's module.
-  std::unique_ptr<nn::TorchEvaluator> candidateEvaluator() {
+  std::unique_ptr<mcts::Evaluator> candidateEvaluator() {
     nn::PolicyValueNet copy(shape());
     trainer_->net()->to(torch::kCPU);
     nn::moduleFromBytes(*copy, nn::moduleToBytes(*trainer_->net()));
     trainer_->net()->to(device_);
-    return std::make_unique<nn::TorchEvaluator>(copy, device_);
+    return nn::makeEvaluator(copy, config_.device, config_.inference, "the candidate");
   }
 
   void selfplayPhase() {
@@ -355,7 +356,7 @@ class Run {
       // model's answers, new each phase so a newly promoted model is never answered with old values.
       const std::string best = bestModelPath();
       selfplay::SelfPlayPool runner(
-          variant_, encoder_, [&] { return std::unique_ptr<mcts::Evaluator>(loadEvaluator(best)); }, s,
+          variant_, encoder_, [&] { return loadEvaluator(best); }, s,
           config_.selfplayWorkers, 18);
       const selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
       int64_t plies = 0, decisive = 0;

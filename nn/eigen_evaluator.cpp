@@ -1,0 +1,154 @@
+#include "nn/eigen_evaluator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+namespace poppy::nn {
+namespace {
+
+struct Kernel {
+  const char* name;
+  eigen_kernels::ForwardFunction forward;
+  bool (*supported)();
+  // autoEigenMaxBatch: Eigen takes calls of at most callMflop (batch x MFLOP per position), and
+  // single positions of networks of at most singleMflop.
+  double callMflop, singleMflop;
+};
+
+// The budgets: `poppy bench nn --inference both --eigen-kernel K` on this 2-core AMD EPYC (Zen 5,
+// AVX-512; LibTorch 1.13 on one thread, using AVX-512 itself) with the default network (4 blocks
+// x 32 channels) on all seven variants (3.4 MFLOP per position on micro to 18.7 on shogi), and
+// micro with 6 x 64 (18.4 MFLOP) and 8 x 128 (96) and shogi with 6 x 96 (172). The largest batch
+// at which Eigen was still at least as fast, times MFLOP per position, was at least:
+//   baseline: 8.7 (minishogi: batch 2, 0.92x at 4); batch 1 won up to 18.4, even at 96, lost at 172
+//   avx2:     54 (micro: batch 16; gorogoro 0.97x at 16 in one run); batch 1 won up to 172 (1.5x)
+//   avx512:   275 (kyoto: batch 64, 0.95x at 128); batch 1 won up to 172 (2.5x)
+// The budgets stay under those with a margin. On a CPU without AVX-512 LibTorch is slower too, so
+// they err on LibTorch's side there.
+//
+// Widest last. The CPU checks also make sure the operating system saves the wide registers
+// (GCC's __builtin_cpu_supports reads XGETBV as well as CPUID).
+const std::vector<Kernel>& kernels() {
+  static const std::vector<Kernel> all = {
+      {"baseline", &eigen_kernels::forwardBaseline, [] { return true; }, 8, 50},
+#ifdef POPPY_EIGEN_X86_KERNELS
+      {"avx2", &eigen_kernels::forwardAvx2,
+       [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }, 50, 200},
+      {"avx512", &eigen_kernels::forwardAvx512,
+       [] {
+         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("fma");
+       },
+       200, 200},
+#endif
+  };
+  return all;
+}
+
+eigen_kernels::ConvView view(const FoldedConv& c) { return {c.in, c.out, c.kernel, c.weight.data(), c.bias.data()}; }
+eigen_kernels::LinearView view(const FoldedLinear& l) {
+  return {l.in, l.out, l.weight.data(), l.bias.data(), l.panels.data()};
+}
+
+// Scratch buffers start on 64-byte boundaries (a cache line, an AVX-512 register).
+constexpr size_t kAlignFloats = 16;
+size_t roundUp(size_t n) { return (n + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
+
+}  // namespace
+
+std::vector<std::string> eigenKernelsBuilt() {
+  std::vector<std::string> out;
+  for (const Kernel& k : kernels()) out.push_back(k.name);
+  return out;
+}
+
+std::vector<std::string> eigenKernelsSupported() {
+  std::vector<std::string> out;
+  for (const Kernel& k : kernels())
+    if (k.supported()) out.push_back(k.name);
+  return out;
+}
+
+std::string bestEigenKernel() { return eigenKernelsSupported().back(); }
+
+int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape) {
+  const double mflop = flopsPerPosition(shape) / 1e6;
+  for (const Kernel& k : kernels())
+    if (kernel == k.name) return std::max(int(k.callMflop / mflop), mflop <= k.singleMflop ? 1 : 0);
+  throw std::invalid_argument("no Eigen kernel '" + kernel + "' in this build");
+}
+
+EigenEvaluator::EigenEvaluator(EigenNetwork network, const std::string& kernel) : net_(std::move(network)) {
+  kernelName_ = kernel.empty() ? bestEigenKernel() : kernel;
+  for (const Kernel& k : kernels())
+    if (kernelName_ == k.name) {
+      if (!k.supported()) throw std::invalid_argument("this CPU cannot run the Eigen kernel '" + kernelName_ + "'");
+      forward_ = k.forward;
+    }
+  if (!forward_) throw std::invalid_argument("no Eigen kernel '" + kernelName_ + "' in this build");
+
+  const NetworkShape& s = net_.shape;
+  // The square under each tap of a 3x3 kernel centred on each square (LibTorch's padding 1:
+  // off the board reads zero). Squares are row-major, as in the NCHW planes.
+  neighbours_.assign(size_t(s.height) * s.width * 9, -1);
+  for (int r = 0; r < s.height; ++r)
+    for (int f = 0; f < s.width; ++f)
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx) {
+          const int rr = r + dy - 1, ff = f + dx - 1;
+          if (rr >= 0 && rr < s.height && ff >= 0 && ff < s.width)
+            neighbours_[size_t(r * s.width + f) * 9 + size_t(dy * 3 + dx)] = rr * s.width + ff;
+        }
+  for (const FoldedConv& c : net_.tower) tower_.push_back(view(c));
+  plan_.planes = s.planes;
+  plan_.squares = s.height * s.width;
+  plan_.channels = s.channels;
+  plan_.policySize = s.policySize;
+  plan_.valueHidden = s.valueHidden;
+  plan_.blocks = s.blocks;
+  plan_.neighbours = neighbours_.data();
+  plan_.input = view(net_.input);
+  plan_.tower = tower_.data();
+  plan_.policyConv = view(net_.policyConv);
+  plan_.valueConv = view(net_.valueConv);
+  plan_.policyFc = view(net_.policyFc);
+  plan_.valueFc1 = view(net_.valueFc1);
+  plan_.valueFc2 = view(net_.valueFc2);
+}
+
+void EigenEvaluator::reserve(int batch) {
+  if (batch <= capacity_) return;
+  // Grown to at least twice the old size, so a search whose batches creep up reallocates a few
+  // times only; after that no call allocates.
+  capacity_ = std::max(batch, 2 * capacity_);
+  const size_t columns = size_t(capacity_) * size_t(plan_.squares);
+  const size_t sizes[] = {size_t(plan_.planes) * columns,
+                          size_t(plan_.channels) * columns,
+                          size_t(plan_.channels) * columns,
+                          9 * size_t(std::max(plan_.planes, plan_.channels)) * columns,
+                          2 * columns,
+                          columns,
+                          size_t(plan_.valueHidden) * size_t(capacity_),
+                          3 * size_t(capacity_)};
+  size_t total = kAlignFloats;
+  for (size_t n : sizes) total += roundUp(n);
+  scratch_.assign(total, 0.0f);
+  float* p = scratch_.data();
+  p += (kAlignFloats - (reinterpret_cast<uintptr_t>(p) / sizeof(float)) % kAlignFloats) % kAlignFloats;
+  float** slots[] = {&buffers_.planes, &buffers_.x,      &buffers_.t,      &buffers_.col,
+                     &buffers_.policy, &buffers_.value, &buffers_.hidden, &buffers_.wdl};
+  for (size_t i = 0; i < 8; ++i) {
+    *slots[i] = p;
+    p += roundUp(sizes[i]);
+  }
+}
+
+void EigenEvaluator::evaluate(const float* planes, int batch, float* policyLogits, float* wdl) {
+  if (batch <= 0) return;
+  reserve(batch);
+  forward_(plan_, planes, batch, policyLogits, wdl, buffers_);
+}
+
+}  // namespace poppy::nn

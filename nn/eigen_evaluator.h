@@ -1,0 +1,60 @@
+// The network on the CPU without LibTorch: the Eigen forward pass (nn/eigen_kernels.h) behind
+// mcts::Evaluator. At play time the search sends a few positions per call, where LibTorch's
+// per-call overhead costs more than the arithmetic; this path has almost none (README,
+// "Inference"). No LibTorch and no Eigen in this header.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "mcts/evaluator.h"
+#include "nn/eigen_kernels.h"
+#include "nn/eigen_network.h"
+
+namespace poppy::nn {
+
+// The forward's instruction sets this build has ("baseline" is SSE2 on x86-64, whatever the
+// compiler's default elsewhere; then "avx2" (with FMA) and "avx512"), and those this CPU runs.
+std::vector<std::string> eigenKernelsBuilt();
+std::vector<std::string> eigenKernelsSupported();
+// The widest supported one: what EigenEvaluator uses unless told otherwise.
+std::string bestEigenKernel();
+
+// Under `inference: auto` (nn/inference.h) calls of at most this many positions of a network of
+// this shape go to the Eigen forward with this kernel, larger ones to LibTorch (one thread); 0:
+// none. Eigen wins small calls by having almost no per-call cost; LibTorch's matrix products are
+// faster on large ones, so where they cross depends on the arithmetic of a call: Eigen takes
+// calls of up to a budget of FLOPs per kernel, measured with `poppy bench nn --inference both`
+// on networks of 3 to 172 MFLOP per position (README, "Inference"), and single positions of
+// networks up to another. Throws std::invalid_argument for an unknown kernel.
+int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape);
+
+class EigenEvaluator : public mcts::Evaluator {
+ public:
+  // kernel: one of eigenKernelsSupported(), or "" for bestEigenKernel(). Throws
+  // std::invalid_argument for a kernel this build or CPU lacks.
+  explicit EigenEvaluator(EigenNetwork network, const std::string& kernel = "");
+  // The plan points into the evaluator's own network and tables: no copies.
+  EigenEvaluator(const EigenEvaluator&) = delete;
+  EigenEvaluator& operator=(const EigenEvaluator&) = delete;
+  // One thread at a time per evaluator (the scratch memory is the evaluator's own); it never
+  // starts threads of its own. The scratch memory grows to the largest batch seen and is then
+  // reused (Eigen's matrix product still takes its packing buffers from malloc per product).
+  void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override;
+  const EigenNetwork& network() const { return net_; }
+  const std::string& kernel() const { return kernelName_; }
+
+ private:
+  void reserve(int batch);  // grows the scratch memory to `batch` positions
+
+  EigenNetwork net_;
+  std::string kernelName_;
+  eigen_kernels::ForwardFunction forward_ = nullptr;
+  std::vector<int> neighbours_;
+  std::vector<eigen_kernels::ConvView> tower_;
+  eigen_kernels::ForwardPlan plan_{};
+  int capacity_ = 0;  // positions the scratch holds
+  std::vector<float> scratch_;
+  eigen_kernels::ForwardScratch buffers_{};
+};
+
+}  // namespace poppy::nn

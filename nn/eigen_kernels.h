@@ -1,0 +1,61 @@
+// The Eigen forward pass behind nn/eigen_evaluator.h, as plain functions over raw pointers.
+// nn/eigen_forward.cpp is compiled once per instruction set (CMakeLists.txt: baseline x86-64
+// SSE2 and, on x86-64, AVX2+FMA and AVX-512), each copy under its own name and with Eigen in its
+// own namespace, and EigenEvaluator picks the best one the CPU runs. So the binary runs on any
+// x86-64 machine and still uses wide vectors where they exist. Nothing here names an Eigen or
+// standard-library type: a type shared by copies compiled for different instruction sets could
+// have its inline code taken from the wrong copy by the linker.
+#pragma once
+
+namespace poppy::nn::eigen_kernels {
+
+struct ConvView {
+  int in, out, kernel;  // kernel 1 or 3
+  const float* weight;  // column-major [out x kernel*kernel*in] (nn/eigen_network.h: FoldedConv)
+  const float* bias;    // [out]
+};
+
+// Rows per panel of a linear layer's weights (LinearView::panels).
+constexpr int kPanelRows = 16;
+
+struct LinearView {
+  int in, out;
+  const float* weight;  // column-major [out x in]
+  const float* bias;    // [out]
+  const float* panels;  // the same in row panels of 16 (nn/eigen_network.h: FoldedLinear::panels)
+};
+
+struct ForwardPlan {
+  int planes, squares, channels, policySize, valueHidden, blocks;
+  const int* neighbours;  // [squares x 9]: the square under each 3x3 tap (row-major taps), -1 off the board
+  ConvView input;
+  const ConvView* tower;  // 2 * blocks
+  ConvView policyConv, valueConv;
+  LinearView policyFc, valueFc1, valueFc2;
+};
+
+// Scratch memory for one call of `batch` positions (columns = batch * squares); the caller owns
+// it (nn/eigen_evaluator.cpp sizes it) so a call allocates nothing.
+struct ForwardScratch {
+  float* planes;  // [planes x columns]
+  float* x;       // [channels x columns]
+  float* t;       // [channels x columns]
+  float* col;     // [9 * max(planes, channels) x columns]
+  float* policy;  // [2 x columns]
+  float* value;   // [1 x columns]
+  float* hidden;  // [valueHidden x batch]
+  float* wdl;     // [3 x batch]
+};
+
+// planes: batch x (planes x squares) floats, LibTorch's NCHW. Writes batch x policySize logits
+// and batch x 3 win/draw/loss probabilities, exactly what mcts::Evaluator::evaluate promises.
+using ForwardFunction = void (*)(const ForwardPlan& plan, const float* planes, int batch, float* policyLogits,
+                                 float* wdl, const ForwardScratch& scratch);
+
+void forwardBaseline(const ForwardPlan&, const float*, int, float*, float*, const ForwardScratch&);
+#ifdef POPPY_EIGEN_X86_KERNELS
+void forwardAvx2(const ForwardPlan&, const float*, int, float*, float*, const ForwardScratch&);
+void forwardAvx512(const ForwardPlan&, const float*, int, float*, float*, const ForwardScratch&);
+#endif
+
+}  // namespace poppy::nn::eigen_kernels

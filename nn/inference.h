@@ -1,0 +1,33 @@
+// Which code runs a network on the CPU: the `inference` setting (`--inference` on the commands
+// that load models, `inference:` in run configs). No LibTorch: the commands parse it before the
+// network module loads.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace poppy::nn {
+
+enum class Inference {
+  kAuto,   // Eigen for small calls, LibTorch for large ones (nn/eigen_evaluator.h:
+           // autoEigenMaxBatch), and always LibTorch on a GPU
+  kTorch,  // LibTorch for every call
+  kEigen,  // the Eigen forward (nn/eigen_evaluator.h) for every call; CPU only
+};
+
+// "auto", "torch" or "eigen"; anything else throws std::invalid_argument naming the text.
+inline Inference parseInference(const std::string& text) {
+  if (text == "auto") return Inference::kAuto;
+  if (text == "torch") return Inference::kTorch;
+  if (text == "eigen") return Inference::kEigen;
+  throw std::invalid_argument("unknown inference '" + text + "' (use auto, torch or eigen)");
+}
+
+inline const char* inferenceName(Inference i) {
+  switch (i) {
+    case Inference::kTorch: return "torch";
+    case Inference::kEigen: return "eigen";
+    default: return "auto";
+  }
+}
+
+}  // namespace poppy::nn
