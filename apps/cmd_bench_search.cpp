@@ -27,6 +27,7 @@ struct BenchSearchOptions {
   std::string model = "models/micro/micro-v3.model";
   std::string device = "cpu";
   std::vector<int> threads = {1, 2};
+  std::vector<std::string> inference = {"torch", "eigen"};
   double seconds = 1.0;   // per position, as `go movetime 1000`
   int positions = 20;     // middle-game positions besides the start
   int plies = 16;         // how deep into the game they are
@@ -67,54 +68,63 @@ std::vector<game::Position> middleGamePositions(const game::VariantPtr& variant,
 void runBenchSearch(const BenchSearchOptions& o) {
   nn::ModelInfo info = nn::readModelInfo(o.model);
   const game::VariantPtr variant = game::loadVariant(info.variant);
-  std::unique_ptr<mcts::Evaluator> evaluator = nn::loadModelEvaluator(o.model, variant.get(), o.device, &info);
+  std::vector<std::unique_ptr<mcts::Evaluator>> evaluators;
+  for (const std::string& name : o.inference)
+    evaluators.push_back(nn::loadModelEvaluator(o.model, variant.get(), o.device, nn::parseInference(name), &info));
   std::fprintf(stderr, "bench search: %s (%s, %d blocks x %d channels), %.2f s a position\n", o.model.c_str(),
                info.variant.c_str(), info.shape.blocks, info.shape.channels, o.seconds);
 
+  // The positions come from the first inference setting's evaluator (all give the same network).
   std::vector<game::Position> positions{game::Position(variant)};
-  for (game::Position& p : middleGamePositions(variant, *evaluator, o.positions, o.plies)) positions.push_back(std::move(p));
+  for (game::Position& p : middleGamePositions(variant, *evaluators.front(), o.positions, o.plies))
+    positions.push_back(std::move(p));
   const bool newCsv = !std::filesystem::exists(o.csv);
   std::ofstream csv(o.csv, std::ios::app);
   if (!csv) throw std::runtime_error("cannot write " + o.csv);
-  if (newCsv) csv << "model,threads,position,sfen,playouts,seconds,playouts_per_second\n";
+  if (newCsv) csv << "model,inference,threads,position,sfen,playouts,seconds,playouts_per_second\n";
 
   struct Row {
+    std::string inference;
     int threads;
     double start, middle;
   };
   std::vector<Row> rows;
   common::ProgressLine progress;
-  const int total = int(o.threads.size() * positions.size());
+  const int total = int(o.inference.size() * o.threads.size() * positions.size());
   int done = 0;
-  for (int threads : o.threads) {
-    play::Analyzer analyzer(variant, evaluator.get(), mcts::SearchParams{});
-    analyzer.setThreads(threads);
-    play::SearchLimits limits;
-    limits.seconds = o.seconds;
-    std::vector<double> middle;
-    double start = 0;
-    for (size_t i = 0; i < positions.size(); ++i) {
-      const play::Analysis a = analyzer.analyze(positions[i], limits);
-      const double rate = a.seconds > 0 ? double(a.playouts) / a.seconds : 0;
-      if (i == 0) {
-        start = rate;
-      } else {
-        middle.push_back(rate);
+  for (size_t e = 0; e < evaluators.size(); ++e) {
+    for (int threads : o.threads) {
+      play::Analyzer analyzer(variant, evaluators[e].get(), mcts::SearchParams{});
+      analyzer.setThreads(threads);
+      play::SearchLimits limits;
+      limits.seconds = o.seconds;
+      std::vector<double> middle;
+      double start = 0;
+      for (size_t i = 0; i < positions.size(); ++i) {
+        const play::Analysis a = analyzer.analyze(positions[i], limits);
+        const double rate = a.seconds > 0 ? double(a.playouts) / a.seconds : 0;
+        if (i == 0) {
+          start = rate;
+        } else {
+          middle.push_back(rate);
+        }
+        csv << o.model << ',' << o.inference[e] << ',' << threads << ',' << (i == 0 ? std::string("start") : "middle-" + std::to_string(i)) << ','
+            << positions[i].sfen() << ',' << a.playouts << ',' << a.seconds << ',' << rate << '\n';
+        ++done;
+        std::ostringstream line;
+        line << "bench search: " << done << '/' << total << " searches, " << o.inference[e] << ", " << threads
+             << " thread(s), last "
+             << int(rate) << " playouts/s, about " << int((total - done) * o.seconds) << " s left";
+        progress.update(line.str(), done == total);
       }
-      csv << o.model << ',' << threads << ',' << (i == 0 ? std::string("start") : "middle-" + std::to_string(i)) << ','
-          << positions[i].sfen() << ',' << a.playouts << ',' << a.seconds << ',' << rate << '\n';
-      ++done;
-      std::ostringstream line;
-      line << "bench search: " << done << '/' << total << " searches, " << threads << " thread(s), last "
-           << int(rate) << " playouts/s, about " << int((total - done) * o.seconds) << " s left";
-      progress.update(line.str(), done == total);
+      rows.push_back({o.inference[e], threads, start, median(middle)});
     }
-    rows.push_back({threads, start, median(middle)});
   }
   progress.finish();
-  std::printf("%-8s %16s %24s %10s\n", "threads", "start pos/s", "middle-game median pos/s", "vs first");
+  std::printf("%-10s %-8s %16s %24s %10s\n", "inference", "threads", "start pos/s", "middle-game median pos/s",
+              "vs first");
   for (const Row& r : rows)
-    std::printf("%-8d %16.0f %24.0f %9.2fx\n", r.threads, r.start, r.middle,
+    std::printf("%-10s %-8d %16.0f %24.0f %9.2fx\n", r.inference.c_str(), r.threads, r.start, r.middle,
                 rows.front().middle > 0 ? r.middle / rows.front().middle : 0.0);
   std::printf("(%zu middle-game positions, %d plies in; figures appended to %s)\n", positions.size() - 1, o.plies,
               o.csv.c_str());
@@ -130,6 +140,10 @@ void addSearchBench(CLI::App* bench) {
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Search thread counts to measure")
       ->check(CLI::Range(1, 256))
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--inference", o->inference, "Inference settings to measure (auto, torch, eigen)")
+      ->check(CLI::IsMember({"auto", "torch", "eigen"}))
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--seconds", o->seconds, "Search time per position")->check(CLI::Range(0.01, 600.0))->capture_default_str();

@@ -118,27 +118,28 @@ EigenEvaluator::EigenEvaluator(EigenNetwork network, const std::string& kernel) 
   plan_.valueFc2 = view(net_.valueFc2);
 }
 
-void EigenEvaluator::reserve(int batch) {
-  if (batch <= capacity_) return;
+void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
+  if (batch <= scratch.capacity) return;
   // Grown to at least twice the old size, so a search whose batches creep up reallocates a few
   // times only; after that no call allocates.
-  capacity_ = std::max(batch, 2 * capacity_);
-  const size_t columns = size_t(capacity_) * size_t(plan_.squares);
+  const int capacity = std::max(batch, 2 * scratch.capacity);
+  scratch.capacity = capacity;
+  const size_t columns = size_t(capacity) * size_t(plan_.squares);
   const size_t sizes[] = {size_t(plan_.planes) * columns,
                           size_t(plan_.channels) * columns,
                           size_t(plan_.channels) * columns,
                           9 * size_t(std::max(plan_.planes, plan_.channels)) * columns,
                           2 * columns,
                           columns,
-                          size_t(plan_.valueHidden) * size_t(capacity_),
-                          3 * size_t(capacity_)};
+                          size_t(plan_.valueHidden) * size_t(capacity),
+                          3 * size_t(capacity)};
   size_t total = kAlignFloats;
   for (size_t n : sizes) total += roundUp(n);
-  scratch_.assign(total, 0.0f);
-  float* p = scratch_.data();
+  scratch.memory.assign(total, 0.0f);
+  float* p = scratch.memory.data();
   p += (kAlignFloats - (reinterpret_cast<uintptr_t>(p) / sizeof(float)) % kAlignFloats) % kAlignFloats;
-  float** slots[] = {&buffers_.planes, &buffers_.x,      &buffers_.t,      &buffers_.col,
-                     &buffers_.policy, &buffers_.value, &buffers_.hidden, &buffers_.wdl};
+  eigen_kernels::ForwardScratch& b = scratch.buffers;
+  float** slots[] = {&b.planes, &b.x, &b.t, &b.col, &b.policy, &b.value, &b.hidden, &b.wdl};
   for (size_t i = 0; i < 8; ++i) {
     *slots[i] = p;
     p += roundUp(sizes[i]);
@@ -147,8 +148,19 @@ void EigenEvaluator::reserve(int batch) {
 
 void EigenEvaluator::evaluate(const float* planes, int batch, float* policyLogits, float* wdl) {
   if (batch <= 0) return;
-  reserve(batch);
-  forward_(plan_, planes, batch, policyLogits, wdl, buffers_);
+  std::unique_ptr<Scratch> scratch;
+  {
+    std::lock_guard lock(poolMutex_);
+    if (!pool_.empty()) {
+      scratch = std::move(pool_.back());
+      pool_.pop_back();
+    }
+  }
+  if (!scratch) scratch = std::make_unique<Scratch>();
+  reserve(*scratch, batch);
+  forward_(plan_, planes, batch, policyLogits, wdl, scratch->buffers);
+  std::lock_guard lock(poolMutex_);
+  pool_.push_back(std::move(scratch));
 }
 
 }  // namespace poppy::nn

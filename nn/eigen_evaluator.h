@@ -3,6 +3,8 @@
 // per-call overhead costs more than the arithmetic; this path has almost none (README,
 // "Inference"). No LibTorch and no Eigen in this header.
 #pragma once
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,15 +38,22 @@ class EigenEvaluator : public mcts::Evaluator {
   // The plan points into the evaluator's own network and tables: no copies.
   EigenEvaluator(const EigenEvaluator&) = delete;
   EigenEvaluator& operator=(const EigenEvaluator&) = delete;
-  // One thread at a time per evaluator (the scratch memory is the evaluator's own); it never
-  // starts threads of its own. The scratch memory grows to the largest batch seen and is then
+  // Safe from several threads at once (play::Analyzer's search threads): each call takes a set
+  // of scratch memory from the evaluator's pool, so calls at the same time use their own. It
+  // never starts threads of its own. A set grows to the largest batch it has seen and is then
   // reused (Eigen's matrix product still takes its packing buffers from malloc per product).
   void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override;
+  bool threadSafe() const override { return true; }
   const EigenNetwork& network() const { return net_; }
   const std::string& kernel() const { return kernelName_; }
 
  private:
-  void reserve(int batch);  // grows the scratch memory to `batch` positions
+  struct Scratch {
+    int capacity = 0;  // positions the memory holds
+    std::vector<float> memory;
+    eigen_kernels::ForwardScratch buffers{};
+  };
+  void reserve(Scratch& scratch, int batch) const;  // grows the scratch memory to `batch` positions
 
   EigenNetwork net_;
   std::string kernelName_;
@@ -52,9 +61,8 @@ class EigenEvaluator : public mcts::Evaluator {
   std::vector<int> neighbours_;
   std::vector<eigen_kernels::ConvView> tower_;
   eigen_kernels::ForwardPlan plan_{};
-  int capacity_ = 0;  // positions the scratch holds
-  std::vector<float> scratch_;
-  eigen_kernels::ForwardScratch buffers_{};
+  std::mutex poolMutex_;
+  std::vector<std::unique_ptr<Scratch>> pool_;  // the sets no call is using: one per thread at most
 };
 
 }  // namespace poppy::nn

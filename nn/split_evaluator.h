@@ -16,6 +16,7 @@ class SplitEvaluator : public mcts::Evaluator {
   void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override {
     (batch <= maxSmallBatch_ ? small_ : large_)->evaluate(planes, batch, policyLogits, wdl);
   }
+  bool threadSafe() const override { return small_->threadSafe() && large_->threadSafe(); }
   mcts::Evaluator& small() { return *small_; }
   mcts::Evaluator& large() { return *large_; }
   int maxSmallBatch() const { return maxSmallBatch_; }

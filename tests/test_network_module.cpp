@@ -80,14 +80,14 @@ TEST_F(NetworkModule, CommandsWithoutANetworkNeverLoadIt) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("bestmove "), std::string::npos) << r.out;
 
-  r = poppy(dir_, "match --variant micro --a rollout:20 --b random --games 2", true);
+  r = poppy(dir_, "match --variant micro --a rollout:20 --b random --games 2 --records none --summary none", true);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
 
 TEST_F(NetworkModule, CommandsWithANetworkNameTheMissingModule) {
   const std::string missing = (dir_ / "missing/libpoppy_network.so").string();
   for (const std::string& args :
-       {"usi --model " + kModel, "match --variant micro --a model:" + kModel + ":8 --b random --games 2",
+       {"usi --model " + kModel, "match --variant micro --a model:" + kModel + ":8 --b random --games 2 --records none --summary none",
         "train --config " + shellQuote(std::string(POPPY_SOURCE_DIR) + "/configs/train/micro.yaml") + " --run-dir " +
             shellQuote((dir_ / "run").string())}) {
     SCOPED_TRACE(args);
