@@ -366,6 +366,26 @@ TEST(CliErrors, BadInferenceIsNamed) {
   }
 }
 
+// `poppy bench search` searches each position with each setting and thread count, prints one
+// table row per pair and writes one CSV row per search (1 start + 2 middle-game positions, 2 x 2
+// settings: 12 rows).
+TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
+  const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_search_" + std::to_string(::getpid()) + ".csv")).string();
+  fs::remove(csv);
+  const CmdResult r = poppy({"bench", "search", "--model", model, "--inference", "torch,eigen", "--threads", "1,2",
+                             "--seconds", "0.05", "--positions", "2", "--csv", csv});
+  expectSuccess(r);
+  for (const char* row : {"torch      1 ", "torch      2 ", "eigen      1 ", "eigen      2 "})
+    EXPECT_THAT(r.out, HasSubstr(row)) << r.describe();
+  std::ifstream in(csv);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 12) << "a header and one row per search";
+  fs::remove(csv);
+}
+
 // A model plays with each inference setting (Eigen, LibTorch, or both by batch size).
 TEST(CliInference, AModelPlaysWithEachSetting) {
   const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
