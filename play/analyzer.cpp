@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/spin_mutex.h"
 #include "mcts/rollout_player.h"
 #include "mcts/search.h"
 #include "mcts/tree.h"
@@ -139,7 +140,8 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     // Several threads on the one tree: each gathers leaves under treeMutex, evaluates them
     // outside it and backs them up under it again. This thread is one of them, and also keeps
     // the limits and the progress reports.
-    std::mutex treeMutex, evaluatorMutex;
+    common::SpinThenBlockMutex treeMutex;  // held for microseconds at a time, taken very often
+    std::mutex evaluatorMutex;
     const bool serialEvaluator = !evaluator_->threadSafe();
     std::atomic<bool> finished{false};
     std::vector<std::unique_ptr<mcts::SearchDriver>> drivers;
