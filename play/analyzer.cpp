@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -167,18 +168,30 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
       if (onlyCollisions) std::this_thread::yield();
       return true;
     };
+    // A helper's error (an evaluator that throws) ends the search and is rethrown here, instead
+    // of escaping its thread (which would end the process).
+    std::mutex errorMutex;
+    std::exception_ptr helperError;
     std::vector<std::thread> helpers;
     for (int i = 1; i < threads_; ++i)
       helpers.emplace_back([&, i] {
-        while (!finished.load(std::memory_order_relaxed) && cycle(*drivers[size_t(i)])) {
+        try {
+          while (!finished.load(std::memory_order_relaxed) && cycle(*drivers[size_t(i)])) {
+          }
+        } catch (...) {
+          std::lock_guard lock(errorMutex);
+          if (!helperError) helperError = std::current_exception();
+          finished = true;
         }
       });
     const auto stopHelpers = [&] {
       finished = true;
       for (auto& h : helpers) h.join();
+      helpers.clear();
+      if (helperError) std::rethrow_exception(helperError);
     };
     try {
-      return run([&] { return cycle(*drivers[0]); },
+      return run([&] { return !finished.load(std::memory_order_relaxed) && cycle(*drivers[0]); },
                  [&] {
                    std::lock_guard lock(treeMutex);
                    return int64_t(tree.rootVisits());
@@ -189,7 +202,10 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
                  },
                  stopHelpers);
     } catch (...) {
-      if (!finished) stopHelpers();  // the helpers use this frame: they end before it unwinds
+      // The helpers use this frame: they end before it unwinds (their own error, if any, is
+      // dropped for the one being thrown).
+      finished = true;
+      for (auto& h : helpers) h.join();
       throw;
     }
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "game/position.h"
@@ -209,6 +210,37 @@ TEST(Analyzer, SearchThreadsStopOnTheFlag) {
   stopper.join();
   EXPECT_GT(a.playouts, 0);
   EXPECT_LT(took, 0.1 + 0.3);
+}
+
+// An evaluator that fails in a search thread is an error of analyze(), as with one thread,
+// not the end of the process.
+TEST(Analyzer, SearchThreadsPassOnAnEvaluatorError) {
+  class FailingEvaluator : public mcts::Evaluator {
+   public:
+    explicit FailingEvaluator(int policySize) : inner_(policySize, 0) {}
+    void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+      if (++calls_ > 20) throw std::runtime_error("the network went away");
+      inner_.evaluate(planes, batch, logits, wdl);
+    }
+    bool threadSafe() const override { return true; }
+
+   private:
+    FavouriteMoveEvaluator inner_;
+    std::atomic<int> calls_{0};
+  };
+  auto v = micro();
+  nn::Encoder enc(v);
+  FailingEvaluator eval(enc.policySize());
+  mcts::SearchParams params;
+  params.playouts = 5000;
+  play::Analyzer analyzer(v, &eval, params);
+  analyzer.setThreads(2);
+  try {
+    analyzer.analyze(game::Position(v), {});
+    ADD_FAILURE() << "the evaluator's error was lost";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "the network went away");
+  }
 }
 
 TEST(Analyzer, GameOverHasNoMoves) {
