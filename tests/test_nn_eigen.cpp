@@ -113,23 +113,29 @@ void expectVaried(const Outputs& o, int batch, int policySize) {
 // scratch memory is reused at other sizes too.
 const std::vector<int> kBatches = {17, 1, 3, 4, 6, 40};
 
+// Every Eigen kernel this CPU runs gives LibTorch's outputs for `net` on `planes` (at least
+// the largest of kBatches positions), at every batch size of kBatches.
+void expectEigenMatchesTorch(nn::PolicyValueNet net, const std::vector<float>& planes, int policySize,
+                             const std::string& label) {
+  nn::TorchEvaluator reference(net, torch::kCPU);
+  for (const std::string& kernel : nn::eigenKernelsSupported()) {
+    nn::EigenEvaluator eigen(nn::eigenNetworkOf(*net), kernel);
+    for (int batch : kBatches) {
+      const Outputs want = run(reference, planes, batch, policySize);
+      expectVaried(want, batch, policySize);
+      expectSame(want, run(eigen, planes, batch, policySize),
+                 label + ", kernel " + kernel + ", batch " + std::to_string(batch));
+    }
+  }
+}
+
 void compareOnVariant(const std::string& variant, int blocks, int channels, int valueHidden, uint64_t seed) {
   SCOPED_TRACE(variant + ", " + std::to_string(blocks) + " blocks x " + std::to_string(channels) + " channels");
   const Game g(variant);
   const nn::Encoder& encoder = g.encoder;
   nn::PolicyValueNet net = randomNet(shapeFor(encoder, blocks, channels, valueHidden), seed);
-  nn::TorchEvaluator reference(net, torch::kCPU);
   const int most = *std::max_element(kBatches.begin(), kBatches.end());
-  const std::vector<float> planes = g.positions(most, uint32_t(seed));
-  for (const std::string& kernel : nn::eigenKernelsSupported()) {
-    nn::EigenEvaluator eigen(nn::eigenNetworkOf(*net), kernel);
-    for (int batch : kBatches) {
-      const Outputs want = run(reference, planes, batch, encoder.policySize());
-      expectVaried(want, batch, encoder.policySize());
-      expectSame(want, run(eigen, planes, batch, encoder.policySize()),
-                 variant + ", kernel " + kernel + ", batch " + std::to_string(batch));
-    }
-  }
+  expectEigenMatchesTorch(net, g.positions(most, uint32_t(seed)), encoder.policySize(), variant);
 }
 
 }  // namespace
@@ -157,18 +163,7 @@ TEST(EigenForward, MatchesLibTorchOnTheShippedModel) {
   nn::ModelInfo info;
   nn::PolicyValueNet net = nn::loadModel(kShippedModel, &info, nullptr, nn::Encoder::kVersion);
   const Game g(info.variant);
-  const nn::Encoder& encoder = g.encoder;
-  nn::TorchEvaluator reference(net, torch::kCPU);
-  const std::vector<float> planes = g.positions(40, 5);
-  for (const std::string& kernel : nn::eigenKernelsSupported()) {
-    nn::EigenEvaluator eigen(nn::eigenNetworkOf(*net), kernel);
-    for (int batch : kBatches) {
-      const Outputs want = run(reference, planes, batch, encoder.policySize());
-      expectVaried(want, batch, encoder.policySize());
-      expectSame(want, run(eigen, planes, batch, encoder.policySize()),
-                 "micro-v3, kernel " + kernel + ", batch " + std::to_string(batch));
-    }
-  }
+  expectEigenMatchesTorch(net, g.positions(40, 5), g.encoder.policySize(), "micro-v3");
 }
 
 TEST(EigenForward, KernelsAreChosenByTheCpu) {
