@@ -23,6 +23,13 @@ struct SearchParams {
   // the training target then takes back the forced visits that PUCT would not have spent.
   // k = forcedPlayoutsK; 0 is off, KataGo uses 2.
   float forcedPlayoutsK = 0.0f;
+  // Gumbel root selection with sequential halving (mcts/gumbel_root.h), in searches with root
+  // noise only, in place of the Dirichlet noise and forced playouts: this many moves are sampled
+  // at the root; 0 is off (PUCT). Such a root is searched afresh each move (no tree reuse: the
+  // halving schedule counts the visits of this search), and the move played and the policy
+  // target are Gumbel's (at every ply: the Gumbel draw is the exploration, not a temperature).
+  int gumbelConsidered = 0;
+  float gumbelCScale = 0.1f;  // sigma's c_scale (GumbelParams)
   int leavesPerTree = 4;  // virtual-loss leaves gathered per tree per batch
   int plyCap = 200;       // game plies (counted from the game's SFEN) after which it is drawn
   // MCTS-solver: game ends found in the tree are proofs, backed up exactly (a child lost for its

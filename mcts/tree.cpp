@@ -28,6 +28,7 @@ Tree::Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t
 }
 
 void Tree::resetRoot() {
+  gumbel_.clear();
   nodes_.clear();
   nodes_.emplace_back();
   rootTerminal_ = pos_.outcome(params_.plyCap).over();
@@ -52,6 +53,12 @@ void Tree::searchRootMate() {
 // shortest such mate first, and children proven won for their movers (lost moves) are never
 // chosen while another move is left; when all moves lose, the longest resistance is searched.
 int Tree::selectChild(const Node& parent) const {
+  if (&parent == nodes_.data() && gumbel_.active()) {
+    const ProofScan scan = params_.solver ? scanProofs(parent) : ProofScan{};
+    if (scan.shortestWin >= 0) return parent.firstChild + scan.shortestWin;
+    const int chosen = gumbel_.select(gumbelChildren());
+    return parent.firstChild + (chosen >= 0 ? chosen : std::max(scan.longestLoss, 0));
+  }
   if (&parent == nodes_.data() && forcingPlayouts())
     if (const int forced = forcedRootChild(); forced >= 0) return parent.firstChild + forced;
   const Node* c = nodes_.data() + parent.firstChild;
@@ -259,7 +266,12 @@ void Tree::expand(int node, const float* priors, float value, float draw) {
   Node* c = nodes_.data() + n.firstChild;
   for (int i = 0; i < n.numChildren; ++i) c[i].prior = priors[i];
   n.state = Node::kExpanded;
-  if (node == 0 && params_.rootNoise) applyRootNoise();
+  if (node == 0 && gumbelAtRoot()) {
+    const GumbelParams gumbel{params_.gumbelConsidered, GumbelParams{}.cVisit, params_.gumbelCScale};
+    gumbel_.start(n.numChildren, params_.playouts - 1, value, gumbel, rng_);  // the root's own visit is the first playout
+  } else if (node == 0 && params_.rootNoise) {
+    applyRootNoise();
+  }
   backup(node, value, draw);
 }
 
@@ -307,6 +319,11 @@ void Tree::advance(game::Move m) {
   if (keep < 0 && !pos_.isLegal(m))
     throw std::invalid_argument("Tree::advance: illegal move in " + pos_.sfen());
   pos_.makeMove(m);
+  gumbel_.clear();
+  if (gumbelAtRoot()) {  // sequential halving schedules the visits of one search from none
+    resetRoot();
+    return;
+  }
 
   const Node::State kept = keep >= 0 ? nodes_[size_t(keep)].state : Node::kNew;
   if (kept != Node::kExpanded && kept != Node::kTerminal) {
@@ -423,6 +440,10 @@ game::Move Tree::pickMove(float temperature, std::mt19937& rng) const {
   const Node* c = nodes_.data() + root.firstChild;
   const int count = root.numChildren;
   if (const int proven = provenChoice(); proven >= 0) return c[proven].move;
+  if (gumbel_.active()) {  // Gumbel's move at every ply: its draw is the exploration
+    const int chosen = gumbel_.choice(gumbelChildren());
+    if (chosen >= 0) return c[chosen].move;
+  }
   // Moves proven lost take no part below (provenChoice answered if all of them are).
   const auto playable = [&](int i) { return !(params_.solver && c[i].provenWin()); };
   int best = -1;
@@ -463,6 +484,13 @@ void Tree::visitPolicy(const nn::Encoder& encoder, float* out) const {
   // longest resistance when all lose); otherwise moves proven lost get no share.
   if (const int proven = provenChoice(); proven >= 0) {
     out[encoder.moveIndex(pos_, c[proven].move)] = 1.0f;
+    return;
+  }
+  if (gumbel_.active()) {
+    std::vector<double> improved;
+    gumbel_.improvedPolicy(gumbelChildren(), improved);
+    for (int i = 0; i < root.numChildren; ++i)
+      if (improved[size_t(i)] > 0) out[encoder.moveIndex(pos_, c[i].move)] = float(improved[size_t(i)]);
     return;
   }
   const auto playable = [&](int i) { return !(params_.solver && c[i].provenWin()); };
@@ -510,6 +538,21 @@ std::vector<double> Tree::targetVisits() const {
     counts[size_t(i)] = kept <= 1.0 ? 0.0 : kept;
   }
   return counts;
+}
+
+const std::vector<GumbelChild>& Tree::gumbelChildren() const {
+  const Node& root = nodes_[0];
+  const Node* c = nodes_.data() + root.firstChild;
+  gumbelRows_.resize(root.numChildren);
+  for (int i = 0; i < root.numChildren; ++i) {
+    GumbelChild& row = gumbelRows_[size_t(i)];
+    row.prior = c[i].prior;
+    row.visits = c[i].visits;
+    row.inFlight = c[i].inFlight;
+    row.q = c[i].visits > 0 ? -c[i].valueSum / float(c[i].visits) : 0.0f;
+    row.excluded = params_.solver && c[i].provenWin();
+  }
+  return gumbelRows_;
 }
 
 std::vector<float> Tree::visitPolicy(const nn::Encoder& encoder) const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "game/position.h"
+#include "mcts/gumbel_root.h"
 #include "mcts/mate_search.h"
 #include "mcts/node.h"
 #include "mcts/search_params.h"
@@ -95,8 +96,13 @@ class Tree {
   // Removes the virtual loss of a collided descent that ended at `node`.
   void releaseVirtualLoss(int node);
   int selectChild(const Node& parent) const;
-  // Forced playouts apply to this search (params: forcedPlayoutsK > 0 with root noise).
-  bool forcingPlayouts() const { return params_.forcedPlayoutsK > 0 && params_.rootNoise; }
+  // Forced playouts apply to this search (params: forcedPlayoutsK > 0 with root noise, no Gumbel).
+  bool forcingPlayouts() const { return params_.forcedPlayoutsK > 0 && params_.rootNoise && !gumbelAtRoot(); }
+  // The next root expanded is searched by Gumbel sequential halving (params: gumbelConsidered
+  // > 0 with root noise).
+  bool gumbelAtRoot() const { return params_.gumbelConsidered > 0 && params_.rootNoise; }
+  // The root's children as Gumbel sees them (gumbelRows_, refilled).
+  const std::vector<GumbelChild>& gumbelChildren() const;
   // The root child (index into its block) most short of its forced visits, or -1 if none is.
   int forcedRootChild() const;
   // Marks `node` proven (Node::proof encoding) and carries the proof up while parents follow
@@ -137,7 +143,9 @@ class Tree {
   game::MoveList moves_;     // scratch for generateLegal
   MateSearch mate_;          // leaf mate search (params_.leafMatePlies)
   std::vector<game::Move> rootMateLine_;
-  std::mt19937_64 rng_;      // root noise
+  std::mt19937_64 rng_;      // root noise and Gumbel variables
+  GumbelRoot gumbel_;        // active while the root is searched by Gumbel (gumbelAtRoot)
+  mutable std::vector<GumbelChild> gumbelRows_;  // scratch for gumbelChildren()
 };
 
 }  // namespace poppy::mcts

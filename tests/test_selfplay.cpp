@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "game/position.h"
@@ -27,9 +28,11 @@ struct Played {
   int games = 0;
   int64_t plies = 0, samples = 0;
   bool recordsAgree = true;  // every record's "samples" equals the samples handed over
+  std::set<std::string> firstMoves;
+  std::set<std::string> thirteenthMoves;  // after the opening plies sampled by temperature
 };
 
-Played play(double fullSearchFraction, int games, int playouts = 16, int fastPlayouts = 4) {
+Played play(double fullSearchFraction, int games, int playouts = 16, int fastPlayouts = 4, int gumbelActions = 0) {
   const auto variant = game::loadVariant("micro");
   const nn::Encoder encoder(variant);
   mcts::UniformEvaluator eval(encoder.policySize());
@@ -39,6 +42,7 @@ Played play(double fullSearchFraction, int games, int playouts = 16, int fastPla
   s.parallelGames = 8;
   s.fullSearchFraction = fullSearchFraction;
   s.fastPlayouts = fastPlayouts;
+  s.search.gumbelConsidered = gumbelActions;
   s.seed = 3;
   selfplay::SelfPlayRunner runner(variant, encoder, eval, s);
   Played p;
@@ -47,6 +51,8 @@ Played play(double fullSearchFraction, int games, int playouts = 16, int fastPla
     p.plies += record.plies;
     p.samples += int64_t(samples.size());
     p.recordsAgree = p.recordsAgree && record.samples == int(samples.size());
+    if (!record.moves.empty()) p.firstMoves.insert(record.moves[0]);
+    if (record.moves.size() > 12) p.thirteenthMoves.insert(record.moves[12]);
   });
   return p;
 }
@@ -154,6 +160,18 @@ TEST(SelfPlay, OnlyFullSearchesAreSamplesWithPlayoutCapRandomisation) {
   EXPECT_GT(share, 0.10);
   EXPECT_LT(share, 0.45);
   EXPECT_TRUE(p.recordsAgree);
+}
+
+TEST(SelfPlay, GumbelRootsPlayWholeGamesAndExploreAtEveryPly) {
+  // Gumbel root selection (4 moves sampled, 16 playouts): every ply is a sample; the Gumbel
+  // draw varies the moves even past the plies that PUCT samples by temperature (8), so with a
+  // uniform network the 13th moves of 24 games are not all one move.
+  const Played p = play(1.0, 24, 16, 4, 4);
+  EXPECT_EQ(p.games, 24);
+  EXPECT_EQ(p.samples, p.plies);
+  EXPECT_TRUE(p.recordsAgree);
+  EXPECT_GE(p.firstMoves.size(), 3u);
+  EXPECT_GE(p.thirteenthMoves.size(), 3u);
 }
 
 TEST(SelfPlay, BadPlayoutCapSettingsAreRefused) {

@@ -452,6 +452,16 @@ TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
   expectRefused("selfplay: {forced_playouts: -1}\n", {"selfplay.forced_playouts"});
 }
 
+TEST_F(TrainConfigErrors, GumbelSettings) {
+  const auto c = training::loadTrainConfig(write("selfplay: {playouts: 32, gumbel_actions: 8, gumbel_c_scale: 0.2}\n"));
+  const auto s = training::selfplaySettingsFor(c);
+  EXPECT_EQ(s.search.gumbelConsidered, 8);
+  EXPECT_FLOAT_EQ(s.search.gumbelCScale, 0.2f);
+  EXPECT_EQ(training::selfplaySettingsFor(training::loadTrainConfig(write("variant: micro\n"))).search.gumbelConsidered, 0);
+  expectRefused("selfplay: {gumbel_actions: -1}\n", {"selfplay.gumbel_actions"});
+  expectRefused("selfplay: {gumbel_c_scale: 0}\n", {"selfplay.gumbel_c_scale"});
+}
+
 TEST_F(TrainConfigErrors, InferenceSetting) {
   EXPECT_EQ(training::loadTrainConfig(write("variant: micro\n")).inference, nn::Inference::kAuto);
   EXPECT_EQ(training::loadTrainConfig(write("inference: eigen\n")).inference, nn::Inference::kEigen);

@@ -47,6 +47,8 @@ selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& c) {
   s.fullSearchFraction = c.fullSearchFraction;
   s.fastPlayouts = std::min(c.fastPlayouts, c.selfplaySearch.playouts);
   s.search.forcedPlayoutsK = float(c.forcedPlayouts);
+  s.search.gumbelConsidered = c.gumbelActions;
+  s.search.gumbelCScale = float(c.gumbelCScale);
   s.seed = c.seed;
   return s;
 }
@@ -72,7 +74,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     r.onlyKeys(n, "selfplay", {"games_per_iteration", "parallel_games", "playouts", "cpuct", "fpu_reduction",
                                "leaves_per_tree", "solver", "leaf_mate_plies", "root_mate_plies",
                                "root_mate_nodes", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
-                               "threads", "workers", "full_search_fraction", "fast_playouts", "forced_playouts"});
+                               "threads", "workers", "full_search_fraction", "fast_playouts", "forced_playouts",
+                               "gumbel_actions", "gumbel_c_scale"});
     c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
     c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
     c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
@@ -85,6 +88,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.fullSearchFraction = r.real(n, "selfplay", "full_search_fraction", 0.01, 1, c.fullSearchFraction);
     c.fastPlayouts = r.integer(n, "selfplay", "fast_playouts", 1, 100000, c.fastPlayouts);
     c.forcedPlayouts = r.real(n, "selfplay", "forced_playouts", 0, 10, c.forcedPlayouts);
+    c.gumbelActions = r.integer(n, "selfplay", "gumbel_actions", 0, 1024, c.gumbelActions);
+    c.gumbelCScale = r.real(n, "selfplay", "gumbel_c_scale", 0.001, 100, c.gumbelCScale);
     if (c.fullSearchFraction < 1 && c.fastPlayouts > c.selfplaySearch.playouts)
       r.fail("selfplay.fast_playouts", "must not exceed selfplay.playouts (" + std::to_string(c.selfplaySearch.playouts) + ")",
              n["fast_playouts"]);

@@ -63,6 +63,10 @@ struct TrainRunConfig {
   // Forced playouts and policy target pruning at self-play roots (mcts/search_params.h): k.
   // 2 (KataGo's) won a 200-game match against 0 after runs of equal iterations (README).
   double forcedPlayouts = 2.0;
+  // Gumbel root selection with sequential halving (mcts/gumbel_root.h) in self-play's full
+  // searches: the moves sampled at the root (replaces noise and forced playouts); 0 = off.
+  int gumbelActions = 0;
+  double gumbelCScale = 0.1;
 
   // training
   int batchSize = 256;
