@@ -37,6 +37,9 @@ void addNetworkBenches(CLI::App* bench) {
       ->capture_default_str();
   sp->add_option("--workers", a->workers, "Self-play workers (threads), default: the config's selfplay.workers")
       ->check(CLI::Range(1, 256));
+  sp->add_option("--inference", a->selfplayInference,
+                 "What runs the self-play networks: auto, torch or eigen (default: the config's `inference`)")
+      ->check(CLI::IsMember({"auto", "torch", "eigen"}));
   sp->callback([a] { nn::networkBackend().benchSelfplay(*a); });
   CLI::App* tr = bench->add_subcommand("train", "Training samples/s vs a bare forward+backward loop");
   addOptions(tr, *a);

@@ -33,6 +33,7 @@ struct NetworkBenchOptions {
   std::string eigenKernel;         // bench nn: the Eigen forward's instruction set ("": the best this CPU runs)
   std::string tactics = "on";  // bench selfplay: exact tactics on, off, or both (compared)
   int workers = 0;       // bench selfplay: self-play workers (0: the config's)
+  std::string selfplayInference;  // bench selfplay: auto, torch or eigen ("": the config's `inference`)
 };
 
 class NetworkBackend {

@@ -16,6 +16,7 @@
 #include "nn/eigen_from_torch.h"
 #include "nn/encoder.h"
 #include "nn/inference.h"
+#include "nn/load_evaluator.h"
 #include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "selfplay/selfplay_pool.h"
@@ -191,14 +192,15 @@ struct SelfplayFigures {
 // sequence of batch sizes on as many threads at once, so both sides use the same cores.
 SelfplayFigures selfplayOnce(const nn::NetworkBenchOptions& a, const Setup& s, nn::PolicyValueNet net, bool tactics) {
   const int workers = a.workers > 0 ? a.workers : s.config.selfplayWorkers;
-  const torch::Device device = nn::parseDevice(s.config.device);
-  // Each worker's own copy of the network, and the batch sizes it asked for.
-  std::vector<std::unique_ptr<nn::TorchEvaluator>> nets;
+  const nn::Inference inference =
+      a.selfplayInference.empty() ? s.config.inference : nn::parseInference(a.selfplayInference);
+  // Each worker's own copy of the network, run as self-play runs it, and the batch sizes it asked for.
+  std::vector<std::unique_ptr<mcts::Evaluator>> nets;
   std::vector<RecordingEvaluator*> recorders;
   auto copyOf = [&] {
     nn::PolicyValueNet copy(net->shape());
     nn::moduleFromBytes(*copy, nn::moduleToBytes(*net));
-    return std::make_unique<nn::TorchEvaluator>(copy, device);
+    return nn::makeEvaluator(copy, s.config.device, inference, "the benchmark network");
   };
   selfplay::SelfPlaySettings settings = selfplaySettingsFor(s.config);
   settings.search.solver = tactics && settings.search.solver;
@@ -250,8 +252,10 @@ SelfplayFigures selfplayOnce(const nn::NetworkBenchOptions& a, const Setup& s, n
   f.standalone = evalRate(*nets[0], s, avgBatch, a.seconds);
   f.gamesPerHour = a.games * 3600 / seconds;
   f.pliesPerGame = double(plies) / a.games;
-  std::printf("%s, %d worker%s: %d games at %d playouts in %.1f s: %.0f games/hour, %.1f plies/game, %.2f ms/ply\n",
-              tactics ? "exact tactics on" : "exact tactics off", workers, workers > 1 ? "s" : "", a.games,
+  std::printf("%s, %d worker%s, inference %s: %d games at %d playouts in %.1f s: %.0f games/hour, %.1f plies/game, "
+              "%.2f ms/ply\n",
+              tactics ? "exact tactics on" : "exact tactics off", workers, workers > 1 ? "s" : "",
+              nn::inferenceName(inference), a.games,
               settings.search.playouts, seconds, f.gamesPerHour, f.pliesPerGame, 1e3 * seconds / std::max<int64_t>(1, plies));
   std::printf("network evaluations: %lld in %lld batches (average batch %d), %.0f evals/s in self-play; "
               "network time %.0f%% of the workers' time; cache hits %lld, game ends and proofs %lld\n",
@@ -262,7 +266,8 @@ SelfplayFigures selfplayOnce(const nn::NetworkBenchOptions& a, const Setup& s, n
               f.standalone, avgBatch, f.replayRate, workers, workers > 1 ? "s" : "");
   std::ofstream(a.csv, std::ios::app) << "selfplay," << s.variant->name << ',' << f.gamesPerHour << ','
                                       << f.evalsPerSec << ',' << f.standalone << ',' << f.replayRate << ','
-                                      << (tactics ? "tactics" : "plain") << ',' << workers << '\n';
+                                      << (tactics ? "tactics" : "plain") << ',' << workers << ','
+                                      << nn::inferenceName(inference) << '\n';
   return f;
 }
 
