@@ -386,6 +386,27 @@ TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
   fs::remove(csv);
 }
 
+TEST(CliBench, SelfplayBenchRunsTheNetworksAsAsked) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
+  const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_selfplay_" + std::to_string(::getpid()) + ".csv")).string();
+  fs::remove(csv);
+  for (const std::string inference : {"eigen", "torch"}) {
+    const CmdResult r = poppy({"bench", "selfplay", "--model", model, "--games", "2", "--workers", "1", "--seconds",
+                               "0.05", "--inference", inference, "--csv", csv});
+    expectSuccess(r);
+    EXPECT_THAT(r.out, HasSubstr("inference " + inference + ": 2 games")) << r.describe();
+    EXPECT_THAT(r.out, HasSubstr("self-play network rate = ")) << r.describe();
+  }
+  std::ifstream in(csv);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_THAT(rows[0], testing::EndsWith(",tactics,1,eigen"));
+  EXPECT_THAT(rows[1], testing::EndsWith(",tactics,1,torch"));
+  EXPECT_NE(poppy({"bench", "selfplay", "--inference", "fast"}).code, 0);
+  fs::remove(csv);
+}
+
 // A model plays with each inference setting (Eigen, LibTorch, or both by batch size).
 TEST(CliInference, AModelPlaysWithEachSetting) {
   const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
