@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "game/position.h"
+#include "nn/network_shape.h"
 
 namespace poppy::nn {
 
@@ -45,5 +46,18 @@ class Encoder {
   int planes_ = 0;
   int policySize_ = 0;
 };
+
+// The shape of a network for this encoder's inputs and policy, with the given tower and value head.
+inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int channels, int valueHidden) {
+  NetworkShape s;
+  s.planes = encoder.planes();
+  s.height = encoder.height();
+  s.width = encoder.width();
+  s.policySize = encoder.policySize();
+  s.blocks = blocks;
+  s.channels = channels;
+  s.valueHidden = valueHidden;
+  return s;
+}
 
 }  // namespace poppy::nn

@@ -339,15 +339,7 @@ struct MicroNet {
   game::VariantPtr variant = game::loadVariant("micro");
   nn::Encoder encoder{variant};
   nn::NetworkShape shape;
-  MicroNet(int blocks = 1, int channels = 8) {
-    shape.planes = encoder.planes();
-    shape.height = encoder.height();
-    shape.width = encoder.width();
-    shape.policySize = encoder.policySize();
-    shape.blocks = blocks;
-    shape.channels = channels;
-    shape.valueHidden = 8;
-  }
+  MicroNet(int blocks = 1, int channels = 8) : shape(nn::networkShapeFor(encoder, blocks, channels, 8)) {}
   nn::ModelInfo info(const std::string& id = "gen-0003", int64_t step = 1234) const {
     nn::ModelInfo i;
     i.variant = variant->name;

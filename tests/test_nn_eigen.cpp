@@ -33,17 +33,6 @@ namespace {
 const std::string kShippedModel = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
 constexpr float kTolerance = 1e-4f;
 
-nn::NetworkShape shapeFor(const nn::Encoder& e, int blocks, int channels, int valueHidden) {
-  nn::NetworkShape s;
-  s.planes = e.planes();
-  s.height = e.height();
-  s.width = e.width();
-  s.policySize = e.policySize();
-  s.blocks = blocks;
-  s.channels = channels;
-  s.valueHidden = valueHidden;
-  return s;
-}
 
 // A random network in eval mode whose every batch norm has random running statistics, scale and
 // shift (LibTorch's defaults, mean 0 and variance 1, would make folding almost a no-op).
@@ -133,7 +122,7 @@ void compareOnVariant(const std::string& variant, int blocks, int channels, int 
   SCOPED_TRACE(variant + ", " + std::to_string(blocks) + " blocks x " + std::to_string(channels) + " channels");
   const Game g(variant);
   const nn::Encoder& encoder = g.encoder;
-  nn::PolicyValueNet net = randomNet(shapeFor(encoder, blocks, channels, valueHidden), seed);
+  nn::PolicyValueNet net = randomNet(nn::networkShapeFor(encoder, blocks, channels, valueHidden), seed);
   const int most = *std::max_element(kBatches.begin(), kBatches.end());
   expectEigenMatchesTorch(net, g.positions(most, uint32_t(seed)), encoder.policySize(), variant);
 }
@@ -173,7 +162,7 @@ TEST(EigenForward, KernelsAreChosenByTheCpu) {
   EXPECT_EQ(nn::bestEigenKernel(), supported.back());
   for (const auto& k : supported) EXPECT_NE(std::find(built.begin(), built.end(), k), built.end()) << k;
   const nn::Encoder encoder(game::loadVariant("micro"));
-  nn::PolicyValueNet net = randomNet(shapeFor(encoder, 1, 8, 8), 3);
+  nn::PolicyValueNet net = randomNet(nn::networkShapeFor(encoder, 1, 8, 8), 3);
   EXPECT_EQ(nn::EigenEvaluator(nn::eigenNetworkOf(*net)).kernel(), nn::bestEigenKernel());
   EXPECT_THROW(nn::EigenEvaluator(nn::eigenNetworkOf(*net), "sse9"), std::invalid_argument);
 }
@@ -182,14 +171,14 @@ TEST(EigenForward, KernelsAreChosenByTheCpu) {
 TEST(EigenForward, AutoCrossoverShrinksAsTheNetworkGrows) {
   const nn::Encoder micro(game::loadVariant("micro")), shogi(game::loadVariant("shogi"));
   for (const std::string& k : nn::eigenKernelsBuilt()) {
-    const int small = nn::autoEigenMaxBatch(k, shapeFor(micro, 4, 32, 32));
-    const int large = nn::autoEigenMaxBatch(k, shapeFor(shogi, 6, 96, 32));
-    const int huge = nn::autoEigenMaxBatch(k, shapeFor(shogi, 10, 256, 32));
+    const int small = nn::autoEigenMaxBatch(k, nn::networkShapeFor(micro, 4, 32, 32));
+    const int large = nn::autoEigenMaxBatch(k, nn::networkShapeFor(shogi, 6, 96, 32));
+    const int huge = nn::autoEigenMaxBatch(k, nn::networkShapeFor(shogi, 10, 256, 32));
     EXPECT_GE(small, 2) << k << ": the default micro network takes Eigen for pairs at least";
     EXPECT_LE(large, small) << k;
     EXPECT_EQ(huge, 0) << k << ": 1.9 GFLOP per position is beyond every budget";
   }
-  EXPECT_THROW(nn::autoEigenMaxBatch("sse9", shapeFor(micro, 4, 32, 32)), std::invalid_argument);
+  EXPECT_THROW(nn::autoEigenMaxBatch("sse9", nn::networkShapeFor(micro, 4, 32, 32)), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +220,7 @@ TEST(EigenFolding, ThreeByThreeWeightsAreReorderedTapMajor) {
 
 TEST(EigenFolding, InconsistentWeightsAreRefused) {
   const nn::Encoder encoder(game::loadVariant("micro"));
-  nn::PolicyValueNet net = randomNet(shapeFor(encoder, 1, 8, 8), 4);
+  nn::PolicyValueNet net = randomNet(nn::networkShapeFor(encoder, 1, 8, 8), 4);
   nn::TorchLayoutWeights w = nn::torchLayoutWeights(*net);
   w.tower.pop_back();
   EXPECT_THROW(nn::foldNetwork(w), nn::UnsupportedNetwork);
@@ -267,7 +256,7 @@ TEST(Inference, EachSettingRunsTheNetworkItNames) {
   torch::set_num_threads(1);
   const Game g("micro");
   const nn::Encoder& encoder = g.encoder;
-  nn::PolicyValueNet net = randomNet(shapeFor(encoder, 1, 8, 8), 5);
+  nn::PolicyValueNet net = randomNet(nn::networkShapeFor(encoder, 1, 8, 8), 5);
   EXPECT_NE(dynamic_cast<nn::TorchEvaluator*>(nn::makeEvaluator(net, "cpu", nn::Inference::kTorch, "net").get()),
             nullptr);
   EXPECT_NE(dynamic_cast<nn::EigenEvaluator*>(nn::makeEvaluator(net, "cpu", nn::Inference::kEigen, "net").get()),
@@ -282,7 +271,7 @@ TEST(Inference, EachSettingRunsTheNetworkItNames) {
   EXPECT_EQ(split->maxSmallBatch(), nn::autoEigenMaxBatch(eigen->kernel(), net->shape()));
 
   // A network too large for Eigen to win a single position (570 MFLOP): auto is LibTorch alone.
-  nn::PolicyValueNet huge = randomNet(shapeFor(encoder, 12, 256, 8), 10);
+  nn::PolicyValueNet huge = randomNet(nn::networkShapeFor(encoder, 12, 256, 8), 10);
   EXPECT_EQ(nn::autoEigenMaxBatch(nn::bestEigenKernel(), huge->shape()), 0);
   EXPECT_NE(dynamic_cast<nn::TorchEvaluator*>(nn::makeEvaluator(huge, "cpu", nn::Inference::kAuto, "huge").get()),
             nullptr);
@@ -333,7 +322,7 @@ TEST(Inference, AutoSendsSmallCallsToOneEvaluatorAndLargeOnesToTheOther) {
 TEST(Inference, AnUnknownArchitectureFallsBackUnderAutoAndFailsUnderEigen) {
   torch::set_num_threads(1);
   const nn::Encoder encoder(game::loadVariant("micro"));
-  nn::PolicyValueNet net = randomNet(shapeFor(encoder, 1, 8, 8), 6);
+  nn::PolicyValueNet net = randomNet(nn::networkShapeFor(encoder, 1, 8, 8), 6);
   net->register_parameter("gate_scale", torch::ones({1}));  // a weight the forward would ignore
   try {
     nn::torchLayoutWeights(*net);
@@ -360,10 +349,10 @@ TEST(Inference, AnUnknownArchitectureFallsBackUnderAutoAndFailsUnderEigen) {
   EXPECT_NE(err.find("LibTorch"), std::string::npos) << err;
 
   // Other parts the forward does not run: a convolution with a bias, a missing module.
-  nn::PolicyValueNet biased = randomNet(shapeFor(encoder, 1, 8, 8), 7);
+  nn::PolicyValueNet biased = randomNet(nn::networkShapeFor(encoder, 1, 8, 8), 7);
   biased->replace_module("policy_conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 2, 1).bias(true)));
   EXPECT_THROW(nn::torchLayoutWeights(*biased), nn::UnsupportedNetwork);
-  nn::PolicyValueNet strided = randomNet(shapeFor(encoder, 1, 8, 8), 8);
+  nn::PolicyValueNet strided = randomNet(nn::networkShapeFor(encoder, 1, 8, 8), 8);
   strided->replace_module("input_conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(encoder.planes(), 8, 3).padding(1).stride(2).bias(false)));
   EXPECT_THROW(nn::torchLayoutWeights(*strided), nn::UnsupportedNetwork);
 }

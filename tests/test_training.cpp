@@ -48,15 +48,7 @@ struct Micro {
   nn::Encoder encoder{variant};
 
   nn::NetworkShape shape(int blocks = 1, int channels = 8, int valueHidden = 8) const {
-    nn::NetworkShape s;
-    s.planes = encoder.planes();
-    s.height = encoder.height();
-    s.width = encoder.width();
-    s.policySize = encoder.policySize();
-    s.blocks = blocks;
-    s.channels = channels;
-    s.valueHidden = valueHidden;
-    return s;
+    return nn::networkShapeFor(encoder, blocks, channels, valueHidden);
   }
   nn::ModelInfo info(const nn::NetworkShape& s) const {
     nn::ModelInfo i;
@@ -335,11 +327,7 @@ TEST_F(Checkpoints, AnotherNetworkShapeVariantOrEncoderIsRefused) {
   {
     const game::VariantPtr mini = game::loadVariant("minishogi");
     const nn::Encoder enc(mini);
-    nn::NetworkShape ms = s;
-    ms.planes = enc.planes();
-    ms.height = enc.height();
-    ms.width = enc.width();
-    ms.policySize = enc.policySize();
+    const nn::NetworkShape ms = nn::networkShapeFor(enc, s.blocks, s.channels, s.valueHidden);
     auto t = makeTrainer(ms, 2);
     expectRefused(path_, *t, "micro checkpoint into a minishogi network", loadedVariant("minishogi"));
     expectRefused(path_, *t, "micro checkpoint into a minishogi network, variant unchecked", nullptr);

@@ -202,17 +202,7 @@ std::vector<selfplay::GameRecord> records(const fs::path& runDir) {
 struct MicroTrainer {
   game::VariantPtr variant = game::loadVariant("micro");
   nn::Encoder encoder{variant};
-  nn::NetworkShape shape(int channels = 8) const {
-    nn::NetworkShape s;
-    s.planes = encoder.planes();
-    s.height = encoder.height();
-    s.width = encoder.width();
-    s.policySize = encoder.policySize();
-    s.blocks = 1;
-    s.channels = channels;
-    s.valueHidden = 8;
-    return s;
-  }
+  nn::NetworkShape shape(int channels = 8) const { return nn::networkShapeFor(encoder, 1, channels, 8); }
   // The step stored in a run's candidate.ckpt (loads it fully: checksums, shape, optimizer).
   int64_t checkpointStep(const fs::path& ckpt) const {
     training::Trainer t(nn::PolicyValueNet(shape()), training::OptimizerConfig{}, torch::kCPU);

@@ -45,13 +45,7 @@ Setup setup(const nn::NetworkBenchOptions& a) {
   torch::manual_seed(s.config.seed);
   s.variant = game::loadVariant(s.config.variant);
   s.encoder = std::make_unique<nn::Encoder>(s.variant);
-  s.shape.planes = s.encoder->planes();
-  s.shape.height = s.encoder->height();
-  s.shape.width = s.encoder->width();
-  s.shape.policySize = s.encoder->policySize();
-  s.shape.blocks = s.config.blocks;
-  s.shape.channels = s.config.channels;
-  s.shape.valueHidden = s.config.valueHidden;
+  s.shape = nn::networkShapeFor(*s.encoder, s.config.blocks, s.config.channels, s.config.valueHidden);
   std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %d threads\n",
               s.variant->name.c_str(), s.shape.blocks, s.shape.channels, s.shape.planes, s.shape.policySize,
               s.config.device.c_str(), torch::get_num_threads());

@@ -139,15 +139,7 @@ class Run {
 
  private:
   nn::NetworkShape shape() const {
-    nn::NetworkShape s;
-    s.planes = encoder_.planes();
-    s.height = encoder_.height();
-    s.width = encoder_.width();
-    s.policySize = encoder_.policySize();
-    s.blocks = config_.blocks;
-    s.channels = config_.channels;
-    s.valueHidden = config_.valueHidden;
-    return s;
+    return nn::networkShapeFor(encoder_, config_.blocks, config_.channels, config_.valueHidden);
   }
   nn::ModelInfo infoFor(const std::string& id) const {
     nn::ModelInfo info;
