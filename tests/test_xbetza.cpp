@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -418,6 +419,66 @@ TEST(XBetzaUsi, ParseErrorsAndPlainFallback) {
     ADD_FAILURE() << "accepted";
   } catch (const MoveError& e) {
     EXPECT_THAT(std::string(e.what()), HasSubstr("through 6e"));
+  }
+}
+
+// Random games with every test piece on the board for both sides: each legal move is listed
+// once, its USI text parses back to the same move, make/unmake restores SFEN and hash, and the
+// incremental hash matches a recomputation. (Properties, not counts: nothing here is expected
+// from the engine's own output.)
+TEST(XBetzaMakeMove, RandomGamesRoundTrip) {
+  auto v = pieces();
+  const std::string start = sfenWith(*v, {{"6f", "L"}, {"7g", "H"}, {"4g", "E"}, {"8h", "M"}, {"4h", "N"},
+                                          {"3h", "X"}, {"9h", "C"}, {"10h", "G"}, {"2h", "J"}, {"6g", "P"},
+                                          {"7e", "l"}, {"6d", "h"}, {"8d", "e"}, {"5c", "m"}, {"9c", "n"},
+                                          {"10c", "x"}, {"4c", "c"}, {"3c", "g"}, {"11c", "j"}, {"7f", "p"}});
+  std::mt19937 rng(12345);
+  int twoLegListed = 0;
+  for (int game = 0; game < 8; ++game) {
+    Position pos = Position::fromSfen(v, start);
+    for (int ply = 0; ply < 40; ++ply) {
+      MoveList list;
+      pos.generateLegal(list);
+      if (list.size() == 0) break;
+      std::set<std::string> seen;
+      for (const Move& m : list) {
+        const std::string usi = pos.moveToUsi(m);
+        EXPECT_TRUE(seen.insert(usi).second) << "listed twice: " << usi << " in " << pos.sfen();
+        EXPECT_TRUE(pos.parseUsi(usi) == m) << usi << " in " << pos.sfen();
+        twoLegListed += m.isTwoLeg();
+      }
+      const std::string before = pos.sfen();
+      const uint64_t hash = pos.hash();
+      const Move m = list[int(rng() % uint32_t(list.size()))];
+      pos.makeMove(m);
+      ASSERT_EQ(pos.hash(), pos.computeHash()) << pos.moveToUsi(m);
+      pos.unmakeMove();
+      ASSERT_EQ(pos.sfen(), before);
+      ASSERT_EQ(pos.hash(), hash);
+      pos.makeMove(m);
+    }
+  }
+  EXPECT_GT(twoLegListed, 0) << "the games must reach two-leg moves to test them";
+}
+
+// Random notation: every string either parses or throws BetzaError, never anything else.
+TEST(XBetzaParse, RandomStringsParseOrThrowBetzaError) {
+  const std::string alphabet = "fblrsvmcnjpgaiyWFDNAHCZGKRBQ0123()";
+  std::mt19937 rng(2026);
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    const int len = 1 + int(rng() % 8);
+    for (int k = 0; k < len; ++k) text += alphabet[rng() % alphabet.size()];
+    try {
+      const PieceMoves m = parseXBetza(text);
+      for (const SpecialMove& s : m.special) {
+        EXPECT_TRUE(s.first.dx || s.first.dy) << text;
+        EXPECT_TRUE(!s.twoLegs || s.second.dx || s.second.dy) << text;
+      }
+    } catch (const BetzaError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << text << ": " << e.what();
+    }
   }
 }
 
