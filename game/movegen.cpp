@@ -68,9 +68,16 @@ bool Position::keepsKingSafe(Move m) const {
     b[m.to] = makePiece(us, m.dropFace());
     safe = !attackedBy(ks, opponent(us));
     b[m.to] = kEmpty;
+  } else if (!m.isTwoLeg()) {
+    const Piece pf = b[m.from], pt = b[m.to];
+    b[m.to] = pf;
+    b[m.from] = kEmpty;
+    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    b[m.from] = pf;
+    b[m.to] = pt;
   } else {
     // Undone in reverse order: a two-leg move may end on its own square (to == from).
-    const Square mid = m.isTwoLeg() ? m.mid() : m.from;
+    const Square mid = m.mid();
     const Piece pf = b[m.from], pm = b[mid], pt = b[m.to];
     b[mid] = kEmpty;
     b[m.from] = kEmpty;
@@ -121,11 +128,10 @@ int Position::generate(MoveList* out) const {
     }
   };
 
-  // Legality of a board move from `from` to `to`, through `mid` when mid >= 0 (independent
-  // of flipping).
-  auto boardMoveLegal = [&](Square from, Square to, int mid) {
+  // Legality of a board move from `from` to `to` (independent of flipping).
+  auto boardMoveLegal = [&](Square from, Square to) {
     if (ks < 0) return true;
-    if (tryEach) return keepsKingSafe(mid < 0 ? Move::board(from, to, false) : Move::twoLeg(from, mid, to, false));
+    if (tryEach) return keepsKingSafe(Move::board(from, to, false));
     if (from == ks) {
       Piece* b = const_cast<Piece*>(board_);
       const Piece king = b[ks];
@@ -151,12 +157,12 @@ int Position::generate(MoveList* out) const {
     return true;
   };
 
-  // Emits the flip / no-flip versions a board move allows; mid >= 0 for a two-leg move.
-  auto addBoardMove = [&](Square from, Square to, int face, bool capture, int mid = -1) {
-    if (!boardMoveLegal(from, to, mid)) return false;
+  // Emits the flip / no-flip versions a move allows; make(flip) builds the move. A template
+  // (generic lambda), so the plain board move below compiles to the same code as before
+  // two-leg moves existed.
+  auto addWithFlips = [&](auto make, Square from, Square to, int face, bool capture) {
     const Face& f = v.faces[face];
     const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, us, to);
-    auto make = [&](bool flip) { return mid < 0 ? Move::board(from, to, flip) : Move::twoLeg(from, mid, to, flip); };
     switch (v.promotion) {
       case PromotionKind::kNone:
         return !deadIfPlain && emit(make(false));
@@ -174,8 +180,14 @@ int Position::generate(MoveList* out) const {
     return false;
   };
 
+  auto addBoardMove = [&](Square from, Square to, int face, bool capture) {
+    if (!boardMoveLegal(from, to)) return false;
+    return addWithFlips([&](bool flip) { return Move::board(from, to, flip); }, from, to, face, capture);
+  };
+
   // The special moves of the piece on `from`, each distinct move once: a target the fast
   // tables reach already is skipped, and repeats from different notations are dropped.
+  // Where special moves exist, tryEach holds: every candidate is tried on the board.
   auto addSpecialMoves = [&](Square from, int face) {
     SpecialTarget targets[kMaxSpecialTargets];
     const int nt = specialTargets(v, board_, face, us, from, targets);
@@ -185,8 +197,12 @@ int Position::generate(MoveList* out) const {
       bool seen = false;
       for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
       if (seen) continue;
+      auto make = [&](bool flip) {
+        return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
+      };
+      if (ks >= 0 && !keepsKingSafe(make(false))) continue;
       const bool capture = (t.to != from && board_[t.to]) || (t.mid >= 0 && board_[t.mid]);
-      if (addBoardMove(from, t.to, face, capture, t.mid)) return true;
+      if (addWithFlips(make, from, t.to, face, capture)) return true;
     }
     return false;
   };

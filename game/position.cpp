@@ -82,10 +82,7 @@ void Position::makeMove(Move m) {
     st.moved = p;
   } else {
     const Piece p = board_[m.from];
-    // A two-leg move may come back to its own square (igui, pass): nothing is taken there.
-    const Piece cap = m.to == m.from ? kEmpty : board_[m.to];
-    st.moved = p;
-    st.captured = cap;
+    Piece cap = board_[m.to];
     auto take = [&](Piece q, Square s) {
       h ^= v.boardKey(q, s);
       const int kind = v.faces[faceOf(q)].handKind;
@@ -93,11 +90,17 @@ void Position::makeMove(Move m) {
       ++hand_[us][kind];
       h ^= v.handKey(us, kind, hand_[us][kind]);
     };
-    if (m.isTwoLeg() && board_[m.mid()]) {
-      st.capturedMid = board_[m.mid()];
-      take(st.capturedMid, m.mid());
-      board_[m.mid()] = kEmpty;
+    // One flag test keeps plain moves on their old path.
+    if (m.isTwoLeg()) {
+      if (m.to == m.from) cap = kEmpty;  // igui or pass: the mover's own square, nothing taken
+      if (board_[m.mid()]) {
+        st.capturedMid = board_[m.mid()];
+        take(st.capturedMid, m.mid());
+        board_[m.mid()] = kEmpty;
+      }
     }
+    st.moved = p;
+    st.captured = cap;
     if (cap) take(cap, m.to);
     const Piece np = m.isFlip() ? makePiece(us, v.faces[faceOf(p)].flipTo) : p;
     h ^= v.boardKey(p, m.from);
@@ -127,7 +130,7 @@ void Position::unmakeMove() {
     board_[m.to] = st.captured;
     board_[m.from] = st.moved;
     if (st.captured) --hand_[us][v.faces[faceOf(st.captured)].handKind];
-    if (st.capturedMid) {
+    if (m.isTwoLeg() && st.capturedMid) {
       board_[m.mid()] = st.capturedMid;
       --hand_[us][v.faces[faceOf(st.capturedMid)].handKind];
     }
