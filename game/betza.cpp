@@ -124,24 +124,24 @@ std::vector<int> relativeTurns(const std::string& g, const std::string& part, co
 // The modifiers of one leg, sorted by kind.
 struct LegMods {
   std::string dirs;
-  Mode mode = Mode::kMoveOrCapture;
-  Path path = Path::kPlain;
-  bool special() const { return mode != Mode::kMoveOrCapture || path != Path::kPlain; }
+  LegMode mode = LegMode::kMoveOrCapture;
+  LegPath path = LegPath::kPlain;
+  bool special() const { return mode != LegMode::kMoveOrCapture || path != LegPath::kPlain; }
 };
 
 LegMods readLeg(const std::string& mods, bool last, const std::string& part, const std::string& whole) {
   LegMods leg;
   bool m = false, c = false, hasPath = false;
   for (char ch : mods) {
-    Path path = Path::kPlain;
+    LegPath path = LegPath::kPlain;
     switch (ch) {
       case 'f': case 'b': case 'l': case 'r': case 's': case 'v': leg.dirs += ch; continue;
       case 'm': m = true; continue;
       case 'c': c = true; continue;
-      case 'n': path = Path::kLame; break;
-      case 'j': path = Path::kMustJump; break;  // becomes kSkipFirst on a slide, see below
-      case 'p': path = Path::kHop; break;
-      case 'g': path = Path::kGrasshop; break;
+      case 'n': path = LegPath::kLame; break;
+      case 'j': path = LegPath::kMustJump; break;  // becomes kSkipFirst on a slide, see below
+      case 'p': path = LegPath::kHop; break;
+      case 'g': path = LegPath::kGrasshop; break;
       case 'i':
         throw BetzaError("the initial-move modifier 'i' in \"" + part + "\" of \"" + whole +
                          "\" is not supported (no supported piece needs it)");
@@ -155,8 +155,8 @@ LegMods readLeg(const std::string& mods, bool last, const std::string& part, con
     leg.path = path;
   }
   // m and c together, or neither, allow both; XBetza makes a leg that is not the last move-only.
-  if (m != c) leg.mode = m ? Mode::kMove : Mode::kCapture;
-  else if (!m && !last) leg.mode = Mode::kMove;
+  if (m != c) leg.mode = m ? LegMode::kMove : LegMode::kCapture;
+  else if (!m && !last) leg.mode = LegMode::kMove;
   return leg;
 }
 
@@ -183,21 +183,21 @@ void addSpecial(std::vector<SpecialMove>& out, const SpecialMove& m) {
 }
 
 // The path modifier checked against the atom it modifies; j on a slide skips the first square.
-Path pathFor(Path path, const Atom& atom, int range, const std::string& part, const std::string& whole) {
+LegPath pathFor(LegPath path, const Atom& atom, int range, const std::string& part, const std::string& whole) {
   const bool leap = range == 1;
   const bool line = atom.a == 0 || atom.a == atom.b;  // D A H G: a leap along a line
   switch (path) {
-    case Path::kPlain: return path;
-    case Path::kLame:
+    case LegPath::kPlain: return path;
+    case LegPath::kLame:
       if (leap && atom.b >= 2 && (line || (atom.a == 1 && atom.b == 2))) return path;
       throw BetzaError("'n' in \"" + part + "\" of \"" + whole + "\" needs one of the leaps D A H G N");
-    case Path::kMustJump:
-    case Path::kSkipFirst:
-      if (!leap) return Path::kSkipFirst;
-      if (line && atom.b == 2) return Path::kMustJump;
+    case LegPath::kMustJump:
+    case LegPath::kSkipFirst:
+      if (!leap) return LegPath::kSkipFirst;
+      if (line && atom.b == 2) return LegPath::kMustJump;
       throw BetzaError("'j' in \"" + part + "\" of \"" + whole + "\" needs the leap D or A, or a slide");
-    case Path::kHop:
-    case Path::kGrasshop:
+    case LegPath::kHop:
+    case LegPath::kGrasshop:
       if (!leap) return path;
       throw BetzaError("'p'/'g' in \"" + part + "\" of \"" + whole + "\" need a slide (e.g. pR, gB)");
   }
@@ -256,7 +256,7 @@ PieceMoves parseXBetza(const std::string& text) {
       // Two one-square legs of the same atom: what the lion, horned falcon and soaring eagle need.
       if (std::string("WFK").find(atomChar) == std::string::npos || doubled || limit > 0)
         throw BetzaError("a two-leg move needs the one-step atom W, F or K (\"" + part + "\" in \"" + text + "\")");
-      if (legs[0].path != Path::kPlain || legs[1].path != Path::kPlain)
+      if (legs[0].path != LegPath::kPlain || legs[1].path != LegPath::kPlain)
         throw BetzaError("n j p g inside a two-leg move (\"" + part + "\" in \"" + text + "\") are not supported");
       std::vector<std::pair<int, int>> dirs;  // the atom's directions
       for (const Atom& atom : atoms)
@@ -272,9 +272,9 @@ PieceMoves parseXBetza(const std::string& text) {
             const int turn = (compassIndex(dx2, dy2) - compassIndex(dx1, dy1) + 8) % 8;
             if (!turns.empty() && std::find(turns.begin(), turns.end(), turn) == turns.end()) continue;
             SpecialMove sm;
-            sm.first = Leg{dx1, dy1, 1, legs[0].mode, Path::kPlain};
+            sm.first = Leg{dx1, dy1, 1, legs[0].mode, LegPath::kPlain};
             sm.twoLegs = true;
-            sm.second = Leg{dx2, dy2, 1, legs[1].mode, Path::kPlain};
+            sm.second = Leg{dx2, dy2, 1, legs[1].mode, LegPath::kPlain};
             addSpecial(result.special, sm);
           }
         }
@@ -292,7 +292,7 @@ PieceMoves parseXBetza(const std::string& text) {
       const bool diagonalAtom = atom.a == atom.b;
       const bool obliqueAtom = atom.a != 0 && atom.a != atom.b;
       const auto gs = groups(leg.dirs, diagonalAtom, obliqueAtom, text);
-      const Path path = pathFor(leg.path, atom, range, part, text);
+      const LegPath path = pathFor(leg.path, atom, range, part, text);
       for (auto [dx, dy] : images(atom.a, atom.b)) {
         if (!keepDirection(gs, dx, dy)) continue;
         if (leg.special()) addSpecial(result.special, SpecialMove{Leg{dx, dy, range, leg.mode, path}, false, Leg{}});

@@ -21,12 +21,12 @@ struct MoveVector {
 
 // XBetza powers that the fast MoveVector tables cannot express. They live in a separate list
 // (Face::special), so pieces without them pay nothing in move generation.
-enum class Mode : uint8_t {
+enum class LegMode : uint8_t {
   kMoveOrCapture,  // the default
   kMove,           // m: only to an empty square
   kCapture,        // c: only onto an enemy piece
 };
-enum class Path : uint8_t {
+enum class LegPath : uint8_t {
   kPlain,      // an ordinary step, leap or slide, with a modality restriction
   kLame,       // n: a leap blocked by an occupied square on its way (nD, nA, nH, nG; nN as the xiangqi horse)
   kMustJump,   // j on a two-square line leap (jD, jA): the square jumped over must be occupied
@@ -38,8 +38,8 @@ struct Leg {
   int dx = 0;
   int dy = 0;
   int range = 1;  // as MoveVector::range
-  Mode mode = Mode::kMoveOrCapture;
-  Path path = Path::kPlain;
+  LegMode mode = LegMode::kMoveOrCapture;
+  LegPath path = LegPath::kPlain;
   bool operator==(const Leg& o) const {
     return dx == o.dx && dy == o.dy && range == o.range && mode == o.mode && path == o.path;
   }

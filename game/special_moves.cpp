@@ -23,8 +23,8 @@ void walk(const Variant& v, At at, int face, Color c, Square from, Emit emit) {
   };
   auto own = [&](Piece p) { return p && colorOf(p) == c; };
   // May a leg of this mode end on a square holding p (not our own)?
-  auto allowed = [](Mode mode, Piece p) {
-    return p ? mode != Mode::kMove : mode != Mode::kCapture;
+  auto allowed = [](LegMode mode, Piece p) {
+    return p ? mode != LegMode::kMove : mode != LegMode::kCapture;
   };
   for (const SpecialMove& sm : v.faces[face].special) {
     const Leg& l = sm.first;
@@ -48,7 +48,7 @@ void walk(const Variant& v, At at, int face, Color c, Square from, Emit emit) {
     if (l.range == 1) {  // a leap, perhaps lame or jumping
       const int to = squareAt(col0 + dc, rank0 + dr);
       if (to < 0) continue;
-      if (l.path == Path::kLame || l.path == Path::kMustJump) {
+      if (l.path == LegPath::kLame || l.path == LegPath::kMustJump) {
         // The squares passed over: along the line for D A H G; for N, the orthogonal first step
         // in the long direction (the xiangqi horse's leg).
         bool blocked = false, jumped = false;
@@ -64,7 +64,7 @@ void walk(const Variant& v, At at, int face, Color c, Square from, Emit emit) {
           const int s = squareAt(col0 + (steep ? 0 : dc / 2), rank0 + (steep ? dr / 2 : 0));
           blocked = at(s) != kEmpty;
         }
-        if (l.path == Path::kLame ? blocked : !jumped) continue;
+        if (l.path == LegPath::kLame ? blocked : !jumped) continue;
       }
       const Piece p = at(to);
       if (!own(p) && allowed(l.mode, p)) emit(to, -1);
@@ -73,17 +73,17 @@ void walk(const Variant& v, At at, int face, Color c, Square from, Emit emit) {
     // A slide (range 0 unlimited), perhaps skipping its first square or hopping a screen.
     const int limit = l.range == 0 ? std::max(v.files, v.ranks) : l.range;
     bool screened = false;  // hoppers: the screen has been passed
-    for (int k = l.path == Path::kSkipFirst ? 2 : 1; k <= limit; ++k) {
+    for (int k = l.path == LegPath::kSkipFirst ? 2 : 1; k <= limit; ++k) {
       const int to = squareAt(col0 + dc * k, rank0 + dr * k);
       if (to < 0) break;
       const Piece p = at(to);
-      const bool hopper = l.path == Path::kHop || l.path == Path::kGrasshop;
+      const bool hopper = l.path == LegPath::kHop || l.path == LegPath::kGrasshop;
       if (hopper && !screened) {
         screened = p != kEmpty;  // empty squares before the screen are no destinations
         continue;
       }
       if (!own(p) && allowed(l.mode, p)) emit(to, -1);
-      if (p || l.path == Path::kGrasshop) break;
+      if (p || l.path == LegPath::kGrasshop) break;
     }
   }
 }

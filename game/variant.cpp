@@ -96,7 +96,7 @@ void Variant::compile() {
         bool special = false;
         for (const SpecialMove& m : faces[f].special) {
           auto [sc, sr] = orient(c, m.first.dx, m.first.dy);
-          const int skip = m.first.path == Path::kSkipFirst ? 2 : 1;
+          const int skip = m.first.path == LegPath::kSkipFirst ? 2 : 1;
           special = special || onBoard(colOf(s) + sc * skip, rankOf(s) + sr * skip);
         }
         dead_[(size_t(f) * numPlayers + c) * n + s] = (sm.leapCount == 0 && sm.rayCount == 0 && !special);

@@ -225,7 +225,7 @@ TEST_F(LoaderFiles, XBetzaLoads) {
   const Face& f = v->faces[size_t(v->faceIndex('B', false))];
   EXPECT_EQ(f.moves.size(), 4u);    // the four bishop slides
   EXPECT_EQ(f.special.size(), 1u);  // capture straight ahead only
-  EXPECT_EQ(f.special[0].first.mode, Mode::kCapture);
+  EXPECT_EQ(f.special[0].first.mode, LegMode::kCapture);
   EXPECT_NE(v->specialFaces(), 0u);
 }
 

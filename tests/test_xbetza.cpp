@@ -50,7 +50,7 @@ TEST(XBetzaParse, Modality) {
   ASSERT_EQ(m.special.size(), 4u);
   for (const SpecialMove& s : m.special) {
     EXPECT_FALSE(s.twoLegs);
-    EXPECT_EQ(s.first.mode, Mode::kMove);
+    EXPECT_EQ(s.first.mode, LegMode::kMove);
     EXPECT_EQ(s.first.range, 0);
     EXPECT_EQ(std::abs(s.first.dx) + std::abs(s.first.dy), 1);
   }
@@ -58,7 +58,7 @@ TEST(XBetzaParse, Modality) {
   const PieceMoves c = parseXBetza("cfF");
   ASSERT_EQ(c.special.size(), 2u);
   for (const SpecialMove& s : c.special) {
-    EXPECT_EQ(s.first.mode, Mode::kCapture);
+    EXPECT_EQ(s.first.mode, LegMode::kCapture);
     EXPECT_EQ(s.first.dy, 1);
     EXPECT_EQ(std::abs(s.first.dx), 1);
     EXPECT_EQ(s.first.range, 1);
@@ -66,7 +66,7 @@ TEST(XBetzaParse, Modality) {
   // mRcB: 4 move-only slides and 4 capture-only slides.
   const PieceMoves mc = parseXBetza("mRcB");
   ASSERT_EQ(mc.special.size(), 8u);
-  EXPECT_EQ(countIf(mc.special, [](const SpecialMove& s) { return s.first.mode == Mode::kMove; }), 4);
+  EXPECT_EQ(countIf(mc.special, [](const SpecialMove& s) { return s.first.mode == LegMode::kMove; }), 4);
   // Mixed with plain parts: "WcF" is plain W and special cF.
   const PieceMoves wf = parseXBetza("WcF");
   EXPECT_EQ(wf.plain.size(), 4u);
@@ -76,25 +76,25 @@ TEST(XBetzaParse, Modality) {
 TEST(XBetzaParse, PathModifiers) {
   const PieceMoves n = parseXBetza("nN");  // xiangqi horse: 8 lame knight leaps
   ASSERT_EQ(n.special.size(), 8u);
-  for (const SpecialMove& s : n.special) EXPECT_EQ(s.first.path, Path::kLame);
+  for (const SpecialMove& s : n.special) EXPECT_EQ(s.first.path, LegPath::kLame);
   EXPECT_EQ(parseXBetza("nA").special.size(), 4u);  // xiangqi elephant
   const PieceMoves jd = parseXBetza("jD");  // must jump: 4 orthogonal two-square leaps
   ASSERT_EQ(jd.special.size(), 4u);
-  for (const SpecialMove& s : jd.special) EXPECT_EQ(s.first.path, Path::kMustJump);
+  for (const SpecialMove& s : jd.special) EXPECT_EQ(s.first.path, LegPath::kMustJump);
   const PieceMoves jr = parseXBetza("jR");  // j on a slide skips the first square
   ASSERT_EQ(jr.special.size(), 4u);
-  for (const SpecialMove& s : jr.special) EXPECT_EQ(s.first.path, Path::kSkipFirst);
+  for (const SpecialMove& s : jr.special) EXPECT_EQ(s.first.path, LegPath::kSkipFirst);
   const PieceMoves pr = parseXBetza("pR");
   ASSERT_EQ(pr.special.size(), 4u);
-  for (const SpecialMove& s : pr.special) EXPECT_EQ(s.first.path, Path::kHop);
+  for (const SpecialMove& s : pr.special) EXPECT_EQ(s.first.path, LegPath::kHop);
   const PieceMoves gq = parseXBetza("gQ");
   ASSERT_EQ(gq.special.size(), 8u);
-  for (const SpecialMove& s : gq.special) EXPECT_EQ(s.first.path, Path::kGrasshop);
+  for (const SpecialMove& s : gq.special) EXPECT_EQ(s.first.path, LegPath::kGrasshop);
   // Modality and path together: a cannon that moves as a rook and captures by hopping.
   const PieceMoves cannon = parseXBetza("mRcpR");
   ASSERT_EQ(cannon.special.size(), 8u);
   EXPECT_EQ(countIf(cannon.special, [](const SpecialMove& s) {
-              return s.first.mode == Mode::kCapture && s.first.path == Path::kHop;
+              return s.first.mode == LegMode::kCapture && s.first.path == LegPath::kHop;
             }), 4);
 }
 
@@ -105,14 +105,14 @@ TEST(XBetzaParse, TwoLegs) {
   ASSERT_EQ(ca.special.size(), 64u);
   for (const SpecialMove& s : ca.special) {
     EXPECT_TRUE(s.twoLegs);
-    EXPECT_EQ(s.first.mode, Mode::kCapture);
-    EXPECT_EQ(s.second.mode, Mode::kMoveOrCapture);
+    EXPECT_EQ(s.first.mode, LegMode::kCapture);
+    EXPECT_EQ(s.second.mode, LegMode::kMoveOrCapture);
   }
   // mcabK: 8 first steps, each straight back (the second leg is relative to the first).
   const PieceMoves back = parseXBetza("mcabK");
   ASSERT_EQ(back.special.size(), 8u);
   for (const SpecialMove& s : back.special) {
-    EXPECT_EQ(s.first.mode, Mode::kMoveOrCapture);
+    EXPECT_EQ(s.first.mode, LegMode::kMoveOrCapture);
     EXPECT_EQ(s.second.dx, -s.first.dx);
     EXPECT_EQ(s.second.dy, -s.first.dy);
   }
@@ -138,7 +138,7 @@ TEST(XBetzaParse, TwoLegs) {
   EXPECT_EQ(parseXBetza("afW").special.size(), 4u);
   const PieceMoves afw = parseXBetza("fafW");
   ASSERT_EQ(afw.special.size(), 1u);
-  EXPECT_EQ(afw.special[0].first.mode, Mode::kMove);
+  EXPECT_EQ(afw.special[0].first.mode, LegMode::kMove);
   EXPECT_EQ(afw.special[0].second.dy, 1);
   // Relative turns: caflK = capture, then turn 45 degrees left: 8 moves; casW: 4 x 2 = 8.
   EXPECT_EQ(parseXBetza("caflK").special.size(), 8u);
