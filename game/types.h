@@ -32,7 +32,10 @@ inline constexpr Color colorOf(Piece p) { return p >> 6; }
 // kTwoLeg marks a two-leg (XBetza `a`) move that stops on aux on its way from `from` to `to`:
 // the piece on aux, if any, is captured (a lion's double capture; igui when to == from), and an
 // empty aux with to == from is a pass. A two-leg move through an empty aux to another square is
-// written as a plain board move, so each resulting position has one encoding.
+// written as a plain board move, so each resulting position has one encoding (passes through
+// different empty squares stay distinct moves). Note: lishogi's shogiops lists a lion's two
+// steps through an empty square (and the falcon's and eagle's) as moves of their own, so its
+// chu perft counts are larger; a comparison with it must account for that.
 struct Move {
   uint8_t from = 0;
   uint8_t to = 0;
