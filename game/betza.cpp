@@ -95,16 +95,128 @@ std::vector<std::string> groups(const std::string& mods, bool diagonalAtom, bool
   return out;
 }
 
+// The compass in clockwise order from straight forward; the second leg of a two-leg move is
+// chosen by its turn from the first leg, counted in these eighths of a circle.
+constexpr int kCompass[8][2] = {{0, 1}, {1, 1}, {1, 0}, {1, -1}, {0, -1}, {-1, -1}, {-1, 0}, {-1, 1}};
+
+int compassIndex(int dx, int dy) {
+  for (int i = 0; i < 8; ++i)
+    if (kCompass[i][0] == dx && kCompass[i][1] == dy) return i;
+  return -1;
+}
+
+// Relative turns (in eighths, clockwise) that one modifier group of a later leg selects.
+std::vector<int> relativeTurns(const std::string& g, const std::string& part, const std::string& whole) {
+  if (g == "f") return {0};
+  if (g == "fr" || g == "rf") return {1};
+  if (g == "r") return {2};
+  if (g == "br" || g == "rb") return {3};
+  if (g == "b") return {4};
+  if (g == "bl" || g == "lb") return {5};
+  if (g == "l") return {6};
+  if (g == "fl" || g == "lf") return {7};
+  if (g == "s") return {2, 6};
+  if (g == "v") return {0, 4};
+  throw BetzaError("direction \"" + g + "\" of a later leg in \"" + part + "\" of \"" + whole +
+                   "\" is not supported (f b l r s v fl fr bl br, relative to the leg before)");
+}
+
+// The modifiers of one leg, sorted by kind.
+struct LegMods {
+  std::string dirs;
+  LegMode mode = LegMode::kMoveOrCapture;
+  LegPath path = LegPath::kPlain;
+  bool special() const { return mode != LegMode::kMoveOrCapture || path != LegPath::kPlain; }
+};
+
+LegMods readLeg(const std::string& mods, bool last, const std::string& part, const std::string& whole) {
+  LegMods leg;
+  bool m = false, c = false, hasPath = false;
+  for (char ch : mods) {
+    LegPath path = LegPath::kPlain;
+    switch (ch) {
+      case 'f': case 'b': case 'l': case 'r': case 's': case 'v': leg.dirs += ch; continue;
+      case 'm': m = true; continue;
+      case 'c': c = true; continue;
+      case 'n': path = LegPath::kLame; break;
+      case 'j': path = LegPath::kMustJump; break;  // becomes kSkipFirst on a slide, see below
+      case 'p': path = LegPath::kHop; break;
+      case 'g': path = LegPath::kGrasshop; break;
+      case 'i':
+        throw BetzaError("the initial-move modifier 'i' in \"" + part + "\" of \"" + whole +
+                         "\" is not supported (no supported piece needs it)");
+      default:
+        throw BetzaError("unsupported modifier '" + std::string(1, ch) + "' in \"" + whole +
+                         "\" (known: f b l r s v, m c, n j p g, a; other powers need a code plugin)");
+    }
+    if (hasPath)
+      throw BetzaError("two of n j p g on one leg in \"" + part + "\" of \"" + whole + "\"");
+    hasPath = true;
+    leg.path = path;
+  }
+  // m and c together, or neither, allow both; XBetza makes a leg that is not the last move-only.
+  if (m != c) leg.mode = m ? LegMode::kMove : LegMode::kCapture;
+  else if (!m && !last) leg.mode = LegMode::kMove;
+  return leg;
+}
+
+bool keepDirection(const std::vector<std::string>& gs, int dx, int dy) {
+  bool keep = gs.empty();
+  for (const auto& g : gs) keep = keep || passes(g, dx, dy);
+  return keep;
+}
+
+// Adds a plain vector; a later, longer range for the same direction wins (e.g. "KbR": bW is
+// covered by bR).
+void addPlain(std::vector<MoveVector>& out, MoveVector mv) {
+  // Compared through mv: C++17 lambdas cannot capture structured bindings (clang refuses).
+  auto same = std::find_if(out.begin(), out.end(), [&](const MoveVector& o) { return o.dx == mv.dx && o.dy == mv.dy; });
+  if (same == out.end()) {
+    out.push_back(mv);
+  } else if (same->range != 0 && (mv.range == 0 || mv.range > same->range)) {
+    same->range = mv.range;
+  }
+}
+
+void addSpecial(std::vector<SpecialMove>& out, const SpecialMove& m) {
+  if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+}
+
+// The path modifier checked against the atom it modifies; j on a slide skips the first square.
+LegPath pathFor(LegPath path, const Atom& atom, int range, const std::string& part, const std::string& whole) {
+  const bool leap = range == 1;
+  const bool line = atom.a == 0 || atom.a == atom.b;  // D A H G: a leap along a line
+  switch (path) {
+    case LegPath::kPlain: return path;
+    case LegPath::kLame:
+      if (leap && atom.b >= 2 && (line || (atom.a == 1 && atom.b == 2))) return path;
+      throw BetzaError("'n' in \"" + part + "\" of \"" + whole + "\" needs one of the leaps D A H G N");
+    case LegPath::kMustJump:
+    case LegPath::kSkipFirst:
+      if (!leap) return LegPath::kSkipFirst;
+      if (line && atom.b == 2) return LegPath::kMustJump;
+      throw BetzaError("'j' in \"" + part + "\" of \"" + whole + "\" needs the leap D or A, or a slide");
+    case LegPath::kHop:
+    case LegPath::kGrasshop:
+      if (!leap) return path;
+      throw BetzaError("'p'/'g' in \"" + part + "\" of \"" + whole + "\" need a slide (e.g. pR, gB)");
+  }
+  return path;
+}
+
 }  // namespace
 
-std::vector<MoveVector> parseBetza(const std::string& text) {
+PieceMoves parseXBetza(const std::string& text) {
   if (text.empty()) throw BetzaError("empty movement notation");
-  std::vector<MoveVector> result;
+  PieceMoves result;
   size_t i = 0;
   while (i < text.size()) {
     size_t start = i;
     while (i < text.size() && std::islower(static_cast<unsigned char>(text[i]))) ++i;
     const std::string mods = text.substr(start, i - start);
+    if (i < text.size() && (text[i] == '(' || text[i] == ')'))
+      throw BetzaError("groups in parentheses (\"" + text.substr(start) + "\" in \"" + text +
+                       "\") are not supported yet");
     if (i >= text.size())
       throw BetzaError("modifiers \"" + mods + "\" at the end of \"" + text + "\" have no piece letter");
     std::vector<Atom> atoms;
@@ -127,33 +239,77 @@ std::vector<MoveVector> parseBetza(const std::string& text) {
         throw BetzaError("range " + text.substr(i, j - i) + " in \"" + text + "\" is out of 1..64");
       i = j;
     }
+    const std::string part = text.substr(start, i - start);  // this move's text, for messages
+
+    // Split the modifiers into legs at 'a'.
+    std::vector<std::string> legText{""};
+    for (char ch : mods) {
+      if (ch == 'a') legText.emplace_back();
+      else legText.back() += ch;
+    }
+    std::vector<LegMods> legs;
+    for (size_t k = 0; k < legText.size(); ++k) legs.push_back(readLeg(legText[k], k + 1 == legText.size(), part, text));
+
+    if (legs.size() > 2)
+      throw BetzaError("moves of three or more legs (\"" + part + "\" in \"" + text + "\") are not supported");
+    if (legs.size() == 2) {
+      // Two one-square legs of the same atom: what the lion, horned falcon and soaring eagle need.
+      if (std::string("WFK").find(atomChar) == std::string::npos || doubled || limit > 0)
+        throw BetzaError("a two-leg move needs the one-step atom W, F or K (\"" + part + "\" in \"" + text + "\")");
+      if (legs[0].path != LegPath::kPlain || legs[1].path != LegPath::kPlain)
+        throw BetzaError("n j p g inside a two-leg move (\"" + part + "\" in \"" + text + "\") are not supported");
+      std::vector<std::pair<int, int>> dirs;  // the atom's directions
+      for (const Atom& atom : atoms)
+        for (auto d : images(atom.a, atom.b)) dirs.push_back(d);
+      std::vector<int> turns;
+      for (const auto& g : groups(legs[1].dirs, true, false, text))
+        for (int t : relativeTurns(g, part, text)) turns.push_back(t);
+      for (const Atom& atom : atoms) {
+        const auto gs1 = groups(legs[0].dirs, atom.a == atom.b, false, text);
+        for (auto [dx1, dy1] : images(atom.a, atom.b)) {
+          if (!keepDirection(gs1, dx1, dy1)) continue;
+          for (auto [dx2, dy2] : dirs) {
+            const int turn = (compassIndex(dx2, dy2) - compassIndex(dx1, dy1) + 8) % 8;
+            if (!turns.empty() && std::find(turns.begin(), turns.end(), turn) == turns.end()) continue;
+            SpecialMove sm;
+            sm.first = Leg{dx1, dy1, 1, legs[0].mode, LegPath::kPlain};
+            sm.twoLegs = true;
+            sm.second = Leg{dx2, dy2, 1, legs[1].mode, LegPath::kPlain};
+            addSpecial(result.special, sm);
+          }
+        }
+      }
+      if (result.plain.empty() && result.special.empty() && i >= text.size())
+        throw BetzaError("\"" + text + "\" selects no move at all");
+      continue;
+    }
+
+    const LegMods& leg = legs[0];
     for (const Atom& atom : atoms) {
       int range = atom.range;
       if (doubled) range = 0;
       if (limit > 0) range = limit;
       const bool diagonalAtom = atom.a == atom.b;
       const bool obliqueAtom = atom.a != 0 && atom.a != atom.b;
-      const auto gs = groups(mods, diagonalAtom, obliqueAtom, text);
+      const auto gs = groups(leg.dirs, diagonalAtom, obliqueAtom, text);
+      const LegPath path = pathFor(leg.path, atom, range, part, text);
       for (auto [dx, dy] : images(atom.a, atom.b)) {
-        bool keep = gs.empty();
-        for (const auto& g : gs) keep = keep || passes(g, dx, dy);
-        if (!keep) continue;
-        MoveVector mv{dx, dy, range};
-        // A later, longer range for the same direction wins (e.g. "KbR": bW is covered by bR).
-        // Compared through mv: C++17 lambdas cannot capture structured bindings (clang refuses).
-        auto same = std::find_if(result.begin(), result.end(),
-                                 [&](const MoveVector& o) { return o.dx == mv.dx && o.dy == mv.dy; });
-        if (same == result.end()) {
-          result.push_back(mv);
-        } else if (same->range != 0 && (range == 0 || range > same->range)) {
-          same->range = range;
-        }
+        if (!keepDirection(gs, dx, dy)) continue;
+        if (leg.special()) addSpecial(result.special, SpecialMove{Leg{dx, dy, range, leg.mode, path}, false, Leg{}});
+        else addPlain(result.plain, MoveVector{dx, dy, range});
       }
     }
-    if (result.empty() && i >= text.size())
+    if (result.plain.empty() && result.special.empty() && i >= text.size())
       throw BetzaError("\"" + text + "\" selects no move at all");
   }
   return result;
+}
+
+std::vector<MoveVector> parseBetza(const std::string& text) {
+  PieceMoves moves = parseXBetza(text);
+  if (!moves.special.empty())
+    throw BetzaError("\"" + text + "\" uses XBetza powers (m c n j p g a) that plain Betza does not have");
+  return moves.plain;
 }
 
 }  // namespace poppy::game

@@ -1,6 +1,8 @@
-// Betza movement notation, the subset the shogi family needs (see README "Variant files").
+// Betza movement notation, the subset the shogi family needs, and the part of H. G. Muller's
+// XBetza that chu shogi's pieces need (see README "Variant files").
 // Directions are from the owner's view: dy > 0 is forward, dx > 0 is to the owner's right.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +19,48 @@ struct MoveVector {
   bool operator==(const MoveVector& o) const { return dx == o.dx && dy == o.dy && range == o.range; }
 };
 
+// XBetza powers that the fast MoveVector tables cannot express. They live in a separate list
+// (Face::special), so pieces without them pay nothing in move generation.
+enum class LegMode : uint8_t {
+  kMoveOrCapture,  // the default
+  kMove,           // m: only to an empty square
+  kCapture,        // c: only onto an enemy piece
+};
+enum class LegPath : uint8_t {
+  kPlain,      // an ordinary step, leap or slide, with a modality restriction
+  kLame,       // n: a leap blocked by an occupied square on its way (nD, nA, nH, nG; nN as the xiangqi horse)
+  kMustJump,   // j on a two-square line leap (jD, jA): the square jumped over must be occupied
+  kSkipFirst,  // j on a slide (jR): the first square is skipped, occupied or not; the slide starts beyond
+  kHop,        // p on a slide (pR): slides to the first piece (the screen), goes on beyond it
+  kGrasshop,   // g on a slide (gR): lands only on the square right behind the screen
+};
+struct Leg {
+  int dx = 0;
+  int dy = 0;
+  int range = 1;  // as MoveVector::range
+  LegMode mode = LegMode::kMoveOrCapture;
+  LegPath path = LegPath::kPlain;
+  bool operator==(const Leg& o) const {
+    return dx == o.dx && dy == o.dy && range == o.range && mode == o.mode && path == o.path;
+  }
+};
+// One special move in one direction: a single restricted leg, or two one-square legs (`a`).
+// The second leg's direction is absolute (the parser resolves XBetza's relative f/b/l/r).
+struct SpecialMove {
+  Leg first;
+  bool twoLegs = false;
+  Leg second;
+  bool operator==(const SpecialMove& o) const {
+    return first == o.first && twoLegs == o.twoLegs && (!twoLegs || second == o.second);
+  }
+};
+
+// A piece's moves compiled from its notation: the plain fast-path vectors, and the rest.
+struct PieceMoves {
+  std::vector<MoveVector> plain;
+  std::vector<SpecialMove> special;
+};
+
 class BetzaError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -27,6 +71,17 @@ class BetzaError : public std::runtime_error {
 // a number after an atom limits the range. Modifiers: f b l r s v and the pairs fl fr bl br
 // (diagonal atoms) and ff bb ll rr fs bs (oblique atoms). Anything else throws BetzaError
 // naming the offending part: such pieces are code plugins, not notation.
+// Kept for callers that know their notation is plain: throws BetzaError for XBetza powers.
 std::vector<MoveVector> parseBetza(const std::string& text);
+
+// The full parser. Beyond the above: modality m (move only) and c (capture only); n (lame
+// leaper), j (jD/jA must jump over a piece; jR skips the first square), p (hopper) and g
+// (grasshopper) on slides; two legs joined by `a` on the one-step atoms W, F and K, e.g. the
+// lion's "KNADcaKmcabK" (caK: capture a neighbour, then one more step anywhere, back to the
+// start included = igui; mcabK: step out and back, = a pass when the neighbour is empty). The
+// second leg's f b l r s v are relative to the first leg (f: straight on, b: back). Legs other
+// than the last default to m, as in XBetza. Not supported (BetzaError naming the part): i, y,
+// three or more legs, legs on leaping or riding atoms, groups in parentheses.
+PieceMoves parseXBetza(const std::string& text);
 
 }  // namespace poppy::game

@@ -3,10 +3,18 @@
 #include <cstdlib>
 
 #include "game/position.h"
+#include "game/special_moves.h"
 
 namespace poppy::game {
 
 bool Position::faceAttacks(int face, Color c, Square from, Square target) const {
+  if (plainReaches(face, c, from, target)) return true;
+  const Variant& v = *variant_;
+  return ((v.specialFaces() >> face) & 1) && specialAttacks(v, board_, face, c, from, target);
+}
+
+// Do the fast tables (steps, leaps, slides that both move and capture) reach target?
+bool Position::plainReaches(int face, Color c, Square from, Square target) const {
   const Variant& v = *variant_;
   const auto& sm = v.movesFrom(face, c, from);
   const uint8_t* lt = v.leapTargets() + sm.leapBegin;
@@ -60,13 +68,24 @@ bool Position::keepsKingSafe(Move m) const {
     b[m.to] = makePiece(us, m.dropFace());
     safe = !attackedBy(ks, opponent(us));
     b[m.to] = kEmpty;
-  } else {
+  } else if (!m.isTwoLeg()) {
     const Piece pf = b[m.from], pt = b[m.to];
     b[m.to] = pf;
     b[m.from] = kEmpty;
     safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
     b[m.from] = pf;
     b[m.to] = pt;
+  } else {
+    // Undone in reverse order: a two-leg move may end on its own square (to == from).
+    const Square mid = m.mid();
+    const Piece pf = b[m.from], pm = b[mid], pt = b[m.to];
+    b[mid] = kEmpty;
+    b[m.from] = kEmpty;
+    b[m.to] = pf;
+    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    b[m.to] = pt;
+    b[m.from] = pf;
+    b[mid] = pm;
   }
   return safe;
 }
@@ -90,9 +109,12 @@ int Position::generate(MoveList* out) const {
   const Color them = opponent(us);
   const Square ks = kingSq_[us];
   const bool check = inCheck();
+  // Pins come from the fast tables only; where special moves exist every candidate is tried.
+  const uint64_t specialFaces = v.specialFaces();
+  const bool tryEach = check || specialFaces;
   const int n = v.numSquares();
   Pin pins[64];
-  const int npins = (ks >= 0 && !check) ? findPins(us, pins) : 0;
+  const int npins = (ks >= 0 && !tryEach) ? findPins(us, pins) : 0;
   int count = 0;
 
   // Adds one candidate; returns true when generation should stop.
@@ -109,7 +131,7 @@ int Position::generate(MoveList* out) const {
   // Legality of a board move from `from` to `to` (independent of flipping).
   auto boardMoveLegal = [&](Square from, Square to) {
     if (ks < 0) return true;
-    if (check) return keepsKingSafe(Move::board(from, to, false));
+    if (tryEach) return keepsKingSafe(Move::board(from, to, false));
     if (from == ks) {
       Piece* b = const_cast<Piece*>(board_);
       const Piece king = b[ks];
@@ -135,24 +157,52 @@ int Position::generate(MoveList* out) const {
     return true;
   };
 
-  // Emits the flip / no-flip versions a board move allows.
-  auto addBoardMove = [&](Square from, Square to, int face, bool capture) {
-    if (!boardMoveLegal(from, to)) return false;
+  // Emits the flip / no-flip versions a move allows; make(flip) builds the move. A template
+  // (generic lambda), so the plain board move below compiles to the same code as before
+  // two-leg moves existed.
+  auto addWithFlips = [&](auto make, Square from, Square to, int face, bool capture) {
     const Face& f = v.faces[face];
     const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, us, to);
     switch (v.promotion) {
       case PromotionKind::kNone:
-        return !deadIfPlain && emit(Move::board(from, to, false));
+        return !deadIfPlain && emit(make(false));
       case PromotionKind::kZone:
         if (f.flipTo >= 0 && !f.promoted && (v.inZone(us, from) || v.inZone(us, to))) {
-          if (emit(Move::board(from, to, true))) return true;
-          return !v.promotionMandatory && !deadIfPlain && emit(Move::board(from, to, false));
+          if (emit(make(true))) return true;
+          return !v.promotionMandatory && !deadIfPlain && emit(make(false));
         }
-        return !deadIfPlain && emit(Move::board(from, to, false));
+        return !deadIfPlain && emit(make(false));
       case PromotionKind::kOnCapture:
-        return emit(Move::board(from, to, capture && f.flipTo >= 0));
+        return emit(make(capture && f.flipTo >= 0));
       case PromotionKind::kEveryMove:
-        return emit(Move::board(from, to, f.flipTo >= 0));
+        return emit(make(f.flipTo >= 0));
+    }
+    return false;
+  };
+
+  auto addBoardMove = [&](Square from, Square to, int face, bool capture) {
+    if (!boardMoveLegal(from, to)) return false;
+    return addWithFlips([&](bool flip) { return Move::board(from, to, flip); }, from, to, face, capture);
+  };
+
+  // The special moves of the piece on `from`, each distinct move once: a target the fast
+  // tables reach already is skipped, and repeats from different notations are dropped.
+  // Where special moves exist, tryEach holds: every candidate is tried on the board.
+  auto addSpecialMoves = [&](Square from, int face) {
+    SpecialTarget targets[kMaxSpecialTargets];
+    const int nt = specialTargets(v, board_, face, us, from, targets);
+    for (int i = 0; i < nt; ++i) {
+      const SpecialTarget t = targets[i];
+      if (t.mid < 0 && plainReaches(face, us, from, t.to)) continue;
+      bool seen = false;
+      for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
+      if (seen) continue;
+      auto make = [&](bool flip) {
+        return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
+      };
+      if (ks >= 0 && !keepsKingSafe(make(false))) continue;
+      const bool capture = (t.to != from && board_[t.to]) || (t.mid >= 0 && board_[t.mid]);
+      if (addWithFlips(make, from, t.to, face, capture)) return true;
     }
     return false;
   };
@@ -181,6 +231,7 @@ int Position::generate(MoveList* out) const {
         if (q) break;
       }
     }
+    if (((specialFaces >> face) & 1) && addSpecialMoves(from, face)) return count;
   }
 
   if (!v.dropsEnabled) return count;

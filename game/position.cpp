@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "game/special_moves.h"
+
 namespace poppy::game {
 
 Position::Position(VariantPtr variant) : variant_(std::move(variant)) {
@@ -47,6 +49,18 @@ bool Position::attackedBy(Square s, Color by) const {
       break;
     }
   }
+  return v.specialFaces() && specialAttackedBy(s, by);
+}
+
+// The special (XBetza) moves are not in the reverse tables: try each piece that has them.
+bool Position::specialAttackedBy(Square s, Color by) const {
+  const Variant& v = *variant_;
+  for (Square from = 0; from < v.numSquares(); ++from) {
+    const Piece p = board_[from];
+    if (p && colorOf(p) == by && ((v.specialFaces() >> faceOf(p)) & 1) &&
+        specialAttacks(v, board_, faceOf(p), by, from, s))
+      return true;
+  }
   return false;
 }
 
@@ -68,16 +82,26 @@ void Position::makeMove(Move m) {
     st.moved = p;
   } else {
     const Piece p = board_[m.from];
-    const Piece cap = board_[m.to];
-    st.moved = p;
-    st.captured = cap;
-    if (cap) {
-      h ^= v.boardKey(cap, m.to);
-      const int kind = v.faces[faceOf(cap)].handKind;
+    Piece cap = board_[m.to];
+    auto take = [&](Piece q, Square s) {
+      h ^= v.boardKey(q, s);
+      const int kind = v.faces[faceOf(q)].handKind;
       h ^= v.handKey(us, kind, hand_[us][kind]);
       ++hand_[us][kind];
       h ^= v.handKey(us, kind, hand_[us][kind]);
+    };
+    // One flag test keeps plain moves on their old path.
+    if (m.isTwoLeg()) {
+      if (m.to == m.from) cap = kEmpty;  // igui or pass: the mover's own square, nothing taken
+      if (board_[m.mid()]) {
+        st.capturedMid = board_[m.mid()];
+        take(st.capturedMid, m.mid());
+        board_[m.mid()] = kEmpty;
+      }
     }
+    st.moved = p;
+    st.captured = cap;
+    if (cap) take(cap, m.to);
     const Piece np = m.isFlip() ? makePiece(us, v.faces[faceOf(p)].flipTo) : p;
     h ^= v.boardKey(p, m.from);
     board_[m.from] = kEmpty;
@@ -102,9 +126,14 @@ void Position::unmakeMove() {
     ++hand_[us][v.faces[m.dropFace()].handKind];
     board_[m.to] = kEmpty;
   } else {
-    board_[m.from] = st.moved;
+    // `to` before `from`: they are one square when a two-leg move came back.
     board_[m.to] = st.captured;
+    board_[m.from] = st.moved;
     if (st.captured) --hand_[us][v.faces[faceOf(st.captured)].handKind];
+    if (m.isTwoLeg() && st.capturedMid) {
+      board_[m.mid()] = st.capturedMid;
+      --hand_[us][v.faces[faceOf(st.capturedMid)].handKind];
+    }
     if (kingSq_[us] == m.to) kingSq_[us] = m.from;
   }
   states_.pop_back();

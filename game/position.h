@@ -82,7 +82,8 @@ class Position {
  private:
   struct State {
     Move move;           // the move that led here
-    Piece captured = kEmpty;
+    Piece captured = kEmpty;     // taken on `to`
+    Piece capturedMid = kEmpty;  // taken on the middle square of a two-leg move
     Piece moved = kEmpty;  // the piece as it stood before the move
     uint64_t hash = 0;
     bool inCheck = false;  // side to move is in check here
@@ -96,6 +97,8 @@ class Position {
   Position(VariantPtr variant, int /*empty*/) : variant_(std::move(variant)) { clear(); }
   void clear();
   bool faceAttacks(int face, Color c, Square from, Square target) const;
+  bool plainReaches(int face, Color c, Square from, Square target) const;
+  bool specialAttackedBy(Square s, Color by) const;
   int findPins(Color us, Pin* pins) const;
   bool keepsKingSafe(Move m) const;
   bool dropGivesMateIllegally(Move m) const;

@@ -135,7 +135,10 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
       if (kings[c] != 1)
         fail(sfen, std::string(c == 0 ? "sente" : "gote") + " has " + std::to_string(kings[c]) + " kings, not one");
 
-  pos.states_.push_back(State{Move::none(), kEmpty, kEmpty, pos.computeHash(), false});
+  State start;
+  start.move = Move::none();
+  start.hash = pos.computeHash();
+  pos.states_.push_back(start);
   const Color mover = pos.side_, other = pos.opponent(mover);
   if (pos.kingSq_[other] >= 0 && pos.attackedBy(pos.kingSq_[other], mover))
     fail(sfen, std::string("the side not to move (") + (other == 0 ? "sente" : "gote") + ") is in check");

@@ -29,7 +29,13 @@ inline constexpr Color colorOf(Piece p) { return p >> 6; }
 
 // A move in four bytes. Board moves use from/to; drops use `to` and put the dropped face in aux.
 // kFlip turns the piece over (promotion, or demotion where the variant flips back).
-// Multi-leg moves (chu shogi's lion) will use aux for the intermediate square.
+// kTwoLeg marks a two-leg (XBetza `a`) move that stops on aux on its way from `from` to `to`:
+// the piece on aux, if any, is captured (a lion's double capture; igui when to == from), and an
+// empty aux with to == from is a pass. A two-leg move through an empty aux to another square is
+// written as a plain board move, so each resulting position has one encoding (passes through
+// different empty squares stay distinct moves). Note: lishogi's shogiops lists a lion's two
+// steps through an empty square (and the falcon's and eagle's) as moves of their own, so its
+// chu perft counts are larger; a comparison with it must account for that.
 struct Move {
   uint8_t from = 0;
   uint8_t to = 0;
@@ -38,6 +44,7 @@ struct Move {
 
   static constexpr uint8_t kDrop = 1;
   static constexpr uint8_t kFlip = 2;
+  static constexpr uint8_t kTwoLeg = 4;
   static constexpr uint8_t kNone = 0x80;  // the "no move" value
 
   static constexpr Move none() { return Move{}; }
@@ -45,11 +52,16 @@ struct Move {
     return Move{uint8_t(from), uint8_t(to), 0, uint8_t(flip ? kFlip : 0)};
   }
   static constexpr Move drop(int face, int to) { return Move{0, uint8_t(to), uint8_t(face), kDrop}; }
+  static constexpr Move twoLeg(int from, int mid, int to, bool flip) {
+    return Move{uint8_t(from), uint8_t(to), uint8_t(mid), uint8_t(kTwoLeg | (flip ? kFlip : 0))};
+  }
 
   bool isNone() const { return flags & kNone; }
   bool isDrop() const { return flags & kDrop; }
   bool isFlip() const { return flags & kFlip; }
+  bool isTwoLeg() const { return flags & kTwoLeg; }
   int dropFace() const { return aux; }
+  Square mid() const { return aux; }  // the intermediate square of a two-leg move
   bool operator==(const Move& o) const {
     return from == o.from && to == o.to && aux == o.aux && flags == o.flags;
   }

@@ -1,7 +1,9 @@
 // USI move text both ways. A flip is written "+" when the piece turns to its promoted face and
 // "-" when it turns back (micro and kyoto shogi). Where the flip is forced, the parser also
-// takes the move without its suffix.
+// takes the move without its suffix. A two-leg move is written with its middle square, as
+// lishogi writes chu shogi's lion moves: "7g6f5e"; igui and a pass come back, "7g6f7g".
 #include <cctype>
+#include <cstdlib>
 
 #include "game/position.h"
 
@@ -15,7 +17,7 @@ std::string Position::moveToUsi(Move m) const {
   if (m.isNone()) return "none";
   const Variant& v = *variant_;
   if (m.isDrop()) return v.faces[m.dropFace()].token() + "*" + squareName(m.to);
-  std::string text = squareName(m.from) + squareName(m.to);
+  std::string text = squareName(m.from) + (m.isTwoLeg() ? squareName(m.mid()) : "") + squareName(m.to);
   if (m.isFlip()) {
     const Piece p = board_[m.from];
     text += (p && v.faces[faceOf(p)].promoted) ? '-' : '+';
@@ -74,8 +76,20 @@ Move Position::parseUsi(const std::string& text) const {
   size_t i = 0;
   const Square from = readSquare(v, text, i);
   if (from < 0) return fail("expected a move like 7g7f, 7g7f+ or P*5e on a " + std::to_string(v.files) + "x" + std::to_string(v.ranks) + " board");
-  const Square to = readSquare(v, text, i);
+  Square to = readSquare(v, text, i);
   if (to < 0) return fail("bad target square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
+  // A third square makes a two-leg move: the second was the middle one.
+  Square mid = -1;
+  if (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    mid = to;
+    to = readSquare(v, text, i);
+    if (to < 0) return fail("bad target square after the middle square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
+    auto next = [&](Square a, Square b) {
+      return a != b && std::abs(v.colOf(a) - v.colOf(b)) <= 1 && std::abs(v.rankOf(a) - v.rankOf(b)) <= 1;
+    };
+    if (!next(from, mid) || !next(mid, to))
+      return fail("the middle square " + squareName(mid) + " must be next to both " + squareName(from) + " and " + squareName(to));
+  }
   char suffix = 0;
   if (i < text.size()) suffix = text[i++];
   if (i != text.size() || (suffix && suffix != '+' && suffix != '-'))
@@ -86,11 +100,19 @@ Move Position::parseUsi(const std::string& text) const {
   const bool promotedNow = v.faces[faceOf(p)].promoted;
   const Move* plain = nullptr;
   const Move* flip = nullptr;
-  for (const Move& x : legal) {
-    if (x.isDrop() || x.from != from || x.to != to) continue;
-    (x.isFlip() ? flip : plain) = &x;
-  }
-  if (!plain && !flip) return fail("the piece on " + squareName(from) + " cannot legally go to " + squareName(to));
+  auto collect = [&](bool twoLeg) {
+    for (const Move& x : legal) {
+      if (x.isDrop() || x.from != from || x.to != to || x.isTwoLeg() != twoLeg) continue;
+      if (twoLeg && x.mid() != mid) continue;
+      (x.isFlip() ? flip : plain) = &x;
+    }
+  };
+  collect(mid >= 0);
+  // Through an empty middle square to another square is an ordinary move (types.h).
+  if (!plain && !flip && mid >= 0 && !board_[mid] && to != from) collect(false);
+  if (!plain && !flip)
+    return fail("the piece on " + squareName(from) + " cannot legally go to " + squareName(to) +
+                (mid >= 0 ? " through " + squareName(mid) : std::string()));
   if (suffix == 0) {
     if (plain) return *plain;
     return *flip;  // the flip is forced: accept the move without its suffix

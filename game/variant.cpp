@@ -39,6 +39,10 @@ void Variant::compile() {
   const int nf = int(faces.size());
   auto onBoard = [&](int col, int rank) { return col >= 0 && col < files && rank >= 0 && rank < ranks; };
 
+  specialFaces_ = 0;
+  for (int f = 0; f < nf; ++f)
+    if (!faces[f].special.empty()) specialFaces_ |= uint64_t(1) << f;
+
   // Every distinct slide direction on the board, over both colours.
   slideDirs_.clear();
   for (const Face& f : faces)
@@ -87,7 +91,15 @@ void Variant::compile() {
           }
         }
         moveIndex_[(size_t(f) * numPlayers + c) * n + s] = sm;
-        dead_[(size_t(f) * numPlayers + c) * n + s] = (sm.leapCount == 0 && sm.rayCount == 0);
+        // Special moves count when their first square is on the board (where a piece may never
+        // move again decides forced promotion and dead-square drops).
+        bool special = false;
+        for (const SpecialMove& m : faces[f].special) {
+          auto [sc, sr] = orient(c, m.first.dx, m.first.dy);
+          const int skip = m.first.path == LegPath::kSkipFirst ? 2 : 1;
+          special = special || onBoard(colOf(s) + sc * skip, rankOf(s) + sr * skip);
+        }
+        dead_[(size_t(f) * numPlayers + c) * n + s] = (sm.leapCount == 0 && sm.rayCount == 0 && !special);
       }
 
   // Which faces of colour c slide along direction d far enough to cover `dist` squares.

@@ -18,7 +18,8 @@ struct Face {
   char letter = '?';    // upper-case SFEN letter of the physical piece
   bool promoted = false;  // written with a leading '+'
   std::string betza;
-  std::vector<MoveVector> moves;  // from sente's view
+  std::vector<MoveVector> moves;  // from sente's view: the fast tables below
+  std::vector<SpecialMove> special;  // XBetza powers the tables cannot hold (special_moves.h)
   int flipTo = -1;      // the other face, -1 when the piece has one face
   int handKind = -1;    // index into Variant::handKinds
   bool royal = false;
@@ -88,6 +89,10 @@ class Variant {
 
   // Builds the move tables below; called once by the loader after the rules are filled in.
   void compile();
+
+  // Faces with special moves (bit per face); 0 for every variant written in plain Betza, so
+  // move generation and attack tests skip the special path with one test.
+  uint64_t specialFaces() const { return specialFaces_; }
 
   // Geometry.
   int numSquares() const { return files * ranks; }
@@ -160,6 +165,7 @@ class Variant {
   std::vector<std::pair<int, int>> slideDirs_;
   std::vector<uint64_t> slideMasks_;
   int maxRayLength_ = 0;
+  uint64_t specialFaces_ = 0;
   std::vector<uint8_t> zone_;
   std::vector<uint8_t> dead_;
   std::vector<uint64_t> zobristBoard_;

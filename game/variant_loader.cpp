@@ -49,7 +49,9 @@ class Reader : public common::YamlReader {
     if (!node["moves"]) fail(key + ".moves", "is required (Betza notation such as WfF)");
     f.betza = as<std::string>(node["moves"], key + ".moves", "a string in Betza notation");
     try {
-      f.moves = parseBetza(f.betza);
+      PieceMoves moves = parseXBetza(f.betza);
+      f.moves = std::move(moves.plain);
+      f.special = std::move(moves.special);
     } catch (const BetzaError& e) {
       fail(key + ".moves", e.what(), node["moves"]);
     }

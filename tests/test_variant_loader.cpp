@@ -210,6 +210,23 @@ TEST_F(LoaderFiles, BadBetza) {
   expectError("betza_huge_range", edit("name: bishop, moves: B,", "name: bishop, moves: W99999999999,"),
               {"pieces[1].moves"});
   expectError("betza_list", edit("name: bishop, moves: B,", "name: bishop, moves: [B, W],"), {"pieces[1].moves"});
+  // XBetza that is outside the supported subset names the part, the key and (via expectError)
+  // the file.
+  expectError("xbetza_two_leg_leaper", edit("name: bishop, moves: B,", "name: bishop, moves: BcaN,"),
+              {"pieces[1].moves", "caN"});
+  expectError("xbetza_parentheses", edit("name: bishop, moves: B,", "name: bishop, moves: B(paf)2cB,"),
+              {"pieces[1].moves", "(paf)2cB"});
+}
+
+// Supported XBetza loads: the special moves go to Face::special, the rest stays plain.
+TEST_F(LoaderFiles, XBetzaLoads) {
+  const std::string path = write("xbetza_ok.yaml", edit("name: bishop, moves: B,", "name: bishop, moves: BcfW,"));
+  VariantPtr v = loadVariantFile(path);
+  const Face& f = v->faces[size_t(v->faceIndex('B', false))];
+  EXPECT_EQ(f.moves.size(), 4u);    // the four bishop slides
+  EXPECT_EQ(f.special.size(), 1u);  // capture straight ahead only
+  EXPECT_EQ(f.special[0].first.mode, LegMode::kCapture);
+  EXPECT_NE(v->specialFaces(), 0u);
 }
 
 TEST_F(LoaderFiles, FlipOnRoyalPiece) {
