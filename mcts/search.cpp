@@ -78,17 +78,50 @@ bool SearchDriver::gatherRound(const std::vector<Tree*>& trees, const std::vecto
 
 void SearchDriver::evaluateGathered() {
   if (leaves_.empty()) return;
+  int rows = int(leaves_.size());
+  if (deferLeafWork_) {
+    finishLeafWork();
+    rows = 0;
+    for (const Leaf& leaf : leaves_) rows += leaf.row >= 0;
+    if (rows == 0) return;
+  }
   const Clock::time_point start = Clock::now();
-  evaluator_.evaluate(planes_.data(), int(leaves_.size()), logits_.data(), wdl_.data());
+  evaluator_.evaluate(planes_.data(), rows, logits_.data(), wdl_.data());
   stats_.evalSeconds += secondsSince(start);
-  stats_.evaluations += int64_t(leaves_.size());
+  stats_.evaluations += int64_t(rows);
   ++stats_.batches;
+}
+
+void SearchDriver::finishLeafWork() {
+  int rows = 0;
+  for (Leaf& leaf : leaves_) {
+    if (leaf.position < 0) {  // not deferred (cannot happen today: deferral covers every leaf)
+      leaf.row = rows++;
+      continue;
+    }
+    game::Position& pos = positions_[size_t(leaf.position)];
+    if (leaf.mateSearch) {
+      MateSearch mate(leaf.tree->params().plyCap);
+      leaf.mateMove = mate.quick(pos, leaf.tree->params().leafMatePlies, leaf.matePlies);
+      if (!leaf.mateMove.isNone()) continue;  // proven: no network call
+    }
+    leaf.row = rows++;
+    encoder_.encode(pos, planes_.data() + size_t(leaf.row) * size_t(encoder_.inputSize()));
+  }
 }
 
 void SearchDriver::finishGathered() {
   const size_t policySize = size_t(encoder_.policySize());
-  for (size_t i = 0; i < leaves_.size(); ++i)
-    finishLeaf(leaves_[i], logits_.data() + i * policySize, wdl_.data() + 3 * i);
+  for (size_t i = 0; i < leaves_.size(); ++i) {
+    const Leaf& leaf = leaves_[i];
+    if (!leaf.mateMove.isNone()) {
+      leaf.tree->proveLeafByMate(leaf.node, leaf.mateMove, leaf.matePlies);
+      ++stats_.terminals;
+      continue;
+    }
+    const size_t row = leaf.row >= 0 ? size_t(leaf.row) : i;
+    finishLeaf(leaf, logits_.data() + row * policySize, wdl_.data() + 3 * row);
+  }
   for (const auto& [tree, node] : collided_) tree->releaseVirtualLoss(node);
   leaves_.clear();
   collided_.clear();
@@ -100,7 +133,7 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
   for (int a = 0; a < attempts && tree.rootVisits() + pendingHere < playouts && !tree.rootIsProven(); ++a) {
     if (int(leaves_.size()) >= maxBatch_) return false;
     int node = -1;
-    switch (tree.descend(node)) {
+    switch (tree.descend(node, !deferLeafWork_)) {
       case Tree::Descent::kResolved:
         ++stats_.terminals;
         break;
@@ -113,7 +146,8 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
         const game::Position& pos = tree.pos_;
         const Node& leaf = tree.nodes_[size_t(node)];
         uint64_t key = 0;
-        if (cache_) {
+        // A deferred mate search has not run yet: a cached answer must not skip it.
+        if (cache_ && !(deferLeafWork_ && tree.wantsLeafMateSearch())) {
           key = cacheKey(pos);
           float wdl[3];
           if (cache_->lookup(key, leaf.numChildren, priors_.data(), wdl)) {
@@ -123,11 +157,20 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
           }
         }
         const size_t slot = leaves_.size();
-        encoder_.encode(pos, planes_.data() + slot * size_t(encoder_.inputSize()));
         const int first = int(indices_.size());
         const Node* child = tree.nodes_.data() + leaf.firstChild;
         for (int i = 0; i < leaf.numChildren; ++i) indices_.push_back(encoder_.moveIndex(pos, child[i].move));
-        leaves_.push_back({&tree, node, first, key});
+        Leaf entry{&tree, node, first, key};
+        if (deferLeafWork_) {
+          // A copy, so that the mate search and the encoding can run after the lock is let go.
+          if (positions_.size() <= slot) positions_.push_back(pos);
+          else positions_[slot] = pos;
+          entry.position = int(slot);
+          entry.mateSearch = tree.wantsLeafMateSearch();
+        } else {
+          encoder_.encode(pos, planes_.data() + slot * size_t(encoder_.inputSize()));
+        }
+        leaves_.push_back(entry);
         ++pendingHere;
         break;
       }

@@ -9,6 +9,7 @@
 
 #include "mcts/eval_cache.h"
 #include "mcts/evaluator.h"
+#include "mcts/mate_search.h"
 #include "mcts/search_params.h"
 #include "mcts/tree.h"
 #include "nn/encoder.h"
@@ -67,6 +68,11 @@ class SearchDriver {
   void finishGathered();
   // Leaves gathered by the last gatherRound (0: it found only collisions or game ends).
   int gatheredLeaves() const { return int(leaves_.size()); }
+  // Deferred leaf work, for search threads: gatherRound copies each new leaf's position and
+  // leaves its mate search and encoding to evaluateGathered, which runs outside the tree's
+  // lock, so that work overlaps between threads instead of queueing for the lock. Off (the
+  // default), gatherRound does both itself, with no copy.
+  void setDeferLeafWork(bool on) { deferLeafWork_ = on; }
 
   const Stats& stats() const { return stats_; }
   void resetStats() { stats_ = Stats{}; }
@@ -77,6 +83,14 @@ class SearchDriver {
     int node;
     int firstIndex;  // into indices_: the policy index of each of the node's moves
     uint64_t key;    // cache key
+    // Deferred leaf work: the leaf's position is positions_[position] (-1: not deferred); a
+    // mate found outside the lock (mateMove, matePlies) replaces the network call; otherwise
+    // its planes are batch row `row`.
+    int position = -1;
+    bool mateSearch = false;
+    game::Move mateMove = game::Move::none();
+    int matePlies = 0;
+    int row = -1;
   };
 
   // Gathers up to the tree's share of leaves into the batch; returns false when the batch is full.
@@ -84,7 +98,12 @@ class SearchDriver {
   void finishLeaf(const Leaf& leaf, const float* logits, const float* wdl);
   uint64_t cacheKey(const game::Position& pos) const;
 
+  // Runs the deferred leaf work of evaluateGathered: mate searches, then encodes the rest.
+  void finishLeafWork();
+
   Evaluator& evaluator_;
+  bool deferLeafWork_ = false;
+  std::vector<game::Position> positions_;  // deferred leaves' positions, reused between rounds
   const nn::Encoder& encoder_;
   int maxBatch_;
   EvalCache* cache_;

@@ -175,6 +175,11 @@ bool Tree::proveByMateSearch(int node) {
   return true;
 }
 
+void Tree::proveLeafByMate(int node, game::Move first, int plies) {
+  provenByMate(node, first, plies);
+  backup(node, 1.0f, 0.0f);
+}
+
 void Tree::provenByMate(int node, game::Move first, int plies) {
   Node& n = nodes_[size_t(node)];
   Node* c = nodes_.data() + n.firstChild;
@@ -206,7 +211,7 @@ void Tree::allocateChildren(int node) {
   self.state = Node::kPending;
 }
 
-Tree::Descent Tree::descend(int& leaf) {
+Tree::Descent Tree::descend(int& leaf, bool leafMateSearch) {
   int cur = 0;
   depth_ = 0;
   for (;;) {
@@ -248,7 +253,7 @@ Tree::Descent Tree::descend(int& leaf) {
     // The only generateLegal for this node: its moves become its children right away, and the
     // network's priors fill them in later (Tree::expand).
     allocateChildren(cur);  // invalidates `node`
-    if (params_.solver && params_.leafMatePlies > 0 && proveByMateSearch(cur)) {
+    if (leafMateSearch && wantsLeafMateSearch() && proveByMateSearch(cur)) {
       backup(cur, 1.0f, 0.0f);
       return Descent::kResolved;
     }

@@ -86,8 +86,15 @@ class Tree {
   };
 
   // Walks from the root by PUCT, adding virtual loss and making moves on pos_. The caller must
-  // call rewind() afterwards (pos_ is left at the end of the path for encoding).
-  Descent descend(int& leaf);
+  // call rewind() afterwards (pos_ is left at the end of the path for encoding). With
+  // leafMateSearch false a new leaf is returned without its mate search: the caller runs it
+  // (SearchDriver's deferred leaf work) and reports a mate with proveLeafByMate.
+  Descent descend(int& leaf, bool leafMateSearch = true);
+  // The leaf mate search applies to this tree (params: solver on, leafMatePlies > 0).
+  bool wantsLeafMateSearch() const { return params_.solver && params_.leafMatePlies > 0; }
+  // A leaf returned by descend(leaf, false) mates with `first` in `plies`: proves it and backs
+  // up the win in place of the network's value, as descend's own mate search does.
+  void proveLeafByMate(int node, game::Move first, int plies);
   void rewind();
   // Sets a pending node's child priors (root noise if it is the root) and backs up its value.
   void expand(int node, const float* priors, float value, float draw);

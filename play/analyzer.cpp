@@ -146,8 +146,10 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     const bool serialEvaluator = !evaluator_->threadSafe();
     std::atomic<bool> finished{false};
     std::vector<std::unique_ptr<mcts::SearchDriver>> drivers;
-    for (int i = 0; i < threads_; ++i)
+    for (int i = 0; i < threads_; ++i) {
       drivers.push_back(std::make_unique<mcts::SearchDriver>(*evaluator_, encoder_, std::max(1, params.leavesPerTree)));
+      drivers.back()->setDeferLeafWork(true);  // leaf mate searches and encoding outside treeMutex
+    }
     auto cycle = [&](mcts::SearchDriver& d) {
       {
         std::lock_guard lock(treeMutex);

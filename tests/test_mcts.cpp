@@ -134,6 +134,50 @@ TEST(MctsSearch, AvoidsWalkingIntoMate) {
   }
 }
 
+// Deferred leaf work (search threads: SearchDriver::setDeferLeafWork) runs the leaf mate search
+// after gathering, outside the tree's lock. It must prove what the inline search proves, and a
+// proven leaf must not go to the network.
+TEST(MctsSearch, DeferredLeafWorkStillProvesMatesAndSkipsTheNetwork) {
+  Micro m;
+  {
+    // kMicroDropWin with the root mate search off: the root is the first leaf, and its deferred
+    // mate search proves it (a winning drop) before any network call.
+    const Position pos = m.at(kMicroDropWin);
+    CountingEvaluator eval(m.encoder.policySize());
+    mcts::SearchDriver driver(eval, m.encoder, 16);
+    driver.setDeferLeafWork(true);
+    mcts::SearchParams params;
+    params.rootMatePlies = 0;
+    mcts::Tree tree(pos, params, 1);
+    driver.search({&tree}, 64);
+    EXPECT_TRUE(tree.rootIsProven());
+    EXPECT_EQ(eval.calls, 0);
+    EXPECT_TRUE(isOneOf(pos.moveToUsi(best(tree)), kMicroWinningDrops)) << pos.moveToUsi(best(tree));
+  }
+  // The position of AvoidsWalkingIntoMate: after 2e1e gote mates with G*1d. In 16 playouts,
+  // one leaf at a time, only the leaf mate search proves that (the control without it does
+  // not); deferred, it still does: the blunder is a proven loss in 2 plies.
+  const Position pos = m.at("k3/4/3p/4/2K1 b g 1");
+  const Move blunder = pos.parseUsi("2e1e");
+  auto blunderMate = [&](bool defer, int leafMatePlies) {
+    mcts::UniformEvaluator eval(m.encoder.policySize());
+    mcts::SearchDriver driver(eval, m.encoder, 16);
+    driver.setDeferLeafWork(defer);
+    mcts::SearchParams params;
+    params.rootMatePlies = 0;
+    params.leavesPerTree = 1;
+    params.leafMatePlies = leafMatePlies;
+    mcts::Tree tree(pos, params, 1);
+    driver.search({&tree}, 16);
+    for (const auto& c : tree.rootChildren())
+      if (c.move == blunder) return c.mate;
+    return 999;
+  };
+  EXPECT_EQ(blunderMate(false, 0), 0) << "control: without the leaf mate search, 16 playouts prove nothing";
+  EXPECT_EQ(blunderMate(false, 3), -2);
+  EXPECT_EQ(blunderMate(true, 3), -2);
+}
+
 // After G*4b (see kMicroDropWin) gote is mated: the root is terminal, nothing is searched or picked.
 TEST(MctsSearch, TerminalRootIsReportedAndNotSearched) {
   Micro m;
