@@ -74,6 +74,9 @@ void addUsiCommand(CLI::App& app) {
   cmd->add_option("--multipv", o->engine.multiPv, "Lines of analysis (setoption MultiPV)")
       ->capture_default_str()
       ->check(CLI::Range(1, 500));
+  cmd->add_option("--threads", o->engine.threads, "Search threads sharing one tree (setoption Threads)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--move-overhead", o->engine.moveOverheadMs,
                   "Milliseconds kept in hand per move for GUI and network latency (setoption MoveOverhead)")
       ->capture_default_str()
