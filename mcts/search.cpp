@@ -78,13 +78,8 @@ bool SearchDriver::gatherRound(const std::vector<Tree*>& trees, const std::vecto
 
 void SearchDriver::evaluateGathered() {
   if (leaves_.empty()) return;
-  int rows = int(leaves_.size());
-  if (deferLeafWork_) {
-    finishLeafWork();
-    rows = 0;
-    for (const Leaf& leaf : leaves_) rows += leaf.row >= 0;
-    if (rows == 0) return;
-  }
+  const int rows = deferLeafWork_ ? finishLeafWork() : int(leaves_.size());
+  if (rows == 0) return;
   const Clock::time_point start = Clock::now();
   evaluator_.evaluate(planes_.data(), rows, logits_.data(), wdl_.data());
   stats_.evalSeconds += secondsSince(start);
@@ -92,13 +87,9 @@ void SearchDriver::evaluateGathered() {
   ++stats_.batches;
 }
 
-void SearchDriver::finishLeafWork() {
+int SearchDriver::finishLeafWork() {
   int rows = 0;
-  for (Leaf& leaf : leaves_) {
-    if (leaf.position < 0) {  // not deferred (cannot happen today: deferral covers every leaf)
-      leaf.row = rows++;
-      continue;
-    }
+  for (Leaf& leaf : leaves_) {  // with deferral on, gather gave every leaf its position
     game::Position& pos = positions_[size_t(leaf.position)];
     if (leaf.mateSearch) {
       MateSearch mate(leaf.tree->params().plyCap);
@@ -108,6 +99,7 @@ void SearchDriver::finishLeafWork() {
     leaf.row = rows++;
     encoder_.encode(pos, planes_.data() + size_t(leaf.row) * size_t(encoder_.inputSize()));
   }
+  return rows;
 }
 
 void SearchDriver::finishGathered() {

@@ -99,7 +99,8 @@ class SearchDriver {
   uint64_t cacheKey(const game::Position& pos) const;
 
   // Runs the deferred leaf work of evaluateGathered: mate searches, then encodes the rest.
-  void finishLeafWork();
+  // Returns the batch rows filled (the leaves no mate proved).
+  int finishLeafWork();
 
   Evaluator& evaluator_;
   bool deferLeafWork_ = false;
