@@ -107,7 +107,7 @@ int Position::generate(MoveList* out) const {
   const Variant& v = *variant_;
   const Color us = side_;
   const Color them = opponent(us);
-  const Square ks = kingSq_[us];
+  const Square ks = v.royalCapture ? -1 : kingSq_[us];  // royal capture: no move is illegal for check
   const bool check = inCheck();
   // Pins come from the fast tables only; where special moves exist every candidate is tried.
   const uint64_t specialFaces = v.specialFaces();
@@ -157,6 +157,13 @@ int Position::generate(MoveList* out) const {
     return true;
   };
 
+  // Chu shogi: as shogi, or only on entering the zone, capturing, or reaching a dead square.
+  auto mayPromoteInZone = [&](Square from, Square to, int face, bool capture) {
+    const bool fromIn = v.inZone(us, from), toIn = v.inZone(us, to);
+    if (!v.promoteOnEntryOrCapture) return fromIn || toIn;
+    return (!fromIn && toIn) || (capture && (fromIn || toIn)) || v.isDeadSquare(face, us, to);
+  };
+
   // Emits the flip / no-flip versions a move allows; make(flip) builds the move. A template
   // (generic lambda), so the plain board move below compiles to the same code as before
   // two-leg moves existed.
@@ -167,7 +174,7 @@ int Position::generate(MoveList* out) const {
       case PromotionKind::kNone:
         return !deadIfPlain && emit(make(false));
       case PromotionKind::kZone:
-        if (f.flipTo >= 0 && !f.promoted && (v.inZone(us, from) || v.inZone(us, to))) {
+        if (f.flipTo >= 0 && !f.promoted && mayPromoteInZone(from, to, face, capture)) {
           if (emit(make(true))) return true;
           return !v.promotionMandatory && !deadIfPlain && emit(make(false));
         }
@@ -182,12 +189,14 @@ int Position::generate(MoveList* out) const {
 
   auto addBoardMove = [&](Square from, Square to, int face, bool capture) {
     if (!boardMoveLegal(from, to)) return false;
+    if (v.lionFaces && capture && !lionRulesAllow(face, from, -1, to)) return false;
     return addWithFlips([&](bool flip) { return Move::board(from, to, flip); }, from, to, face, capture);
   };
 
   // The special moves of the piece on `from`, each distinct move once: a target the fast
   // tables reach already is skipped, and repeats from different notations are dropped.
   // Where special moves exist, tryEach holds: every candidate is tried on the board.
+  bool passed = false;
   auto addSpecialMoves = [&](Square from, int face) {
     SpecialTarget targets[kMaxSpecialTargets];
     const int nt = specialTargets(v, board_, face, us, from, targets);
@@ -197,6 +206,13 @@ int Position::generate(MoveList* out) const {
       bool seen = false;
       for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
       if (seen) continue;
+      // Every pass (through any empty square, by any piece) leaves one position: the first
+      // one generated stands for all.
+      if (t.mid >= 0 && t.to == from && !board_[t.mid]) {
+        if (passed) continue;
+        passed = true;
+      }
+      if (v.lionFaces && !lionRulesAllow(face, from, t.mid, t.to)) continue;
       auto make = [&](bool flip) {
         return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
       };

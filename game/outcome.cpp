@@ -17,7 +17,12 @@ int Position::repetitionsSoFar() const {
 Outcome Position::outcome(int plyCap) const {
   const Variant& v = *variant_;
   const int players = v.numPlayers;
-  if (!hasLegalMove()) return Outcome{EndReason::kNoLegalMove, opponent(side_)};
+  if (v.royalCapture) {
+    const Outcome end = royalCaptureOutcome();
+    if (end.over()) return end;
+  } else if (!hasLegalMove()) {
+    return Outcome{EndReason::kNoLegalMove, opponent(side_)};
+  }
 
   const int last = int(states_.size()) - 1;
   const uint64_t h = hash();

@@ -23,6 +23,7 @@ void Position::clear() {
 uint64_t Position::computeHash() const {
   const Variant& v = *variant_;
   uint64_t h = v.sideKey(side_);
+  if (!states_.empty() && states_.back().lionCapture >= 0) h ^= v.lionCaptureKey(states_.back().lionCapture);
   for (Square s = 0; s < v.numSquares(); ++s)
     if (board_[s]) h ^= v.boardKey(board_[s], s);
   for (Color c = 0; c < v.numPlayers; ++c)
@@ -57,7 +58,8 @@ bool Position::specialAttackedBy(Square s, Color by) const {
   const Variant& v = *variant_;
   for (Square from = 0; from < v.numSquares(); ++from) {
     const Piece p = board_[from];
-    if (p && colorOf(p) == by && ((v.specialFaces() >> faceOf(p)) & 1) &&
+    // from == s: a piece does not guard its own square (a lion's pass returns there).
+    if (p && from != s && colorOf(p) == by && ((v.specialFaces() >> faceOf(p)) & 1) &&
         specialAttacks(v, board_, faceOf(p), by, from, s))
       return true;
   }
@@ -85,6 +87,7 @@ void Position::makeMove(Move m) {
     Piece cap = board_[m.to];
     auto take = [&](Piece q, Square s) {
       h ^= v.boardKey(q, s);
+      if (!v.dropsEnabled) return;  // chu shogi: captured pieces leave the game
       const int kind = v.faces[faceOf(q)].handKind;
       h ^= v.handKey(us, kind, hand_[us][kind]);
       ++hand_[us][kind];
@@ -108,12 +111,23 @@ void Position::makeMove(Move m) {
     board_[m.to] = np;
     h ^= v.boardKey(np, m.to);
     if (kingSq_[us] == m.from) kingSq_[us] = m.to;
+    if (v.lionFaces) {
+      // A non-lion that takes a lion opens the counter-strike rule (lion_rules.cpp); the
+      // capture on `to` counts over one on the middle square, as in shogiops.
+      const int before = states_.back().lionCapture;
+      if (before >= 0) h ^= v.lionCaptureKey(before);
+      if (!((v.lionFaces >> faceOf(p)) & 1)) {
+        if (st.capturedMid && ((v.lionFaces >> faceOf(st.capturedMid)) & 1)) st.lionCapture = int16_t(m.mid());
+        if (cap && ((v.lionFaces >> faceOf(cap)) & 1)) st.lionCapture = int16_t(m.to);
+      }
+      if (st.lionCapture >= 0) h ^= v.lionCaptureKey(st.lionCapture);
+    }
   }
   side_ = opponent(us);
   h ^= v.sideKey(us) ^ v.sideKey(side_);
   st.hash = h;
-  st.inCheck = kingSq_[side_] >= 0 && attackedBy(kingSq_[side_], us);
   states_.push_back(st);
+  states_.back().inCheck = checkAfterMove();
 }
 
 void Position::unmakeMove() {
@@ -129,10 +143,10 @@ void Position::unmakeMove() {
     // `to` before `from`: they are one square when a two-leg move came back.
     board_[m.to] = st.captured;
     board_[m.from] = st.moved;
-    if (st.captured) --hand_[us][v.faces[faceOf(st.captured)].handKind];
+    if (st.captured && v.dropsEnabled) --hand_[us][v.faces[faceOf(st.captured)].handKind];
     if (m.isTwoLeg() && st.capturedMid) {
       board_[m.mid()] = st.capturedMid;
-      --hand_[us][v.faces[faceOf(st.capturedMid)].handKind];
+      if (v.dropsEnabled) --hand_[us][v.faces[faceOf(st.capturedMid)].handKind];
     }
     if (kingSq_[us] == m.to) kingSq_[us] = m.from;
   }

@@ -21,7 +21,16 @@ class MoveError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class EndReason { kNone, kNoLegalMove, kRepetition, kPerpetualCheck, kPlyCap };
+enum class EndReason {
+  kNone,
+  kNoLegalMove,
+  kRepetition,
+  kPerpetualCheck,
+  kPlyCap,
+  kRoyalsCaptured,  // royal capture: the side to move has no royal piece left
+  kBareKing,        // royal capture: a side is left with its royal piece alone
+  kBareKings,       // royal capture: both sides have nothing but their royal piece (a draw)
+};
 
 struct Outcome {
   EndReason reason = EndReason::kNone;
@@ -49,7 +58,12 @@ class Position {
   int moveNumber() const { return moveNumber_ + gamePly(); }  // SFEN move number (plies, from 1)
   int gamePly() const { return int(states_.size()) - 1; }  // moves made since the SFEN
   uint64_t hash() const { return states_.back().hash; }
+  // The side to move is in check (royal capture: one of its royal pieces is attacked).
   bool inCheck() const { return states_.back().inCheck; }
+  // Chu shogi: the square where the last move's non-lion took a lion, or -1 (lion_rules.cpp).
+  Square lionCaptureSquare() const { return states_.back().lionCapture; }
+  // Royal pieces of colour c on the board.
+  int royalCount(Color c) const;
   Move lastMove() const { return states_.back().move; }
 
   // Legal moves: never leave the mover's king attacked, and obey the variant's drop rules.
@@ -87,6 +101,7 @@ class Position {
     Piece moved = kEmpty;  // the piece as it stood before the move
     uint64_t hash = 0;
     bool inCheck = false;  // side to move is in check here
+    int16_t lionCapture = -1;  // lionCaptureSquare() here
   };
   struct Pin {
     Square square;
@@ -102,6 +117,13 @@ class Position {
   int findPins(Color us, Pin* pins) const;
   bool keepsKingSafe(Move m) const;
   bool dropGivesMateIllegally(Move m) const;
+  // lion_rules.cpp: may the piece of `face` on `from` make this move (mid -1 for a plain move)?
+  bool lionRulesAllow(int face, Square from, int mid, Square to) const;
+  // royal_capture.cpp.
+  bool royalAttacked(Color c) const;
+  bool checkAfterMove() const;
+  Outcome royalCaptureOutcome() const;
+  bool bareKingLoses(Color bare) const;
   template <bool kStopAtFirst>
   int generate(MoveList* out) const;
 

@@ -27,6 +27,11 @@ std::string rulesText(const Variant& v) {
   out << "\n";
   out << "repetition " << v.repetitionCount << " " << int(v.repetitionResult) << " perpetual " << v.perpetualCheckLoses
       << "\n";
+  // Written only where set, so the fingerprints of the variants that predate them stay as they were.
+  if (v.royalCapture || v.bareKingRule || v.lionFaces || v.promoteOnEntryOrCapture)
+    out << "royalcapture " << v.royalCapture << " bareking " << v.bareKingRule << " " << v.bareKingWeakFaces
+        << " lions " << v.lionFaces << " " << v.lionCheapFaces << " entryorcapture " << v.promoteOnEntryOrCapture
+        << "\n";
   out << "plycap " << int(v.plyCapRule) << " threshold " << v.impasseThreshold << " points";
   for (int n : v.impassePoints) out << " " << n;
   out << "\n";

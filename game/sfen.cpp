@@ -80,7 +80,22 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   else if (sideText == "w") pos.side_ = 1;
   else fail(sfen, "side to move \"" + sideText + "\" is neither b nor w");
 
-  if (handText != "-") {
+  // Chu shogi has no hands: as in lishogi, the field holds the square where a non-lion just took
+  // a lion (lion_rules.cpp), or "-".
+  int lionCapture = -1;
+  if (v.lionFaces && handText != "-") {
+    size_t i = 0;
+    int file = 0;
+    while (i < handText.size() && i < 2 && std::isdigit(static_cast<unsigned char>(handText[i])))
+      file = file * 10 + (handText[i++] - '0');
+    const int rank = i + 1 == handText.size() ? handText[i] - 'a' : -1;
+    if (i == 0 || file < 1 || file > v.files || rank < 0 || rank >= v.ranks)
+      fail(sfen, "the third field \"" + handText + "\" must be \"-\" or the square where a lion was just taken, like 7f");
+    lionCapture = v.square(v.files - file, rank);
+    const Piece taker = pos.board_[lionCapture];
+    if (!taker || ((v.lionFaces >> faceOf(taker)) & 1) || colorOf(taker) == pos.side_)
+      fail(sfen, "the lion-capture square " + handText + " must hold the non-lion of the side that just moved");
+  } else if (handText != "-") {
     for (size_t i = 0; i < handText.size();) {
       long count = 1;
       if (std::isdigit(static_cast<unsigned char>(handText[i]))) {
@@ -119,30 +134,37 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
                      " pieces on the board and in hand together");
   }
 
-  // Kings: exactly one per side for variants with a royal piece.
+  // Kings: exactly one per side for variants with a royal piece; under royal capture at least
+  // one (a king, and perhaps a crown prince) and at most one of each royal face.
   bool hasRoyal = false;
   for (const Face& f : v.faces) hasRoyal = hasRoyal || f.royal;
   int kings[kMaxPlayers] = {};
+  int perFace[kMaxPlayers][kMaxFaces] = {};
   for (Square s = 0; s < v.numSquares(); ++s) {
     const Piece p = pos.board_[s];
     if (p && v.faces[faceOf(p)].royal) {
-      pos.kingSq_[colorOf(p)] = s;
+      if (!v.royalCapture) pos.kingSq_[colorOf(p)] = s;
       ++kings[colorOf(p)];
+      if (++perFace[colorOf(p)][faceOf(p)] > 1 && v.royalCapture)
+        fail(sfen, std::string(colorOf(p) == 0 ? "sente" : "gote") + " has two of the royal " + v.faces[faceOf(p)].name);
     }
   }
   if (hasRoyal)
     for (Color c = 0; c < v.numPlayers; ++c)
-      if (kings[c] != 1)
-        fail(sfen, std::string(c == 0 ? "sente" : "gote") + " has " + std::to_string(kings[c]) + " kings, not one");
+      if (v.royalCapture ? kings[c] < 1 : kings[c] != 1)
+        fail(sfen, std::string(c == 0 ? "sente" : "gote") + " has " + std::to_string(kings[c]) +
+                       (v.royalCapture ? " royal pieces, not one or more" : " kings, not one"));
 
   State start;
   start.move = Move::none();
-  start.hash = pos.computeHash();
+  start.lionCapture = int16_t(lionCapture);
   pos.states_.push_back(start);
+  pos.states_.back().hash = pos.computeHash();
   const Color mover = pos.side_, other = pos.opponent(mover);
+  // Under royal capture a king may stand attacked on either side.
   if (pos.kingSq_[other] >= 0 && pos.attackedBy(pos.kingSq_[other], mover))
     fail(sfen, std::string("the side not to move (") + (other == 0 ? "sente" : "gote") + ") is in check");
-  pos.states_.back().inCheck = pos.kingSq_[mover] >= 0 && pos.attackedBy(pos.kingSq_[mover], other);
+  pos.states_.back().inCheck = pos.checkAfterMove();
   return pos;
 }
 
@@ -168,6 +190,7 @@ std::string Position::sfen() const {
   }
   out += side_ == 0 ? " b " : " w ";
   std::string hand;
+  if (v.lionFaces && lionCaptureSquare() >= 0) hand = squareName(lionCaptureSquare());
   for (Color c = 0; c < v.numPlayers; ++c)
     for (size_t k = 0; k < v.handKinds.size(); ++k) {
       const int n = hand_[c][k];

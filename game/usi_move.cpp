@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "game/position.h"
+#include "game/special_moves.h"
 
 namespace poppy::game {
 
@@ -107,6 +108,20 @@ Move Position::parseUsi(const std::string& text) const {
       (x.isFlip() ? flip : plain) = &x;
     }
   };
+  // Every pass (any piece, through any empty square) leaves the same position, so the legal
+  // list holds one; a pass this piece can make through this square stands for it.
+  if (mid >= 0 && to == from && !board_[mid] && (v.specialFaces() >> faceOf(p) & 1)) {
+    SpecialTarget targets[kMaxSpecialTargets];
+    const int n = specialTargets(v, board_, faceOf(p), side_, from, targets);
+    bool canPass = false;
+    for (int k = 0; k < n; ++k) canPass = canPass || (targets[k].to == from && targets[k].mid == mid);
+    if (canPass)
+      for (const Move& x : legal)
+        if (x.isTwoLeg() && x.to == x.from && !board_[x.mid()]) {
+          if (suffix) return fail("the piece does not flip on a pass; write it without '" + std::string(1, suffix) + "'");
+          return x;
+        }
+  }
   collect(mid >= 0);
   // Through an empty middle square to another square is an ordinary move (types.h).
   if (!plain && !flip && mid >= 0 && !board_[mid] && to != from) collect(false);

@@ -165,6 +165,8 @@ void Variant::compile() {
   zobristHand_.resize(size_t(numPlayers) * handKinds.size() * (kMaxHandCount + 1));
   for (auto& k : zobristHand_) k = splitmix64(seed);
   for (Color c = 0; c < kMaxPlayers; ++c) zobristSide_[c] = splitmix64(seed);
+  zobristLionCapture_.resize(n);
+  for (auto& k : zobristLionCapture_) k = splitmix64(seed);
 }
 
 }  // namespace poppy::game

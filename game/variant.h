@@ -68,6 +68,10 @@ class Variant {
 
   PromotionKind promotion = PromotionKind::kNone;
   int zoneRanks = 0;
+  // kZone, chu shogi (as lishogi): a piece may promote only on a move that enters the zone, or
+  // that captures with the move starting or ending in it, or that leaves it where it could never
+  // move again. Otherwise (shogi) any move starting or ending in the zone may promote.
+  bool promoteOnEntryOrCapture = false;
   bool promotionMandatory = false;     // zone: every move that may promote must
   bool forcedOnDeadSquare = false;     // zone: a move may not leave a piece where it can never move
 
@@ -78,6 +82,21 @@ class Variant {
   std::vector<int> maxPerFile;         // per face: a drop needs fewer than this many of that face
                                        // on the file (nifu is 1 for P); 0 = no limit
   uint64_t noDropMateFaces = 0;        // faces that may not be dropped to give mate
+
+  // Royal capture (chu shogi): moving into or staying in check is legal, and a side that has
+  // lost every royal piece has lost (game/royal_capture.cpp). Otherwise a variant has exactly
+  // one royal piece a side and a move may not leave it attacked.
+  bool royalCapture = false;
+  // Bare king (chu shogi, as lishogi): a side left with only its royal piece loses, when the
+  // other side keeps more than its royal and the pieces in bareKingWeakFaces (royal_capture.cpp).
+  bool bareKingRule = false;
+  uint64_t bareKingWeakFaces = 0;
+  // Chu shogi's lion trading rules (game/lion_rules.cpp); lionFaces is 0 where there are none.
+  // A lion may not take a protected lion two squares away, unless its first step took a piece
+  // not in lionCheapFaces; after a lion is taken by a non-lion, the other side's non-lions may
+  // take a lion only on that square, on the next move.
+  uint64_t lionFaces = 0;
+  uint64_t lionCheapFaces = 0;
 
   int repetitionCount = 4;
   RepetitionResult repetitionResult = RepetitionResult::kDraw;
@@ -154,6 +173,7 @@ class Variant {
     return zobristHand_[(size_t(c) * handKinds.size() + kind) * (kMaxHandCount + 1) + count];
   }
   uint64_t sideKey(Color c) const { return zobristSide_[c]; }
+  uint64_t lionCaptureKey(Square s) const { return zobristLionCapture_[s]; }
 
  private:
   std::vector<SquareMoves> moveIndex_;
@@ -171,6 +191,7 @@ class Variant {
   std::vector<uint64_t> zobristBoard_;
   std::vector<uint64_t> zobristHand_;
   uint64_t zobristSide_[kMaxPlayers] = {};
+  std::vector<uint64_t> zobristLionCapture_;
 };
 
 using VariantPtr = std::shared_ptr<const Variant>;

@@ -40,7 +40,7 @@ class Reader : public common::YamlReader {
   }
 
   Face readFace(const YAML::Node& node, const std::string& key, char letter, bool promoted) const {
-    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves"}
+    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal"}
                                  : std::set<std::string>{"letter", "name", "moves", "royal", "flip"});
     Face f;
     f.letter = letter;
@@ -61,7 +61,8 @@ class Reader : public common::YamlReader {
   VariantPtr read(const YAML::Node& root) const {
     auto v = std::make_shared<Variant>();
     v->sourcePath = path();
-    onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap"});
+    onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
+                        "royal_capture", "bare_king", "lion_trading"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -91,6 +92,7 @@ class Reader : public common::YamlReader {
       if (node["flip"]) {
         if (f.royal) fail(key + ".flip", "a royal piece cannot flip", node["flip"]);
         Face back = readFace(node["flip"], key + ".flip", letter[0], true);
+        back.royal = boolean(node["flip"], key + ".flip", "royal", false);  // chu's crown prince
         back.flipTo = face;
         v->faces.push_back(back);
         v->faces[face].flipTo = face + 1;
@@ -103,12 +105,17 @@ class Reader : public common::YamlReader {
     for (const Face& f : v->faces) anyRoyal = anyRoyal || f.royal;
     if (!anyRoyal) fail("pieces", "no piece is royal: mark the king with `royal: true` (games end by capturing or mating it)");
     if (int(v->faces.size()) > kMaxFaces) fail("pieces", "more than " + std::to_string(kMaxFaces) + " faces");
+    v->royalCapture = boolean(root, "", "royal_capture", false);
+    for (const Face& f : v->faces)
+      if (f.royal && f.promoted && !v->royalCapture)
+        fail("pieces", "the flip of '" + std::string(1, f.letter) +
+                           "' is royal: a piece that turns royal needs `royal_capture: true` (a side may then have two royals)");
     for (Face& f : v->faces)
       f.handKind = v->handKindOf(f.letter);
 
     const YAML::Node promo = root["promotion"];
     if (promo) {
-      onlyKeys(promo, "promotion", {"kind", "zone_ranks", "mandatory", "forced_on_dead_square"});
+      onlyKeys(promo, "promotion", {"kind", "zone_ranks", "mandatory", "forced_on_dead_square", "when"});
       const std::string kind = choice(promo, "promotion", "kind", {"none", "zone", "on_capture", "every_move"}, "none");
       v->promotion = kind == "zone" ? PromotionKind::kZone
                      : kind == "on_capture" ? PromotionKind::kOnCapture
@@ -120,6 +127,10 @@ class Reader : public common::YamlReader {
         fail("promotion.zone_ranks", "only applies to kind: zone", promo["zone_ranks"]);
       v->promotionMandatory = boolean(promo, "promotion", "mandatory", false);
       v->forcedOnDeadSquare = boolean(promo, "promotion", "forced_on_dead_square", false);
+      v->promoteOnEntryOrCapture =
+          choice(promo, "promotion", "when", {"in_zone", "entering_or_capturing"}, "in_zone") == "entering_or_capturing";
+      if (v->promoteOnEntryOrCapture && v->promotion != PromotionKind::kZone)
+        fail("promotion.when", "only applies to kind: zone", promo["when"]);
     }
 
     v->maxPerFile.assign(v->faces.size(), 0);
@@ -150,6 +161,21 @@ class Reader : public common::YamlReader {
                                 ? RepetitionResult::kDraw
                                 : RepetitionResult::kLossForRepeater;
       v->perpetualCheckLoses = choice(rep, "repetition", "perpetual_check", {"loses", "allowed"}, "loses") == "loses";
+    }
+
+    if (const YAML::Node bare = root["bare_king"]) {
+      onlyKeys(bare, "bare_king", {"weak_pieces"});
+      if (!v->royalCapture) fail("bare_king", "needs `royal_capture: true`", bare);
+      v->bareKingRule = true;
+      if (bare["weak_pieces"]) v->bareKingWeakFaces = faceSet(*v, bare["weak_pieces"], "bare_king.weak_pieces");
+    }
+    if (const YAML::Node lions = root["lion_trading"]) {
+      onlyKeys(lions, "lion_trading", {"lions", "cheap_pieces"});
+      if (!lions["lions"]) fail("lion_trading.lions", "is required (the lion faces, like [N, +O])", lions);
+      v->lionFaces = faceSet(*v, lions["lions"], "lion_trading.lions");
+      if (!v->lionFaces) fail("lion_trading.lions", "names no piece", lions["lions"]);
+      if (lions["cheap_pieces"]) v->lionCheapFaces = faceSet(*v, lions["cheap_pieces"], "lion_trading.cheap_pieces");
+      if (v->dropsEnabled) fail("lion_trading", "is for variants without drops (its square takes the hand's place in SFEN)", lions);
     }
 
     v->impassePoints.assign(v->faces.size(), 0);

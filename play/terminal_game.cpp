@@ -409,6 +409,15 @@ void TerminalGame::announceOutcome(const game::Outcome& o) {
     case game::EndReason::kPlyCap:
       out_ << "Ply cap: " << settings_.plyCap << " plies played. ";
       break;
+    case game::EndReason::kRoyalsCaptured:
+      out_ << "Every royal piece of " << sideName(pos_.sideToMove()) << " has been captured. ";
+      break;
+    case game::EndReason::kBareKing:
+      out_ << "Bare king: one side has nothing left but its royal piece. ";
+      break;
+    case game::EndReason::kBareKings:
+      out_ << "Both sides have nothing left but their royal pieces. ";
+      break;
     case game::EndReason::kNone:
       return;
   }

@@ -24,6 +24,12 @@ std::string endText(const game::Position& pos, const game::Outcome& o) {
       return "perpetual check";
     case game::EndReason::kPlyCap:
       return "move limit";
+    case game::EndReason::kRoyalsCaptured:
+      return "royals captured";
+    case game::EndReason::kBareKing:
+      return "bare king";
+    case game::EndReason::kBareKings:
+      return "bare kings";
     case game::EndReason::kNone:
       break;
   }

@@ -16,6 +16,9 @@ std::string reasonName(game::EndReason reason) {
     case game::EndReason::kRepetition: return "repetition";
     case game::EndReason::kPerpetualCheck: return "perpetual_check";
     case game::EndReason::kPlyCap: return "ply_cap";
+    case game::EndReason::kRoyalsCaptured: return "royals_captured";
+    case game::EndReason::kBareKing: return "bare_king";
+    case game::EndReason::kBareKings: return "bare_kings";
     case game::EndReason::kNone: break;
   }
   return "none";

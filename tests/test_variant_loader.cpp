@@ -155,8 +155,12 @@ TEST_F(LoaderFiles, UnknownNestedKey) {
                    "{letter: K, name: king, moves: K, royal: true, speed: 2}"),
               {"pieces[0].speed"});
   expectError("unknown_flip_key",
+              edit("flip: {name: tokin, moves: WfF}", "flip: {name: tokin, moves: WfF, speed: 2}"),
+              {"pieces[1].flip.speed"});
+  // A royal flip (chu's crown prince) gives a side two royals: only under royal capture.
+  expectError("royal_flip_without_royal_capture",
               edit("flip: {name: tokin, moves: WfF}", "flip: {name: tokin, moves: WfF, royal: true}"),
-              {"pieces[1].flip.royal"});
+              {"royal_capture: true"});
   expectError("unknown_promotion_key", edit("  kind: on_capture\n", "  kind: on_capture\n  zone: 2\n"),
               {"promotion.zone"});
   expectError("unknown_drops_key", edit("  either_face: true\n", "  either_face: true\n  nifu: true\n"),
