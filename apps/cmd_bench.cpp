@@ -1,5 +1,6 @@
 // `poppy bench ...`: benchmarks that print figures (never pass/fail). `bench perft` times the
-// move generator on start-position perft, optionally beside Fairy-Stockfish on the same machine.
+// move generator on start-position perft, optionally beside Fairy-Stockfish on the same machine,
+// and chu beside lishogi's shogiops (tests/reference/shogiops, installed by scripts/setup.sh).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,10 +18,11 @@ namespace poppy::apps {
 namespace {
 
 struct BenchPerftOptions {
-  std::vector<std::string> cases = {"micro:7", "minishogi:6", "shogi:5"};
+  std::vector<std::string> cases = {"micro:7", "minishogi:6", "shogi:5", "chu:4"};
   int runs = 5;
   std::string csv = "bench_perft.csv";
   std::string fairy = "/usr/games/fairy-stockfish";
+  std::string shogiops = std::string(POPPY_SOURCE_DIR) + "/tests/reference/shogiops";
 };
 
 double median(std::vector<double> v) {
@@ -57,6 +59,20 @@ double timeFairy(const std::string& exe, const std::string& variant, int depth, 
   const double total = run(depth, &nodes);
   if (startup < 0 || total < 0 || nodes != expected) return -1.0;
   return std::max(total - startup, 1e-9);
+}
+
+// shogiops' own chu perft (it counts lion moves by path, so more nodes than Poppy's distinct
+// positions) timed inside node, start-up excluded: {nodes, seconds}, seconds < 0 if it fails.
+std::pair<unsigned long long, double> timeShogiops(const std::string& dir, int depth, const std::string& sfen) {
+  const std::string cmd = "node '" + dir + "/chu_perft.mjs' raw " + std::to_string(depth) + " '" + sfen + "' 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return {0, -1.0};
+  unsigned long long nodes = 0;
+  double seconds = -1.0;
+  char line[256];
+  while (std::fgets(line, sizeof line, pipe)) std::sscanf(line, "%llu %lf", &nodes, &seconds);
+  if (pclose(pipe) != 0) return {0, -1.0};
+  return {nodes, seconds};
 }
 
 void runBenchPerft(const BenchPerftOptions& o) {
@@ -102,6 +118,25 @@ void runBenchPerft(const BenchPerftOptions& o) {
                     nodes / s / 1e6);
         std::fflush(stdout);
       }
+    if (name == "chu" && !o.shogiops.empty()) {
+      std::vector<double> rates;
+      for (int r = 0; r < std::min(o.runs, 3); ++r) {  // 14 s a run at depth 4
+        const auto [n, s] = timeShogiops(o.shogiops, depth, pos.sfen());
+        if (s <= 0) {
+          std::printf("  shogiops (node, %s/chu_perft.mjs) did not run: comparison skipped\n", o.shogiops.c_str());
+          rates.clear();
+          break;
+        }
+        rates.push_back(n / s);
+        csv << stamp << ",shogiops," << name << ',' << depth << ',' << n << ',' << s << '\n';
+        std::printf("  shogiops chu perft %d run %d: %llu nodes (lion moves by path) in %.3f s (%.3f M nodes/s)\n",
+                    depth, r + 1, n, s, n / s / 1e6);
+        std::fflush(stdout);
+      }
+      if (!rates.empty())
+        std::printf("chu: poppy %.2f M nodes/s, shogiops %.3f M nodes/s (each on its own count): %.1fx\n",
+                    nodes / median(ours) / 1e6, median(rates) / 1e6, nodes / median(ours) / median(rates));
+    }
     const double rate = nodes / median(ours) / 1e6;
     worstRate = std::min(worstRate, rate);
     std::printf("%s perft %d: %llu nodes, median %.3f s = %.2f M nodes/s", name.c_str(), depth,
@@ -133,6 +168,9 @@ void addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   perftCmd->add_option("--csv", o->csv, "Append every run to this CSV file")->capture_default_str();
   perftCmd->add_option("--fairy", o->fairy, "Fairy-Stockfish binary to compare with ('' to skip)")
+      ->capture_default_str();
+  perftCmd->add_option("--shogiops", o->shogiops,
+                       "Directory of tests/reference/shogiops to time chu against ('' to skip)")
       ->capture_default_str();
   perftCmd->callback([o] { runBenchPerft(*o); });
   addNetworkBenches(bench);

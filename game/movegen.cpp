@@ -196,7 +196,10 @@ int Position::generate(MoveList* out) const {
   // The special moves of the piece on `from`, each distinct move once: a target the fast
   // tables reach already is skipped, and repeats from different notations are dropped.
   // Where special moves exist, tryEach holds: every candidate is tried on the board.
-  bool passed = false;
+  // A two-leg move that comes home leaves a position fixed by its middle square alone: every
+  // pass (any piece, through any empty square) is one position, and so is every igui taking
+  // the same piece. The first legal one generated stands for all (homeMoveKey).
+  bool homeSeen[kMaxSquares + 1] = {};
   auto addSpecialMoves = [&](Square from, int face) {
     SpecialTarget targets[kMaxSpecialTargets];
     const int nt = specialTargets(v, board_, face, us, from, targets);
@@ -206,13 +209,10 @@ int Position::generate(MoveList* out) const {
       bool seen = false;
       for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
       if (seen) continue;
-      // Every pass (through any empty square, by any piece) leaves one position: the first
-      // one generated stands for all.
-      if (t.mid >= 0 && t.to == from && !board_[t.mid]) {
-        if (passed) continue;
-        passed = true;
-      }
+      const int home = t.mid >= 0 && t.to == from ? homeMoveKey(t.mid) : -1;
+      if (home >= 0 && homeSeen[home]) continue;
       if (v.lionFaces && !lionRulesAllow(face, from, t.mid, t.to)) continue;
+      if (home >= 0) homeSeen[home] = true;  // safe for the king too: the position is the same
       auto make = [&](bool flip) {
         return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
       };

@@ -117,6 +117,9 @@ class Position {
   int findPins(Color us, Pin* pins) const;
   bool keepsKingSafe(Move m) const;
   bool dropGivesMateIllegally(Move m) const;
+  // A two-leg move from a square back to it leaves a position fixed by the middle square: the
+  // piece taken there, or nothing (a pass). Key kMaxSquares for every pass, else the square.
+  int homeMoveKey(Square mid) const { return board_[mid] ? mid : kMaxSquares; }
   // lion_rules.cpp: may the piece of `face` on `from` make this move (mid -1 for a plain move)?
   bool lionRulesAllow(int face, Square from, int mid, Square to) const;
   // royal_capture.cpp.

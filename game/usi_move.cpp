@@ -108,17 +108,19 @@ Move Position::parseUsi(const std::string& text) const {
       (x.isFlip() ? flip : plain) = &x;
     }
   };
-  // Every pass (any piece, through any empty square) leaves the same position, so the legal
-  // list holds one; a pass this piece can make through this square stands for it.
-  if (mid >= 0 && to == from && !board_[mid] && (v.specialFaces() >> faceOf(p) & 1)) {
+  // A move that comes home leaves a position fixed by its middle square (a pass, or igui of the
+  // piece there), so the legal list holds one such move per middle square (or one pass): if
+  // this piece may make the move the text names, the listed one stands for it.
+  if (mid >= 0 && to == from && (v.specialFaces() >> faceOf(p) & 1)) {
     SpecialTarget targets[kMaxSpecialTargets];
     const int n = specialTargets(v, board_, faceOf(p), side_, from, targets);
-    bool canPass = false;
-    for (int k = 0; k < n; ++k) canPass = canPass || (targets[k].to == from && targets[k].mid == mid);
-    if (canPass)
+    bool can = false;
+    for (int k = 0; k < n; ++k) can = can || (targets[k].to == from && targets[k].mid == mid);
+    can = can && (!v.lionFaces || lionRulesAllow(faceOf(p), from, mid, to));
+    if (can)
       for (const Move& x : legal)
-        if (x.isTwoLeg() && x.to == x.from && !board_[x.mid()]) {
-          if (suffix) return fail("the piece does not flip on a pass; write it without '" + std::string(1, suffix) + "'");
+        if (x.isTwoLeg() && x.to == x.from && homeMoveKey(x.mid()) == homeMoveKey(mid)) {
+          if (suffix) return fail("the piece does not flip on this move; write it without '" + std::string(1, suffix) + "'");
           return x;
         }
   }

@@ -9,14 +9,25 @@ using game::Position;
 
 // Running out of budget makes attack() answer "no mate" and defend() "an escape", so a cut
 // search can only miss mates, never claim one that is not there.
+namespace {
+bool takesRoyalPiece(const Position& pos, Move m) {
+  const game::Variant& v = pos.variant();
+  auto royal = [&](game::Square s) { return pos.at(s) && v.faces[game::faceOf(pos.at(s))].royal; };
+  return (m.to != m.from && royal(m.to)) || (m.isTwoLeg() && royal(m.mid()));
+}
+}  // namespace
+
 bool MateSearch::attack(Position& pos, int plies, Move* first) {
   MoveList moves;
   pos.generateLegal(moves);
+  const bool royalCapture = pos.variant().royalCapture;
   for (const Move& m : moves) {
     if (outOfBudget()) return false;
+    // Under royal capture (chu) taking a royal is the attack that ends the game; it need not check.
+    const bool takesRoyal = royalCapture && !m.isDrop() && takesRoyalPiece(pos, m);
     pos.makeMove(m);
     ++nodes_;
-    if (!pos.inCheck()) {
+    if (!pos.inCheck() && !takesRoyal) {
       pos.unmakeMove();
       continue;
     }

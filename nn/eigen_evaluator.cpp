@@ -111,9 +111,11 @@ EigenEvaluator::EigenEvaluator(EigenNetwork network, const std::string& kernel) 
   plan_.neighbours = neighbours_.data();
   plan_.input = view(net_.input);
   plan_.tower = tower_.data();
+  plan_.policyPlanes = s.policyPlanes;
   plan_.policyConv = view(net_.policyConv);
+  if (s.policyPlanes > 0) plan_.policyOut = view(net_.policyOut);
   plan_.valueConv = view(net_.valueConv);
-  plan_.policyFc = view(net_.policyFc);
+  if (s.policyPlanes == 0) plan_.policyFc = view(net_.policyFc);
   plan_.valueFc1 = view(net_.valueFc1);
   plan_.valueFc2 = view(net_.valueFc2);
 }
@@ -129,7 +131,8 @@ void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
                           size_t(plan_.channels) * columns,
                           size_t(plan_.channels) * columns,
                           9 * size_t(std::max(plan_.planes, plan_.channels)) * columns,
-                          2 * columns,
+                          size_t(plan_.policyPlanes > 0 ? plan_.channels : 2) * columns,
+                          size_t(plan_.policyPlanes) * columns,
                           columns,
                           size_t(plan_.valueHidden) * size_t(capacity),
                           3 * size_t(capacity)};
@@ -139,8 +142,8 @@ void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
   float* p = scratch.memory.data();
   p += (kAlignFloats - (reinterpret_cast<uintptr_t>(p) / sizeof(float)) % kAlignFloats) % kAlignFloats;
   eigen_kernels::ForwardScratch& b = scratch.buffers;
-  float** slots[] = {&b.planes, &b.x, &b.t, &b.col, &b.policy, &b.value, &b.hidden, &b.wdl};
-  for (size_t i = 0; i < 8; ++i) {
+  float** slots[] = {&b.planes, &b.x, &b.t, &b.col, &b.policy, &b.policyOut, &b.value, &b.hidden, &b.wdl};
+  for (size_t i = 0; i < 9; ++i) {
     *slots[i] = p;
     p += roundUp(sizes[i]);
   }

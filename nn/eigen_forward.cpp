@@ -145,7 +145,20 @@ void POPPY_EIGEN_FORWARD_NAME(const ForwardPlan& p, const float* planes, int bat
   // reads (nn/eigen_network.h), so it is used in place as [2*squares x batch].
   MatrixMap policy = convolve(p.policyConv, m.x, p, batch, nullptr, m.policy);
   policy = (policy.colwise() + biasOf(p.policyConv)).cwiseMax(0.0f);
-  linear(p.policyFc, m.policy, batch, policyLogits, false);
+  if (p.policyPlanes > 0) {
+    // Spatial head: one more 1x1 convolution to a plane per kind of move, [planes x columns];
+    // logit plane * squares + square of each position is its (plane, column) entry.
+    MatrixMap out = convolve(p.policyOut, m.policy, p, batch, nullptr, m.policyOut);
+    out.colwise() += biasOf(p.policyOut);
+    for (int b = 0; b < batch; ++b)
+      for (int s = 0; s < p.squares; ++s) {
+        const float* column = m.policyOut + (std::size_t(b) * p.squares + s) * p.policyPlanes;
+        float* logits = policyLogits + std::size_t(b) * p.policySize + s;
+        for (int k = 0; k < p.policyPlanes; ++k) logits[std::size_t(k) * p.squares] = column[k];
+      }
+  } else {
+    linear(p.policyFc, m.policy, batch, policyLogits, false);
+  }
 
   // Value: 1x1 convolution to 1 plane, relu, hidden layer with relu, 3 logits, softmax.
   MatrixMap value = convolve(p.valueConv, m.x, p, batch, nullptr, m.value);

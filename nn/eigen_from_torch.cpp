@@ -106,7 +106,8 @@ TorchLayoutWeights torchLayoutWeights(PolicyValueNetImpl& net) {
   }
   w.policyConv = r.convBn("policy_conv", "policy_bn");
   w.valueConv = r.convBn("value_conv", "value_bn");
-  w.policyFc = r.linear("policy_fc");
+  if (w.shape.policyPlanes > 0) w.policyOut = r.convBn("policy_out", "policy_out_bn");
+  else w.policyFc = r.linear("policy_fc");
   w.valueFc1 = r.linear("value_fc1");
   w.valueFc2 = r.linear("value_fc2");
   r.checkNothingLeft();

@@ -27,11 +27,13 @@ struct LinearView {
 
 struct ForwardPlan {
   int planes, squares, channels, policySize, valueHidden, blocks;
+  int policyPlanes;       // > 0: spatial policy head (policyConv to channels, then policyOut); 0: dense
   const int* neighbours;  // [squares x 9]: the square under each 3x3 tap (row-major taps), -1 off the board
   ConvView input;
   const ConvView* tower;  // 2 * blocks
   ConvView policyConv, valueConv;
-  LinearView policyFc, valueFc1, valueFc2;
+  ConvView policyOut;     // spatial head only
+  LinearView policyFc, valueFc1, valueFc2;  // policyFc: dense head only
 };
 
 // Scratch memory for one call of `batch` positions (columns = batch * squares); the caller owns
@@ -41,7 +43,8 @@ struct ForwardScratch {
   float* x;       // [channels x columns]
   float* t;       // [channels x columns]
   float* col;     // [9 * max(planes, channels) x columns]
-  float* policy;  // [2 x columns]
+  float* policy;  // [2 x columns], spatial head: [channels x columns]
+  float* policyOut;  // spatial head: [policyPlanes x columns]
   float* value;   // [1 x columns]
   float* hidden;  // [valueHidden x batch]
   float* wdl;     // [3 x batch]

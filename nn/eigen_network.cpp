@@ -112,17 +112,28 @@ EigenNetwork foldNetwork(const TorchLayoutWeights& w) {
     checkConv(w.tower[i], s.channels, s.channels, 3, name);
     n.tower.push_back(foldConvBn(w.tower[i], name));
   }
-  checkConv(w.policyConv, s.channels, 2, 1, "policy_conv");
+  const bool spatial = s.policyPlanes > 0;
+  if (spatial && s.policySize != s.policyPlanes * squares)
+    throw UnsupportedNetwork("policy size " + std::to_string(s.policySize) + " is not " +
+                             std::to_string(s.policyPlanes) + " planes of " + std::to_string(squares) + " squares");
+  checkConv(w.policyConv, s.channels, spatial ? s.channels : 2, 1, "policy_conv");
   n.policyConv = foldConvBn(w.policyConv, "policy_conv");
+  if (spatial) {
+    checkConv(w.policyOut, s.channels, s.policyPlanes, 1, "policy_out");
+    n.policyOut = foldConvBn(w.policyOut, "policy_out");
+  }
   checkConv(w.valueConv, s.channels, 1, 1, "value_conv");
   n.valueConv = foldConvBn(w.valueConv, "value_conv");
-  checkLinear(w.policyFc, 2 * squares, s.policySize, "policy_fc");
-  n.policyFc = foldHeadLinear(w.policyFc, 2, squares);
+  if (!spatial) {
+    checkLinear(w.policyFc, 2 * squares, s.policySize, "policy_fc");
+    n.policyFc = foldHeadLinear(w.policyFc, 2, squares);
+  }
   checkLinear(w.valueFc1, squares, s.valueHidden, "value_fc1");
   n.valueFc1 = foldHeadLinear(w.valueFc1, 1, squares);
   checkLinear(w.valueFc2, s.valueHidden, 3, "value_fc2");
   n.valueFc2 = foldLinear(w.valueFc2);
-  for (FoldedLinear* f : {&n.policyFc, &n.valueFc1, &n.valueFc2}) addPanels(*f);
+  for (FoldedLinear* f : {&n.policyFc, &n.valueFc1, &n.valueFc2})
+    if (!f->weight.empty()) addPanels(*f);
   return n;
 }
 

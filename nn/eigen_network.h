@@ -44,7 +44,8 @@ struct TorchLayoutWeights {
   ConvBnWeights input;
   std::vector<ConvBnWeights> tower;  // two per residual block: conv1+bn1, conv2+bn2
   ConvBnWeights policyConv, valueConv;
-  LinearWeights policyFc, valueFc1, valueFc2;
+  ConvBnWeights policyOut;  // spatial policy head only (shape.policyPlanes > 0)
+  LinearWeights policyFc, valueFc1, valueFc2;  // policyFc: dense policy head only
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -79,6 +80,7 @@ struct EigenNetwork {
   FoldedConv input;
   std::vector<FoldedConv> tower;  // two per residual block
   FoldedConv policyConv, valueConv;
+  FoldedConv policyOut;  // spatial policy head: one output plane per kind of move
   // The heads' first layers read the 1x1 convolution's output in the forward's layout (per
   // position, square-major: input index s*channels + c) instead of LibTorch's channel-major
   // flatten (c*squares + s); their columns are permuted to match, so no copy is needed.

@@ -1,7 +1,10 @@
 #include "nn/encoder.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <set>
+#include <tuple>
 
 namespace poppy::nn {
 
@@ -10,7 +13,80 @@ Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
   const int kinds = int(variant_->handKinds.size());
   planes_ = 2 * faces + 2 * kinds + 3;
   const int n = variant_->numSquares();
-  policySize_ = 2 * n * n + faces * n;
+  bool twoLegs = false;
+  for (const game::Face& f : variant_->faces)
+    for (const game::SpecialMove& sm : f.special) twoLegs = twoLegs || sm.twoLegs;
+  if (n <= 81 && !twoLegs) {
+    policySize_ = 2 * n * n + faces * n;
+    return;
+  }
+  buildSpatialPlanes();
+  policyPlanes_ = int(planeKinds_.size());
+  policySize_ = policyPlanes_ * n;
+}
+
+// Collects every displacement any face can make (on the rotated board, so from the mover's
+// side) and every two-leg step pair, with the flip where the face can flip, and drops.
+void Encoder::buildSpatialPlanes() {
+  const game::Variant& v = *variant_;
+  std::set<std::tuple<int, int, int, int, int, int>> kinds;  // (type, flip, dr, dc, dr2, dc2) / face
+  auto addStep = [&](int dx, int dy, bool flip) {
+    // Betza's forward (dy > 0) is towards rank a for the mover on the rotated board.
+    const int dc = dx, dr = -dy;
+    if ((dc || dr) && std::abs(dc) < v.files && std::abs(dr) < v.ranks) kinds.insert({0, flip, dr, dc, 0, 0});
+  };
+  auto addRide = [&](int dx, int dy, int from, int range, bool flip) {
+    const int limit = range == 0 ? std::max(v.files, v.ranks) : range;
+    for (int k = from; k <= limit; ++k) addStep(dx * k, dy * k, flip);
+  };
+  for (const game::Face& f : v.faces) {
+    // Which faces can turn over on a move: in a promotion zone only unpromoted ones; where
+    // pieces flip on captures or every move (micro, kyoto), both sides.
+    const bool canFlip = f.flipTo >= 0 && v.promotion != game::PromotionKind::kNone &&
+                         (v.promotion != game::PromotionKind::kZone || !f.promoted);
+    for (const bool flip : {false, true}) {
+      if (flip && !canFlip) continue;
+      for (const game::MoveVector& mv : f.moves) addRide(mv.dx, mv.dy, 1, mv.range, flip);
+      for (const game::SpecialMove& sm : f.special) {
+        const game::Leg& a = sm.first;
+        if (!sm.twoLegs) {
+          // Hoppers and skipping slides land anywhere along their line.
+          const bool line = a.range != 1 || a.path == game::LegPath::kHop || a.path == game::LegPath::kGrasshop;
+          addRide(a.dx, a.dy, 1, line && a.range == 1 ? 0 : a.range, flip);
+          continue;
+        }
+        const game::Leg& b = sm.second;
+        kinds.insert({1, flip, -a.dy, a.dx, -b.dy, b.dx});
+        addStep(a.dx + b.dx, a.dy + b.dy, flip);  // through an empty square it is a plain move
+      }
+    }
+  }
+  if (v.dropsEnabled)
+    for (size_t face = 0; face < v.faces.size(); ++face)
+      if (v.faces[face].handKind >= 0) kinds.insert({2, 0, int(face), 0, 0, 0});
+
+  stepPlane_.assign(size_t(2 * (2 * v.ranks - 1) * (2 * v.files - 1)), -1);
+  twoLegPlane_.assign(2 * 81, -1);
+  dropPlane_.assign(v.faces.size(), -1);
+  for (const auto& [type, flip, a, b, c, d] : kinds) {
+    const int plane = int(planeKinds_.size());
+    PlaneKind k;
+    k.flip = flip;
+    if (type == 0) {
+      k.type = PlaneKind::kStep;
+      k.dr = a, k.dc = b;
+      stepPlane_[size_t(stepSlot(flip, b, a))] = plane;
+    } else if (type == 1) {
+      k.type = PlaneKind::kTwoLeg;
+      k.dr = a, k.dc = b, k.dr2 = c, k.dc2 = d;
+      twoLegPlane_[size_t(twoLegSlot(flip, b, a, d, c))] = plane;
+    } else {
+      k.type = PlaneKind::kDrop;
+      k.face = a;
+      dropPlane_[size_t(a)] = plane;
+    }
+    planeKinds_.push_back(k);
+  }
 }
 
 void Encoder::encode(const game::Position& pos, float* out) const {
@@ -38,6 +114,7 @@ void Encoder::encode(const game::Position& pos, float* out) const {
 }
 
 int Encoder::moveIndex(const game::Position& pos, game::Move m) const {
+  if (policyPlanes_) return spatialIndex(pos, m);
   const int n = variant_->numSquares();
   if (m.isDrop()) return 2 * n * n + m.dropFace() * n + orient(pos, m.to);
   return (orient(pos, m.from) * n + orient(pos, m.to)) * 2 + (m.isFlip() ? 1 : 0);
@@ -46,6 +123,7 @@ int Encoder::moveIndex(const game::Position& pos, game::Move m) const {
 game::Move Encoder::indexToMove(const game::Position& pos, int index) const {
   const int n = variant_->numSquares();
   if (index < 0 || index >= policySize_) return game::Move::none();
+  if (policyPlanes_) return spatialMove(pos, index);
   if (index >= 2 * n * n) {
     const int rest = index - 2 * n * n;
     return game::Move::drop(rest / n, orient(pos, rest % n));
@@ -53,6 +131,44 @@ game::Move Encoder::indexToMove(const game::Position& pos, int index) const {
   const bool flip = index & 1;
   const int pair = index >> 1;
   return game::Move::board(orient(pos, pair / n), orient(pos, pair % n), flip);
+}
+
+// -1 for a move no plane holds (a move no piece of the variant can make).
+int Encoder::spatialIndex(const game::Position& pos, game::Move m) const {
+  const game::Variant& v = *variant_;
+  const int n = v.numSquares();
+  if (m.isDrop()) {
+    const int plane = dropPlane_[size_t(m.dropFace())];
+    return plane < 0 ? -1 : plane * n + orient(pos, m.to);
+  }
+  const int from = orient(pos, m.from), to = orient(pos, m.to);
+  int plane;
+  if (m.isTwoLeg()) {
+    const int mid = orient(pos, m.mid());
+    plane = twoLegPlane_[size_t(twoLegSlot(m.isFlip(), v.colOf(mid) - v.colOf(from), v.rankOf(mid) - v.rankOf(from),
+                                           v.colOf(to) - v.colOf(mid), v.rankOf(to) - v.rankOf(mid)))];
+  } else {
+    plane = stepPlane_[size_t(stepSlot(m.isFlip(), v.colOf(to) - v.colOf(from), v.rankOf(to) - v.rankOf(from)))];
+  }
+  return plane < 0 ? -1 : plane * n + from;
+}
+
+game::Move Encoder::spatialMove(const game::Position& pos, int index) const {
+  const game::Variant& v = *variant_;
+  const int n = v.numSquares();
+  const PlaneKind& k = planeKinds_[size_t(index / n)];
+  const int sq = index % n;
+  if (k.type == PlaneKind::kDrop) return game::Move::drop(k.face, orient(pos, sq));
+  auto shifted = [&](int s, int dc, int dr) {
+    const int col = v.colOf(s) + dc, rank = v.rankOf(s) + dr;
+    return col < 0 || col >= v.files || rank < 0 || rank >= v.ranks ? -1 : v.square(col, rank);
+  };
+  const int mid = shifted(sq, k.dc, k.dr);
+  if (mid < 0) return game::Move::none();
+  if (k.type == PlaneKind::kStep) return game::Move::board(orient(pos, sq), orient(pos, mid), k.flip);
+  const int to = shifted(mid, k.dc2, k.dr2);
+  if (to < 0) return game::Move::none();
+  return game::Move::twoLeg(orient(pos, sq), orient(pos, mid), orient(pos, to), k.flip);
 }
 
 }  // namespace poppy::nn

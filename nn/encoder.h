@@ -2,6 +2,7 @@
 // the side to move's view: for gote the board is rotated 180 degrees, so one network plays both
 // sides. No LibTorch here: the search and the tests use it without the network.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "game/position.h"
@@ -22,6 +23,8 @@ class Encoder {
   int width() const { return variant_->files; }
   int inputSize() const { return planes_ * height() * width(); }
   int policySize() const { return policySize_; }
+  // Spatial layout (large boards, multi-leg moves): policy planes per square; 0 when dense.
+  int policyPlanes() const { return policyPlanes_; }
 
   // Planes, each height x width floats, in this order:
   //   own pieces, one plane per face; opponent pieces, one plane per face;
@@ -30,9 +33,16 @@ class Encoder {
   //   a plane of ones (marks the board for padded convolutions).
   void encode(const game::Position& pos, float* out) const;
 
-  // Policy index of a legal move, and back. Board moves: (from, to, flip) on the rotated board,
-  // index (from * squares + to) * 2 + flip. Drops: after those, (face, to): 2*squares^2 +
-  // face * squares + to. Every legal move has exactly one index.
+  // Policy index of a legal move, and back. Two layouts, chosen from the variant:
+  // - Dense (boards up to 9x9 without multi-leg moves, every variant before chu): board moves
+  //   (from, to, flip) on the rotated board, index (from * squares + to) * 2 + flip; drops after
+  //   those, 2*squares^2 + face * squares + to. Its head is a full connection (nn/network.h).
+  // - Spatial (AlphaZero's chess layout, for larger boards or multi-leg moves): index
+  //   plane * squares + square, where the square is the move's start (a drop's target) and the
+  //   plane its kind: a displacement some piece of the variant can make, with or without a flip;
+  //   a two-leg move's pair of steps; a drop of one face. A 1x1 convolution gives the planes, so
+  //   the head grows with the board's area, not its square.
+  // Every legal move has exactly one index.
   int moveIndex(const game::Position& pos, game::Move m) const;
   // The move an index stands for in `pos` (not checked for legality).
   game::Move indexToMove(const game::Position& pos, int index) const;
@@ -42,9 +52,33 @@ class Encoder {
     return pos.sideToMove() == 0 ? s : variant_->numSquares() - 1 - s;
   }
 
+  void buildSpatialPlanes();
+  int spatialIndex(const game::Position& pos, game::Move m) const;
+  game::Move spatialMove(const game::Position& pos, int index) const;
+
   game::VariantPtr variant_;
   int planes_ = 0;
   int policySize_ = 0;
+  int policyPlanes_ = 0;
+
+  // Spatial layout. A plane's move: displacement (dc, dr) in columns and ranks of the rotated
+  // board, for two-leg moves the first step to the middle square and the second from there.
+  struct PlaneKind {
+    enum Type : uint8_t { kStep, kTwoLeg, kDrop } type = kStep;
+    bool flip = false;
+    int dc = 0, dr = 0, dc2 = 0, dr2 = 0, face = -1;
+  };
+  std::vector<PlaneKind> planeKinds_;
+  std::vector<int> stepPlane_;    // [flip][dr][dc] -> plane or -1 (offsets by the board size)
+  std::vector<int> twoLegPlane_;  // [flip][dr1][dc1][dr2][dc2], each step in -1..1 -> plane or -1
+  std::vector<int> dropPlane_;    // [face] -> plane or -1
+  int stepSlot(bool flip, int dc, int dr) const {
+    const int w = 2 * variant_->files - 1, h = 2 * variant_->ranks - 1;
+    return (int(flip) * h + dr + variant_->ranks - 1) * w + dc + variant_->files - 1;
+  }
+  static int twoLegSlot(bool flip, int dc1, int dr1, int dc2, int dr2) {
+    return (((int(flip) * 3 + dr1 + 1) * 3 + dc1 + 1) * 3 + dr2 + 1) * 3 + dc2 + 1;
+  }
 };
 
 // The shape of a network for this encoder's inputs and policy, with the given tower and value head.
@@ -54,6 +88,7 @@ inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int chan
   s.height = encoder.height();
   s.width = encoder.width();
   s.policySize = encoder.policySize();
+  s.policyPlanes = encoder.policyPlanes();
   s.blocks = blocks;
   s.channels = channels;
   s.valueHidden = valueHidden;

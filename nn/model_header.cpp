@@ -41,6 +41,7 @@ void modelInfoToJson(const ModelInfo& info, nlohmann::json& h) {
   h["height"] = info.shape.height;
   h["width"] = info.shape.width;
   h["policy_size"] = info.shape.policySize;
+  if (info.shape.policyPlanes) h["policy_planes"] = info.shape.policyPlanes;  // spatial head only: older files lack it
   h["blocks"] = info.shape.blocks;
   h["channels"] = info.shape.channels;
   h["value_hidden"] = info.shape.valueHidden;
@@ -59,6 +60,7 @@ ModelInfo modelInfoFromJson(const nlohmann::json& h) {
   i.shape.height = common::integerAt<int>(h, "height");
   i.shape.width = common::integerAt<int>(h, "width");
   i.shape.policySize = common::integerAt<int>(h, "policy_size");
+  if (h.contains("policy_planes")) i.shape.policyPlanes = common::integerAt<int>(h, "policy_planes");
   i.shape.blocks = common::integerAt<int>(h, "blocks");
   i.shape.channels = common::integerAt<int>(h, "channels");
   i.shape.valueHidden = common::integerAt<int>(h, "value_hidden");
@@ -126,7 +128,8 @@ ModelFileContents parseModelFile(const std::string& all, const std::string& path
   }
   const ModelInfo& i = out.info;
   if (i.shape.planes < 1 || i.shape.height < 1 || i.shape.width < 1 || i.shape.policySize < 1 || i.shape.blocks < 0 ||
-      i.shape.blocks > 256 || i.shape.channels < 1 || i.shape.channels > 4096 || i.shape.valueHidden < 1)
+      i.shape.blocks > 256 || i.shape.channels < 1 || i.shape.channels > 4096 || i.shape.valueHidden < 1 || i.shape.policyPlanes < 0 ||
+      (i.shape.policyPlanes > 0 && i.shape.policySize != i.shape.policyPlanes * i.shape.height * i.shape.width))
     fail("implausible architecture in the header");
   if (!withPayload) return out;
   if (all.size() - (line2 + 1) != payloadBytes)

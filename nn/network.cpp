@@ -26,10 +26,19 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
   inputBn_ = register_module("input_bn", torch::nn::BatchNorm2d(s.channels));
   tower_ = register_module("tower", torch::nn::Sequential());
   for (int i = 0; i < s.blocks; ++i) tower_->push_back(ResidualBlock(s.channels));
-  // Policy: two 1x1 planes, then a full connection to every policy index (AlphaZero's Go head).
-  policyConv_ = register_module("policy_conv", conv(s.channels, 2, 1));
-  policyBn_ = register_module("policy_bn", torch::nn::BatchNorm2d(2));
-  policyFc_ = register_module("policy_fc", torch::nn::Linear(2 * area, s.policySize));
+  if (s.policyPlanes > 0) {
+    // Spatial policy (large boards, nn/encoder.h): a 1x1 layer, then one 1x1 output plane per
+    // kind of move, read at the move's square (AlphaZero's chess head, with 1x1 kernels).
+    policyConv_ = register_module("policy_conv", conv(s.channels, s.channels, 1));
+    policyBn_ = register_module("policy_bn", torch::nn::BatchNorm2d(s.channels));
+    policyOut_ = register_module("policy_out", conv(s.channels, s.policyPlanes, 1));
+    policyOutBn_ = register_module("policy_out_bn", torch::nn::BatchNorm2d(s.policyPlanes));
+  } else {
+    // Policy: two 1x1 planes, then a full connection to every policy index (AlphaZero's Go head).
+    policyConv_ = register_module("policy_conv", conv(s.channels, 2, 1));
+    policyBn_ = register_module("policy_bn", torch::nn::BatchNorm2d(2));
+    policyFc_ = register_module("policy_fc", torch::nn::Linear(2 * area, s.policySize));
+  }
   valueConv_ = register_module("value_conv", conv(s.channels, 1, 1));
   valueBn_ = register_module("value_bn", torch::nn::BatchNorm2d(1));
   valueFc1_ = register_module("value_fc1", torch::nn::Linear(area, s.valueHidden));
@@ -39,10 +48,12 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor x) {
   x = torch::relu(inputBn_(inputConv_(x)));
   if (shape_.blocks > 0) x = tower_->forward(x);  // an empty Sequential refuses forward()
-  auto p = torch::relu(policyBn_(policyConv_(x))).flatten(1);
+  auto p = torch::relu(policyBn_(policyConv_(x)));
+  // Spatial: [batch, planes, h, w] flattened is index plane * squares + square, the encoder's.
+  p = shape_.policyPlanes > 0 ? policyOutBn_(policyOut_(p)).flatten(1) : policyFc_(p.flatten(1));
   auto v = torch::relu(valueBn_(valueConv_(x))).flatten(1);
   v = valueFc2_(torch::relu(valueFc1_(v)));
-  return {policyFc_(p), v};
+  return {p, v};
 }
 
 double PolicyValueNetImpl::flopsPerPosition() const { return nn::flopsPerPosition(shape_); }

@@ -35,7 +35,9 @@ class PolicyValueNetImpl : public torch::nn::Module {
   torch::nn::Sequential tower_{nullptr};
   torch::nn::Conv2d policyConv_{nullptr};
   torch::nn::BatchNorm2d policyBn_{nullptr};
-  torch::nn::Linear policyFc_{nullptr};
+  torch::nn::Linear policyFc_{nullptr};          // dense policy head
+  torch::nn::Conv2d policyOut_{nullptr};         // spatial policy head (shape.policyPlanes > 0)
+  torch::nn::BatchNorm2d policyOutBn_{nullptr};
   torch::nn::Conv2d valueConv_{nullptr};
   torch::nn::BatchNorm2d valueBn_{nullptr};
   torch::nn::Linear valueFc1_{nullptr}, valueFc2_{nullptr};

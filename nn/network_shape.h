@@ -6,6 +6,7 @@ namespace poppy::nn {
 
 struct NetworkShape {
   int planes = 0, height = 0, width = 0, policySize = 0;  // from the Encoder
+  int policyPlanes = 0;  // the Encoder's spatial policy planes; 0: a dense policy head
   int blocks = 4;                                          // residual blocks
   int channels = 32;                                       // channels in the tower
   int valueHidden = 32;                                    // width of the value head's hidden layer
@@ -18,8 +19,11 @@ inline double flopsPerPosition(const NetworkShape& s) {
   const double c = s.channels;
   double macs = area * s.planes * c * 9;    // input convolution
   macs += s.blocks * 2 * area * c * c * 9;  // tower
-  macs += area * c * 3;                     // 1x1 head convolutions
-  macs += 2 * area * s.policySize;          // policy connection
+  macs += area * c;                         // value head's 1x1 convolution
+  if (s.policyPlanes > 0)
+    macs += area * c * c + area * c * s.policyPlanes;  // spatial policy: two 1x1 convolutions
+  else
+    macs += area * c * 2 + 2 * area * s.policySize;  // dense policy: 1x1 to two planes, full connection
   macs += area * s.valueHidden + s.valueHidden * 3;
   return 2 * macs;
 }

@@ -23,7 +23,9 @@ std::string rightAligned(const std::string& s, size_t width) {
 int columnAt(const game::Variant& v, int i, bool flipped) { return flipped ? v.files - 1 - i : i; }
 int rankAt(const game::Variant& v, int i, bool flipped) { return flipped ? v.ranks - 1 - i : i; }
 
+// Variants without drops (chu) have no hands to show.
 std::string handLine(const game::Position& pos, game::Color c, const BoardStyle& style) {
+  if (!pos.variant().dropsEnabled) return "";
   return std::string(kMargin, ' ') + style.names[c] + " in hand: " + handText(pos, c) + "\n";
 }
 
@@ -56,7 +58,7 @@ std::string renderBoard(const game::Position& pos, const BoardStyle& style) {
   const game::Move last = pos.lastMove();
   auto highlighted = [&](game::Square s) {
     if (last.isNone()) return false;
-    return s == last.to || (!last.isDrop() && s == last.from);
+    return s == last.to || (!last.isDrop() && s == last.from) || (last.isTwoLeg() && s == last.mid());
   };
 
   std::string out;

@@ -244,3 +244,20 @@ TEST_P(TacticsSuite, EveryMateIsSolvedWithinTheBudget) {
 INSTANTIATE_TEST_SUITE_P(Tactics, TacticsSuite, ::testing::Values("tactics_micro.txt", "tactics_minishogi.txt"));
 
 }  // namespace
+
+// Royal capture (chu, docs/RULES.md): taking the last royal ends the game, check or no check.
+// Gote's king on 6a, sente's rook on 6l with the file open: 6l6a takes it, a "mate" in 1. With
+// a crown prince beside the king (on 5a) the capture leaves gote a royal and the game goes on
+// (the rook on 6a checks the prince, which may take it): no mate in 1.
+TEST(MateSearchRoyalCapture, TakingTheLastKingIsAMateInOne) {
+  const game::VariantPtr chu = game::loadVariant("chu");
+  Position pos = Position::fromSfen(chu, "6k5/12/12/12/12/1p10/12/12/12/12/12/K5R5 b - 1");
+  mcts::MateSearch search;
+  int plies = 0;
+  const Move m = search.quick(pos, 1, plies);
+  ASSERT_FALSE(m.isNone());
+  EXPECT_EQ(pos.moveToUsi(m).substr(0, 4), "6l6a") << "promoting or not, it wins";
+  EXPECT_EQ(plies, 1);
+  Position prince = Position::fromSfen(chu, "6k+e4/12/12/12/12/1p10/12/12/12/12/12/K5R5 b - 1");
+  EXPECT_TRUE(search.quick(prince, 1, plies).isNone());
+}

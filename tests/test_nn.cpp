@@ -145,7 +145,7 @@ std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position&
   return out;
 }
 
-const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi"};
+const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu"};
 
 // ---------------------------------------------------------------------------------------------
 // Encoder: the policy index space
@@ -212,6 +212,44 @@ TEST_P(EncoderEveryVariant, PlanesFollowTheDocumentedLayout) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, EncoderEveryVariant, ::testing::ValuesIn(kVariants));
+
+// The dense layout's size, from encoder.h: 2 * squares^2 + faces * squares.
+TEST(Encoder, SmallBoardsKeepTheDenseLayout) {
+  for (const char* name : {"micro", "minishogi", "shogi", "tori"}) {
+    const game::VariantPtr v = game::loadVariant(name);
+    const nn::Encoder enc(v);
+    const int n = v->numSquares();
+    EXPECT_EQ(enc.policyPlanes(), 0) << name;
+    EXPECT_EQ(enc.policySize(), 2 * n * n + int(v->faces.size()) * n) << name;
+  }
+}
+
+// Chu's spatial planes, counted from configs/variants/chu.yaml by hand. Steps without a flip:
+// the free king rides every line, 11 squares each way on 12x12 (8 x 11 = 88), and the lion
+// adds the 8 knight leaps: 96. Steps with a flip (promotion: the unpromoted faces): rooks,
+// bishops and lances give the 88 line squares, nothing flippable leaps like a knight: 88. The
+// lion's two-step moves: a first step in 8 directions and a second in 8 (back home included):
+// 64; the horned falcon's and soaring eagle's are among them. 96 + 88 + 64 = 248 planes.
+TEST(Encoder, ChuUsesTheSpatialLayout) {
+  const game::VariantPtr v = game::loadVariant("chu");
+  const nn::Encoder enc(v);
+  EXPECT_EQ(enc.policyPlanes(), 248);
+  EXPECT_EQ(enc.policySize(), 248 * 144);
+  // The same kind of move from the same square has one index for either side: gote's view is
+  // rotated, so sente's pawn 1i1h and gote's pawn 12d12e are one index.
+  const game::Position sente(v);
+  game::Position gote(v);
+  gote.makeMove(gote.parseUsi("1i1h"));
+  EXPECT_EQ(enc.moveIndex(sente, sente.parseUsi("1i1h")), enc.moveIndex(gote, gote.parseUsi("12d12e")));
+  // A lion's double step and its igui are their own indices, apart from the plain moves.
+  const game::Position lion = game::Position::fromSfen(v, "11k/12/12/12/12/6p5/6N5/12/12/12/12/K11 b - 1");
+  const int plain = enc.moveIndex(lion, lion.parseUsi("6g6f"));
+  const int igui = enc.moveIndex(lion, lion.parseUsi("6g6f6g"));
+  const int onward = enc.moveIndex(lion, lion.parseUsi("6g6f6e"));
+  EXPECT_NE(plain, igui);
+  EXPECT_NE(igui, onward);
+  EXPECT_EQ(plain % 144, igui % 144) << "both read at the lion's square";
+}
 
 TEST(Encoder, IndexOutsideThePolicyIsNoMove) {
   const game::VariantPtr v = game::loadVariant("micro");
@@ -424,6 +462,36 @@ class ModelFiles : public ::testing::Test {
   size_t line1_ = 0, line2_ = 0;
   int serial_ = 0;
 };
+
+// A spatial-policy network (chu, nn/encoder.h) goes through a model file too: the header records
+// its policy planes, and the loaded network gives the same outputs.
+TEST(SpatialModelFile, ChuSaveThenLoadGivesIdenticalOutputs) {
+  const game::VariantPtr chu = game::loadVariant("chu");
+  const nn::Encoder enc(chu);
+  nn::ModelInfo info;
+  info.variant = "chu";
+  info.rules = chu->fingerprint;
+  info.encoderVersion = nn::Encoder::kVersion;
+  info.shape = nn::networkShapeFor(enc, 1, 8, 8);
+  torch::manual_seed(3);
+  nn::PolicyValueNet net(info.shape);
+  net->eval();
+  const fs::path dir = freshTempDir("SpatialModelFile");
+  const std::string path = (dir / "chu.model").string();
+  nn::saveModel(path, net, info);
+  nn::ModelInfo read;
+  auto loaded = nn::loadModel(path, &read, chu.get(), nn::Encoder::kVersion);
+  EXPECT_EQ(read.shape.policyPlanes, enc.policyPlanes());
+  EXPECT_EQ(read.shape.policySize, enc.policySize());
+  std::vector<float> planes(size_t(enc.inputSize()));
+  enc.encode(game::Position(chu), planes.data());
+  const auto x = torch::from_blob(planes.data(), {1, enc.planes(), 12, 12}).clone();
+  const auto a = forwardEval(net, x), b = forwardEval(loaded, x);
+  EXPECT_EQ(a.first.size(1), enc.policySize());
+  EXPECT_TRUE(torch::equal(a.first, b.first));
+  EXPECT_TRUE(torch::equal(a.second, b.second));
+  fs::remove_all(dir);
+}
 
 TEST_F(ModelFiles, SaveThenLoadGivesIdenticalOutputs) {
   nn::ModelInfo info;

@@ -10,7 +10,8 @@
 namespace poppy::testing {
 
 // `count` SFENs, each after a random number of random legal moves (0..maxPlies), stopping early
-// at a position with no legal move (which is kept: perft must handle it too).
+// at a position with no legal move (which is kept: perft must handle it too). Under royal
+// capture (chu) a move that takes a side's last royal is not made: that position has no SFEN.
 inline std::vector<std::string> randomPositions(const game::VariantPtr& variant, int count, int maxPlies,
                                                 uint32_t seed) {
   std::mt19937 rng(seed);
@@ -23,6 +24,10 @@ inline std::vector<std::string> randomPositions(const game::VariantPtr& variant,
       pos.generateLegal(moves);
       if (moves.size() == 0) break;
       pos.makeMove(moves[std::uniform_int_distribution<int>(0, moves.size() - 1)(rng)]);
+      if (variant->royalCapture && pos.royalCount(pos.sideToMove()) == 0) {
+        pos.unmakeMove();
+        break;
+      }
     }
     out.push_back(pos.sfen());
   }
