@@ -93,7 +93,7 @@ void runMatchCommand(MatchArgs o, bool gamesGiven) {
 void addSideOptions(CLI::App* cmd, SideArgs& s, const std::string& w) {
   cmd->add_option("--" + w, s.player,
                   "Player " + std::string(w == "a" ? "A" : "B") +
-                      ": model:PATH[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND")
+                      ": model:PATH[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND")
       ->required();
   cmd->add_option("--engine-option-" + w, s.engineOptions,
                   "USI option NAME=VALUE for a usi: player (repeatable; UCI_Variant is set automatically)");

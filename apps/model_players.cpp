@@ -1,5 +1,8 @@
 #include "apps/model_players.h"
 
+#include "mcts/evaluator.h"
+#include "nn/encoder.h"
+
 namespace poppy::apps {
 
 LoadedPlayer loadPlayer(const std::string& description, const game::Variant& variant, const std::string& device,
@@ -8,7 +11,7 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
   p.spec.name = description;
   auto bad = [&](const std::string& why) {
     return std::runtime_error("player '" + description + "': " + why +
-                              " (use model:PATH[:PLAYOUTS], rollout[:SIMULATIONS] or random)");
+                              " (use model:PATH[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS] or random)");
   };
   if (description == "random") {
     p.spec.kind = selfplay::PlayerSpec::Kind::kRandom;
@@ -30,6 +33,16 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
     if (description == "rollout") return p;
     if (description[7] != ':') throw bad("unknown player");
     p.spec.simulations = number(description.substr(8));
+    return p;
+  }
+  // The same search as a model player's, with a network that knows nothing (equal priors, every
+  // position a draw): the baseline that shows what a trained network adds.
+  if (description == "uniform" || description.rfind("uniform:", 0) == 0) {
+    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
+    p.spec.search.playouts = description == "uniform" ? defaultPlayouts : number(description.substr(8));
+    const nn::Encoder encoder(std::make_shared<game::Variant>(variant));
+    p.evaluator = std::make_unique<mcts::UniformEvaluator>(encoder.policySize());
+    p.spec.evaluator = p.evaluator.get();
     return p;
   }
   if (description.rfind("model:", 0) == 0) {

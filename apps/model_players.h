@@ -1,5 +1,6 @@
 // Turning command-line player descriptions into match players: "model:PATH[:PLAYOUTS]",
-// "rollout[:SIMULATIONS]" or "random". Shared by `poppy match` and `poppy gate`.
+// "uniform[:PLAYOUTS]" (the same search with a uniform network), "rollout[:SIMULATIONS]" or
+// "random". Shared by `poppy match` and `poppy gate`.
 #pragma once
 #include <memory>
 #include <string>

@@ -6,10 +6,10 @@ namespace poppy::nn {
 
 struct NetworkShape {
   int planes = 0, height = 0, width = 0, policySize = 0;  // from the Encoder
-  int policyPlanes = 0;  // the Encoder's spatial policy planes; 0: a dense policy head
   int blocks = 4;                                          // residual blocks
   int channels = 32;                                       // channels in the tower
   int valueHidden = 32;                                    // width of the value head's hidden layer
+  int policyPlanes = 0;  // the Encoder's spatial policy planes; 0: a dense policy head (last: aggregate order)
 };
 
 // Floating-point operations of one forward pass for one position (a multiply-add counts two): for

@@ -163,6 +163,8 @@ json positionJson(const game::Position& pos, int plyCap) {
         jm["from"] = pos.squareName(m.from);
         jm["drop"] = nullptr;
       }
+      // A lion's double move, igui or pass (chu): the square its first step goes to.
+      jm["mid"] = m.isTwoLeg() ? json(pos.squareName(m.mid())) : json(nullptr);
       legal.push_back(std::move(jm));
     }
   }

@@ -828,6 +828,33 @@ TEST(Serve, OptionalPromotionIsAskedInTheBrowser) {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
+// Chu: a lion's double capture is played by clicking the lion, the first piece it takes and the
+// square it goes on to (gote pawns on 6f and 6e in front of sente's lion on 6g).
+TEST(Serve, LionDoubleMoveByClickingTheMiddleSquare) {
+  const auto dir = freshTempDir("poppy_test_serve_", "lion");
+  ServerProcess server({}, (dir / "serve.log").string());
+  const std::string dom = runPageSelftest(
+      server.port(), dir,
+      "selftest=lion&variant=chu&side=both&sfen=11k/12/12/12/12/6p5/6N5/12/12/12/12/K11%20b%20-%201");
+  ASSERT_FALSE(dom.empty());
+  const json result = selftestResult(dom);
+  ASSERT_TRUE(result.is_object());
+  ASSERT_EQ(result.value("done", false), true) << result.dump();
+  const std::string move = result.at("move");
+  EXPECT_EQ(move.substr(0, 4), "6g6f") << "a move through the pawn";
+  EXPECT_EQ(move.size(), 6u) << move;
+  // After the middle square, the page offers the second steps: on from 6f (8 neighbours, the
+  // lion's own square among them) and stopping on 6f itself.
+  EXPECT_EQ(result.at("second_step").size(), 9u) << result.dump();
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = client.Get(("/api/state?game=" + result.at("game").get<std::string>()).c_str());
+  ASSERT_TRUE(r);
+  const json state = json::parse(r->body);
+  EXPECT_EQ(state.at("history"), json::array({move}));
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
 #endif  // POPPY_BINARY
 
 }  // namespace

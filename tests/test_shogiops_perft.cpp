@@ -12,6 +12,7 @@
 // that premise with Poppy's own rules lifted (the drop is then legal and mates, or does not mate
 // for the contrast positions), so that an edit of a position cannot quietly empty the test.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +25,7 @@
 
 #include "game/perft.h"
 #include "game/variant_loader.h"
+#include "support/random_positions.h"
 
 using namespace poppy::game;
 namespace fs = std::filesystem;
@@ -140,5 +142,44 @@ TEST_P(ShogiopsPerft, CountsAtEveryDepthMatchShogiops) {
 
 INSTANTIATE_TEST_SUITE_P(PawnDrops, ShogiopsPerft, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// A third opinion beside Fairy-Stockfish (tests/test_fairy_perft.cpp) on ordinary positions:
+// random games of shogi and minishogi (drops, promotions, checks), perft to depth 2 (depth 3
+// for minishogi) against shogiops, all positions in one node process.
+class ShogiopsRandomPositions : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(ShogiopsRandomPositions, CountsMatchShogiops) {
+  const auto [variant, depth] = GetParam();
+  const VariantPtr v = loadVariant(variant);
+  const auto sfens = poppy::testing::randomPositions(v, 60, 120, 20261124);
+  std::string input;
+  for (const auto& s : sfens) input += s + "\n";
+  const fs::path inputFile = fs::temp_directory_path() / ("poppy_shogiops_" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(inputFile) << input;
+  const std::string cmd = "node " + shellQuote((kReferenceDir / "perft.mjs").string()) + " " + variant + " " +
+                          std::to_string(depth) + " - < " + shellQuote(inputFile.string()) + " 2>&1";
+  FILE* out = popen(cmd.c_str(), "r");
+  ASSERT_NE(out, nullptr) << cmd;
+  std::vector<std::string> lines;
+  char line[512];
+  while (std::fgets(line, sizeof line, out)) lines.emplace_back(line);
+  const int status = pclose(out);
+  fs::remove(inputFile);
+  ASSERT_EQ(status, 0) << cmd << (lines.empty() ? std::string() : "\n" + lines[0]);
+  ASSERT_EQ(lines.size(), sfens.size());
+  for (size_t i = 0; i < sfens.size(); ++i) {
+    std::istringstream in(lines[i]);
+    Position pos = Position::fromSfen(v, sfens[i]);
+    for (int d = 1; d <= depth; ++d) {
+      unsigned long long expected = 0;
+      ASSERT_TRUE(bool(in >> expected)) << lines[i];
+      EXPECT_EQ(perft(pos, d), expected) << variant << " " << sfens[i] << " depth " << d;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, ShogiopsRandomPositions,
+                         ::testing::Values(std::make_pair("shogi", 2), std::make_pair("minishogi", 3)),
+                         [](const auto& info) { return std::string(info.param.first); });
 
 }  // namespace

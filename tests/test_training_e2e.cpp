@@ -327,6 +327,38 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
   fs::remove_all(root);
 }
 
+// Chu shogi end to end on a tiny network: 12x12, the spatial policy head (nn/encoder.h), royal
+// capture and lion moves in self-play, replay chunks, training and the gate.
+TEST(TrainE2E, ChuTinyRunPlaysTrainsAndGates) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "chu.yaml", dir = root / "run";
+  spit(config,
+       "variant: chu\ndevice: cpu\nseed: 7\n"
+       "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
+       "selfplay: {games_per_iteration: 4, parallel_games: 4, playouts: 8, ply_cap: 40, leaf_mate_plies: 1, "
+       "root_mate_plies: 1, threads: 1}\n"
+       "training: {batch_size: 32, steps_per_iteration: 5, min_samples: 50, window: 20000, threads: 1}\n"
+       "gate: {games: 2, playouts: 4, parallel_games: 2}\n"
+       "run: {iterations: 1}\n");
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const auto recs = records(dir);
+  ASSERT_EQ(recs.size(), 4u);
+  const game::VariantPtr chu = game::loadVariant("chu");
+  for (const auto& rec : recs) {
+    game::Position pos = game::Position::fromSfen(chu, rec.start);
+    for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+  }
+  const nn::Encoder encoder(chu);
+  const auto chunks = chunkFiles(dir);
+  ASSERT_EQ(chunks.size(), 4u);
+  EXPECT_EQ(int(selfplay::readReplayChunk(chunks[0].string(), selfplay::chunkInfoFor(encoder)).size()), recs[0].plies);
+  const nn::ModelInfo gen0 = nn::readModelInfo((dir / "models/gen-0000.model").string());
+  EXPECT_EQ(gen0.shape.policyPlanes, encoder.policyPlanes());
+  EXPECT_EQ(readJson(dir / "state.json").at("iteration"), 1);
+  fs::remove_all(root);
+}
+
 TEST(TrainE2E, KilledRunResumesWithoutLosingOrDoublingGames) {
   const fs::path root = testRoot();
   const fs::path config = root / "long.yaml", dir = root / "run";

@@ -102,8 +102,14 @@ function pieceElement(piece, downward) {
   return el;
 }
 
+// With a first step chosen (sel.mid: a lion's double move), the moves through that square,
+// and the plain move that ends there.
 function legalFrom(sel) {
   if (!ui.state || !sel) return [];
+  if (sel.mid) {
+    return ui.state.legal_moves.filter((m) => m.from === sel.from &&
+        (m.mid === sel.mid || (!m.mid && m.to === sel.mid)));
+  }
   return ui.state.legal_moves.filter((m) => (sel.from ? m.from === sel.from : m.drop === sel.drop && m.from === null));
 }
 
@@ -140,7 +146,7 @@ function render() {
       el.append(p);
     }
     if (s.last_move && (s.last_move.to === sq.square || s.last_move.from === sq.square)) el.classList.add('last');
-    if (ui.selected && ui.selected.from === sq.square) el.classList.add('selected');
+    if (ui.selected && (ui.selected.from === sq.square || ui.selected.mid === sq.square)) el.classList.add('selected');
     if (targets.has(sq.square)) el.classList.add('target');
     if (heat && heat[sq.square]) {
       const h = document.createElement('div');
@@ -302,7 +308,7 @@ async function tryMove(usi) {
 function attempt(sel, to) {
   const options = legalFrom(sel).filter((m) => m.to === to);
   if (options.length === 0) {
-    const usi = sel.from ? sel.from + to : `${sel.drop}*${to}`;
+    const usi = sel.from ? sel.from + (sel.mid || '') + to : `${sel.drop}*${to}`;
     return act(() => tryMove(usi));
   }
   if (options.length === 1) return act(() => tryMove(options[0].usi));
@@ -313,16 +319,17 @@ function attempt(sel, to) {
   });
 }
 
-// The promotion (or drop face) dialog: resolves to the chosen USI move, or null on cancel.
-function choose(options) {
+// The promotion (or drop face, or pass) dialog: resolves to the chosen USI move, or null on cancel.
+function choose(options, title) {
   return new Promise((resolve) => {
     const box = $('choice');
-    $('choice-title').textContent = options[0].drop ? 'Drop which side up?' : 'Promote?';
+    $('choice-title').textContent = title || (options[0].drop ? 'Drop which side up?' : 'Promote?');
     const buttons = options.map((m) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.setAttribute('data-usi', m.usi);
-      b.textContent = `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
+      b.textContent = m.mid ? `${m.usi}${m.to === m.from ? (isEmpty(m.mid) ? ': pass' : ': igui') : ''}`
+          : `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
       b.onclick = () => { box.hidden = true; resolve(m.usi); };
       return b;
     });
@@ -330,6 +337,11 @@ function choose(options) {
     $('choice-cancel').onclick = () => { box.hidden = true; resolve(null); };
     box.hidden = false;
   });
+}
+
+function isEmpty(square) {
+  const b = ui.state.board.find((x) => x.square === square);
+  return !b || !b.piece;
 }
 
 function ownTurn() {
@@ -345,7 +357,26 @@ function onSquareClick(square) {
   const sq = s.board.find((b) => b.square === square);
   const own = sq && sq.piece && sq.piece.color === s.side_to_move;
   if (ui.selected) {
-    if (ui.selected.from === square) { ui.selected = null; render(); return ui.pending; }
+    const sel = ui.selected;
+    if (sel.mid) return attempt(sel, square);  // the second step of a lion's move
+    if (sel.from === square) {
+      // The selected piece again: a pass where it has one (a lion, chu), else deselect.
+      const passes = s.legal_moves.filter((m) => m.from === square && m.mid && m.to === square && isEmpty(m.mid));
+      if (passes.length === 0) { ui.selected = null; render(); return ui.pending; }
+      return act(async () => {
+        const usi = await choose(passes, 'Pass (stay on this square)?');
+        if (usi) await tryMove(usi);
+        else { ui.selected = null; render(); }
+      });
+    }
+    // An enemy piece its first step can take: a lion's double move continues from there.
+    if (sel.from && !own && s.legal_moves.some((m) => m.from === sel.from && m.mid === square && !isEmpty(square))) {
+      ui.selected = {from: sel.from, mid: square};
+      render();
+      showMessage('Second step: click the square the piece goes on to, the same square to stop there, ' +
+                  'or its own square (igui).', 'info');
+      return ui.pending;
+    }
     if (own && ui.selected.from && legalFrom(ui.selected).every((m) => m.to !== square)) {
       ui.selected = {from: square};  // switching to another own piece
       render();
@@ -597,6 +628,24 @@ async function selftestPromotion() {
   });
 }
 
+// With ?selftest=lion&sfen=...: plays the first double capture (a lion's move through an enemy
+// piece, chu) by clicking the lion, the middle square and the final square.
+async function selftestLion() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    const s = ui.state;
+    out.game = s.game;
+    const lion = s.legal_moves.find((m) => m.mid && m.to !== m.from && !isEmpty(m.mid));
+    out.move = lion.usi;
+    click(squareEl(lion.from));
+    click(squareEl(lion.mid));
+    out.second_step = legalFrom(ui.selected).map((m) => m.to);
+    click(squareEl(lion.to));
+    await ui.pending;
+    out.history = ui.state.history;
+  });
+}
+
 // ---- start -----------------------------------------------------------------------------------
 
 // Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
@@ -638,6 +687,7 @@ async function main() {
   }
   await newGame(params.get('sfen'));
   if (params.get('selftest') === 'promotion') await selftestPromotion();
+  else if (params.get('selftest') === 'lion') await selftestLion();
   else if (params.get('selftest')) await selftest();
 }
 
