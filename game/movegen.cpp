@@ -199,7 +199,7 @@ int Position::generate(MoveList* out) const {
   // A two-leg move that comes home leaves a position fixed by its middle square alone: every
   // pass (any piece, through any empty square) is one position, and so is every igui taking
   // the same piece. The first legal one generated stands for all (homeMoveKey).
-  bool homeSeen[kMaxSquares + 1] = {};
+  uint64_t homeSeen[(kMaxSquares + 1 + 63) / 64] = {};  // a bit per homeMoveKey
   auto addSpecialMoves = [&](Square from, int face) {
     SpecialTarget targets[kMaxSpecialTargets];
     const int nt = specialTargets(v, board_, face, us, from, targets);
@@ -210,9 +210,9 @@ int Position::generate(MoveList* out) const {
       for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
       if (seen) continue;
       const int home = t.mid >= 0 && t.to == from ? homeMoveKey(t.mid) : -1;
-      if (home >= 0 && homeSeen[home]) continue;
+      if (home >= 0 && ((homeSeen[home / 64] >> (home % 64)) & 1)) continue;
       if (v.lionFaces && !lionRulesAllow(face, from, t.mid, t.to)) continue;
-      if (home >= 0) homeSeen[home] = true;  // safe for the king too: the position is the same
+      if (home >= 0) homeSeen[home / 64] |= uint64_t(1) << (home % 64);  // the same position: as safe for the king
       auto make = [&](bool flip) {
         return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
       };

@@ -21,7 +21,13 @@ constexpr char kMagic[8] = {'P', 'O', 'P', 'P', 'Y', 'R', 'P', 'L'};
 constexpr size_t kFixedHeader = 78;  // up to and including the variant name length
 constexpr size_t kMaxVariantName = 255;
 constexpr size_t kMaxHeader = kFixedHeader + kMaxVariantName + 16;
-constexpr int kMaxPolicySize = 65536;
+constexpr int kMaxNarrowPolicySize = 65536;  // uint16 indices (version 2)
+constexpr int kMaxPolicySize = 1 << 24;      // uint32 indices (version 3): a sanity bound
+
+uint32_t versionFor(const ChunkInfo& info) {
+  return info.policySize > kMaxNarrowPolicySize ? kReplayFormatVersion : kReplayNarrowIndexVersion;
+}
+int indexBytes(uint64_t version) { return version >= 3 ? 4 : 2; }
 
 // --- little-endian encoding ------------------------------------------------------------------
 
@@ -63,7 +69,7 @@ std::vector<uint8_t> encodeHeader(const ChunkInfo& info, uint64_t samples, uint6
                                   uint64_t packedSize, uint64_t checksum,
                                   uint64_t packedChecksum) {
   std::vector<uint8_t> h(kMagic, kMagic + 8);
-  put(h, kReplayFormatVersion, 4);
+  put(h, versionFor(info), 4);
   put(h, kFixedHeader + info.variant.size() + 16, 4);
   put(h, uint32_t(info.encoderVersion), 4);
   put(h, uint32_t(info.planes), 4);
@@ -91,12 +97,12 @@ size_t decodeHeader(const std::string& path, const uint8_t* data, size_t size, C
   }
   if (size < 12) throw ReplayError(Kind::kTruncated, path, "truncated inside the header");
   const uint64_t version = get(data + 8, 4);
-  if (version != kReplayFormatVersion && version != 1) {
+  if (version < 1 || version > kReplayFormatVersion) {
     throw ReplayError(Kind::kVersion, path,
                       "unsupported format version " + std::to_string(version) +
-                          " (this build reads versions 1 and " + std::to_string(kReplayFormatVersion) +
-                          ")");
+                          " (this build reads versions 1 to " + std::to_string(kReplayFormatVersion) + ")");
   }
+  out.version = uint32_t(version);
   const size_t fingerprintBytes = version == 1 ? 0 : 8;  // version 1 has no rules fingerprint
   if (size < kFixedHeader) throw ReplayError(Kind::kTruncated, path, "truncated inside the header");
   const size_t nameLength = size_t(get(data + 76, 2));
@@ -228,9 +234,9 @@ void writeReplayChunk(const std::string& path, const ChunkInfo& info,
     invalid("bad shape " + shapeText(info));
   }
   if (info.policySize <= 0 || info.policySize > kMaxPolicySize) {
-    invalid("policy size " + std::to_string(info.policySize) +
-            " outside 1..65536 (policy indices are stored as uint16)");
+    invalid("policy size " + std::to_string(info.policySize) + " outside 1.." + std::to_string(kMaxPolicySize));
   }
+  const int wide = indexBytes(versionFor(info));
   const size_t inputSize = size_t(info.inputSize());
   size_t entries = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
@@ -242,13 +248,13 @@ void writeReplayChunk(const std::string& path, const ChunkInfo& info,
   // Payload, column by column.
   const size_t n = samples.size();
   std::vector<uint8_t> raw;
-  raw.reserve(n * (inputSize + 1 + 4 + 4) + entries * 6);
+  raw.reserve(n * (inputSize + 1 + 4 + 4) + entries * size_t(wide + 4));
   for (const Sample& s : samples) raw.insert(raw.end(), s.planes.begin(), s.planes.end());
   for (const Sample& s : samples) raw.push_back(uint8_t(s.result));
   for (const Sample& s : samples) put(raw, floatBits(s.rootValue), 4);
   for (const Sample& s : samples) put(raw, s.policy.size(), 4);
   for (const Sample& s : samples)
-    for (const auto& entry : s.policy) put(raw, entry.first, 2);
+    for (const auto& entry : s.policy) put(raw, entry.first, wide);
   for (const Sample& s : samples)
     for (const auto& entry : s.policy) put(raw, floatBits(entry.second), 4);
 
@@ -304,7 +310,7 @@ std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& ex
 
   const uint64_t inputSize = uint64_t(h.info.inputSize());
   const uint64_t perSample = inputSize + 1 + 4 + 4;
-  const uint64_t maxPerSample = perSample + uint64_t(h.info.policySize) * 6;
+  const uint64_t maxPerSample = perSample + uint64_t(h.info.policySize) * uint64_t(indexBytes(h.version) + 4);
   constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 36;  // 64 GiB: no honest chunk comes close
   if (h.samples > kMaxChunkBytes / std::max<uint64_t>(maxPerSample, 1) ||
       h.uncompressedSize < h.samples * perSample || h.uncompressedSize > h.samples * maxPerSample ||
@@ -368,9 +374,10 @@ std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& ex
     if (count > uint64_t(h.info.policySize)) malformed("sample " + std::to_string(i) + " policy count");
     entries += count;
   }
-  if (raw.size() != n * perSample + entries * 6) malformed("policy entry count does not match size");
+  const int wide = indexBytes(h.version);
+  if (raw.size() != n * perSample + entries * uint64_t(wide + 4)) malformed("policy entry count does not match size");
   const uint8_t* indices = counts + 4 * n;
-  const uint8_t* probs = indices + 2 * entries;
+  const uint8_t* probs = indices + size_t(wide) * entries;
 
   std::vector<Sample> samples(n);
   size_t e = 0;
@@ -382,7 +389,7 @@ std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& ex
     const size_t count = size_t(get(counts + 4 * i, 4));
     s.policy.resize(count);
     for (size_t k = 0; k < count; ++k, ++e) {
-      s.policy[k] = {uint16_t(get(indices + 2 * e, 2)), bitsFloat(uint32_t(get(probs + 4 * e, 4)))};
+      s.policy[k] = {uint32_t(get(indices + size_t(wide) * e, wide)), bitsFloat(uint32_t(get(probs + 4 * e, 4)))};
     }
     const std::string problem = sampleProblem(h.info, s);
     if (!problem.empty()) malformed("sample " + std::to_string(i) + ": " + problem);

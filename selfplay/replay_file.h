@@ -22,6 +22,9 @@
 //     78+n     8  rules fingerprint of the variant (game/rules_fingerprint.h; 0: not recorded)
 //     86+n     8  XXH64 (seed 0) of header bytes [0, 86+n)
 // Version 1 files (no fingerprint: the checksum follows the name) are still read, as fingerprint 0.
+// Version 3 is version 2 with 32-bit policy indices: written for policies of more than 65,536
+// entries (large boards), so the chunks of every other variant stay version 2 and byte for byte
+// as before.
 //   then the payload as one zstd frame (level 3), exactly "compressed size" bytes, nothing after.
 // Checksums are XXH64 from libxxhash. The compressed bytes have their own checksum because zstd
 // ignores some bit flips (padding bits of its bitstreams): every changed byte is caught before
@@ -33,7 +36,7 @@
 //   S     int8    result
 //   S     float32 root value (IEEE bits, little-endian)
 //   S     uint32  number of policy entries of each sample
-//   E     uint16  policy indices
+//   E     uint16  policy indices (uint32 in version 3)
 //   E     float32 policy probabilities
 #pragma once
 #include <cstdint>
@@ -45,7 +48,8 @@
 
 namespace poppy::selfplay {
 
-inline constexpr uint32_t kReplayFormatVersion = 2;
+inline constexpr uint32_t kReplayFormatVersion = 3;  // the newest this build reads
+inline constexpr uint32_t kReplayNarrowIndexVersion = 2;  // what it writes for policies up to 65,536
 inline constexpr int kReplayZstdLevel = 3;
 
 // What a chunk is for. A reader states what it expects; a chunk for anything else is refused.
@@ -56,7 +60,7 @@ struct ChunkInfo {
   int planes = 0;
   int height = 0;
   int width = 0;
-  int policySize = 0;  // at most 65536: samples store policy indices as uint16
+  int policySize = 0;  // up to 65,536 stored as uint16 (version 2), larger as uint32 (version 3)
 
   int inputSize() const { return planes * height * width; }
   bool operator==(const ChunkInfo& o) const {
@@ -110,6 +114,7 @@ struct ChunkHeader {
   uint64_t payloadChecksum = 0;     // of the uncompressed payload
   uint64_t compressedChecksum = 0;  // of the compressed payload
   size_t headerSize = 0;            // bytes before the payload
+  uint32_t version = 0;             // the file's format version
 };
 ChunkHeader readReplayChunkHeader(const std::string& path);
 

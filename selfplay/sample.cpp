@@ -29,13 +29,13 @@ void dequantizePlanes(const uint8_t* q, size_t count, float* out) {
   for (size_t i = 0; i < count; ++i) out[i] = float(q[i]) / float(kPlaneScale);
 }
 
-std::vector<std::pair<uint16_t, float>> sparsePolicy(const int* indices, const float* weights,
+std::vector<std::pair<uint32_t, float>> sparsePolicy(const int* indices, const float* weights,
                                                      size_t n, int policySize) {
-  std::vector<std::pair<uint16_t, float>> policy;
+  std::vector<std::pair<uint32_t, float>> policy;
   policy.reserve(n);
   double sum = 0.0;
   for (size_t i = 0; i < n; ++i) {
-    if (indices[i] < 0 || indices[i] >= policySize || indices[i] > 65535) {
+    if (indices[i] < 0 || indices[i] >= policySize) {
       throw std::invalid_argument("sparsePolicy: index " + std::to_string(indices[i]) +
                                   " outside the policy (size " + std::to_string(policySize) +
                                   ")");
@@ -45,7 +45,7 @@ std::vector<std::pair<uint16_t, float>> sparsePolicy(const int* indices, const f
                                   " at index " + std::to_string(indices[i]));
     }
     sum += weights[i];
-    if (weights[i] > 0.0f) policy.emplace_back(uint16_t(indices[i]), weights[i]);
+    if (weights[i] > 0.0f) policy.emplace_back(uint32_t(indices[i]), weights[i]);
   }
   if (!(sum > 0.0)) throw std::invalid_argument("sparsePolicy: all weights are zero");
   std::vector<int> seen(indices, indices + n);

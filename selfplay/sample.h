@@ -19,7 +19,7 @@ struct Sample {
   std::vector<uint8_t> planes;  // planes x height x width, value * 24 (see quantizePlanes)
   // Sparse visit distribution over policy indices: each index at most once, probabilities >= 0,
   // summing to 1.
-  std::vector<std::pair<uint16_t, float>> policy;
+  std::vector<std::pair<uint32_t, float>> policy;
   int8_t result = 0;       // game result from the side to move's view: +1 win, 0 draw, -1 loss
   float rootValue = 0.0f;  // search value at the root, side to move's view
 
@@ -39,9 +39,9 @@ void dequantizePlanes(const uint8_t* q, size_t count, float* out);
 
 // A normalized sparse policy from raw visit counts (or any non-negative weights) at `n` policy
 // indices: zero weights are dropped, the rest divided by their sum. Throws std::invalid_argument
-// for an index outside [0, policySize) or > 65535, a repeated index, a negative or non-finite
+// for an index outside [0, policySize), a repeated index, a negative or non-finite
 // weight, or all weights zero.
-std::vector<std::pair<uint16_t, float>> sparsePolicy(const int* indices, const float* weights,
+std::vector<std::pair<uint32_t, float>> sparsePolicy(const int* indices, const float* weights,
                                                      size_t n, int policySize);
 
 // Dense training targets, written into caller-owned buffers.

@@ -12,6 +12,7 @@
 // quotes the 500-position run).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -194,6 +195,50 @@ class ChuPerft : public ::testing::Test {
 TEST_F(ChuPerft, StartPositionToDepthThree) { expectSameCounts(chu, {chu->startSfen}, 3); }
 
 TEST_F(ChuPerft, HandMadeRuleCases) { expectSameCounts(chu, kRuleCases, 2); }
+
+// Every face alone (kings on 12l and 1a aside), for either side to move, on a central square,
+// an edge square and squares in and out of the promotion zone: depth 2 against shogiops.
+TEST_F(ChuPerft, EveryPieceAlone) {
+  std::vector<std::string> sfens;
+  // (file, rank) of the piece: centre, left edge, entering the zone, deep in it.
+  const std::pair<int, char> squares[] = {{6, 'f'}, {12, 'g'}, {5, 'e'}, {3, 'b'}};
+  auto boardWith = [&](const std::string& token, int file, char rank) {
+    std::string rows;
+    for (char r = 'a'; r <= 'l'; ++r) {
+      std::vector<std::string> cells(12, "");
+      if (r == 'a') cells[11] = "k";  // file 1
+      if (r == 'l') cells[0] = "K";   // file 12
+      if (r == rank) cells[size_t(12 - file)] = token;
+      std::string row;
+      int empty = 0;
+      for (const std::string& c : cells) {
+        if (c.empty()) {
+          ++empty;
+          continue;
+        }
+        if (empty) row += std::to_string(empty);
+        empty = 0;
+        row += c;
+      }
+      if (empty) row += std::to_string(empty);
+      rows += (rows.empty() ? "" : "/") + row;
+    }
+    return rows;
+  };
+  for (const Face& f : chu->faces) {
+    if (f.letter == 'K') continue;  // the kings are there already
+    for (const auto& [file, rank] : squares) {
+      const std::string upper = f.token();
+      std::string lower = upper;
+      lower.back() = char(std::tolower(static_cast<unsigned char>(lower.back())));
+      sfens.push_back(boardWith(upper, file, rank) + " b - 1");
+      // The same piece for gote, the board turned round: its square is the mirror image.
+      sfens.push_back(boardWith(lower, 13 - file, char('a' + 'l' - rank)) + " w - 1");
+    }
+  }
+  ASSERT_EQ(sfens.size(), size_t(2 * 4 * (chu->faces.size() - 1)));
+  expectSameCounts(chu, sfens, 2);
+}
 
 TEST_F(ChuPerft, RandomPositionsFromShogiopsGames) {
   const int positions = envInt("POPPY_CHU_PERFT_POSITIONS", 40);

@@ -237,6 +237,28 @@ TEST_F(ReplayFile, RoundTripIsExact) {
   EXPECT_LT(fs::file_size(p), h.uncompressedSize / 2);
 }
 
+// Small policies keep version 2 (16-bit indices); a policy of more than 65,536 entries (a large
+// board, mitsugumi-sized) is written as version 3 with 32-bit indices and reads back exactly,
+// indices above 65,535 included.
+TEST_F(ReplayFile, LargePoliciesUseVersionThreeAndRoundTrip) {
+  const ChunkInfo small = microInfo();
+  writeReplayChunk(path("small.rpl"), small, makeSamples(small, 3, 5));
+  EXPECT_EQ(readReplayChunkHeader(path("small.rpl")).version, 2u);
+  EXPECT_EQ(readBytes(path("small.rpl"))[8], 2);
+
+  ChunkInfo large = microInfo();
+  large.variant = "large";
+  large.height = large.width = 13;
+  large.policySize = 400 * 169;  // 67,600 entries
+  std::vector<Sample> samples = makeSamples(large, 20, 9);
+  samples[0].policy = {{uint32_t(large.policySize - 1), 0.75f}, {66000u, 0.25f}};
+  writeReplayChunk(path("large.rpl"), large, samples);
+  const ChunkHeader h = readReplayChunkHeader(path("large.rpl"));
+  EXPECT_EQ(h.version, 3u);
+  EXPECT_EQ(h.info, large);
+  EXPECT_EQ(readReplayChunk(path("large.rpl"), large), samples);
+}
+
 TEST_F(ReplayFile, EmptyChunkRoundTrips) {
   const ChunkInfo info = microInfo();
   writeReplayChunk(path("e.rpl"), info, {});
@@ -261,7 +283,7 @@ TEST_F(ReplayFile, InvalidSamplesAreRefusedBeforeWriting) {
   bad[1].planes.pop_back();
   EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
   bad = makeSamples(info, 3, 4);
-  bad[2].policy[0].first = uint16_t(info.policySize);
+  bad[2].policy[0].first = uint32_t(info.policySize);
   EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
   bad = makeSamples(info, 3, 4);
   bad[0].policy[0].second += 0.5f;  // no longer sums to 1
@@ -270,7 +292,7 @@ TEST_F(ReplayFile, InvalidSamplesAreRefusedBeforeWriting) {
   bad[0].result = 2;
   EXPECT_THROW(writeReplayChunk(path("a.rpl"), info, bad), ReplayError);
   ChunkInfo huge = info;
-  huge.policySize = 70000;
+  huge.policySize = (1 << 24) + 1;  // beyond the format's bound
   EXPECT_THROW(writeReplayChunk(path("a.rpl"), huge, {}), ReplayError);
   EXPECT_TRUE(files().empty());
 }
@@ -459,7 +481,7 @@ TEST_F(ReplayFile, FutureVersionIsUnsupported) {
   const ChunkInfo info = microInfo();
   writeReplayChunk(path("v.rpl"), info, makeSamples(info, 2, 10));
   std::string bytes = readBytes(path("v.rpl"));
-  bytes[8] = 3;
+  bytes[8] = 4;
   writeBytes(path("v.rpl"), bytes);
   ReplayError::Kind kind{};
   EXPECT_TRUE(refused(path("v.rpl"), info, &kind));
@@ -467,7 +489,7 @@ TEST_F(ReplayFile, FutureVersionIsUnsupported) {
   try {
     readReplayChunk(path("v.rpl"), info);
   } catch (const ReplayError& e) {
-    EXPECT_NE(std::string(e.what()).find("version 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("version 4"), std::string::npos) << e.what();
   }
 }
 
