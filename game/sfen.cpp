@@ -134,6 +134,20 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
                      " pieces on the board and in hand together");
   }
 
+  if (!v.maxPiecesPerSide.empty()) {
+    std::vector<int> count(v.maxPiecesPerSide.size(), 0);
+    for (Square s = 0; s < v.numSquares(); ++s) {
+      const Piece p = pos.board_[s];
+      const int kind = p ? v.faces[faceOf(p)].handKind : -1;
+      if (kind < 0) continue;
+      const size_t slot = size_t(colorOf(p)) * v.handKinds.size() + size_t(kind);
+      if (++count[slot] > v.maxPiecesPerSide[slot])
+        fail(sfen, std::string(colorOf(p) == 0 ? "sente" : "gote") + " has more " + v.handKinds[size_t(kind)].letter +
+                       " pieces (promoted or not) than the " + std::to_string(v.maxPiecesPerSide[slot]) + " it starts with, and " +
+                       v.name + " has no drops");
+    }
+  }
+
   // Kings: exactly one per side for variants with a royal piece; under royal capture at least
   // one (a king, and perhaps a crown prince) and at most one of each royal face.
   bool hasRoyal = false;

@@ -98,6 +98,11 @@ class Variant {
   uint64_t lionFaces = 0;
   uint64_t lionCheapFaces = 0;
 
+  // `full_set_at_start` (variants without drops, chu): per colour and hand kind (the physical
+  // piece), how many the start position has, the most a legal position can have. Empty: not
+  // checked.
+  std::vector<int> maxPiecesPerSide;
+
   int repetitionCount = 4;
   RepetitionResult repetitionResult = RepetitionResult::kDraw;
   bool perpetualCheckLoses = true;

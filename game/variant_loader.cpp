@@ -62,7 +62,7 @@ class Reader : public common::YamlReader {
     auto v = std::make_shared<Variant>();
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
-                        "royal_capture", "bare_king", "lion_trading"});
+                        "royal_capture", "bare_king", "lion_trading", "full_set_at_start"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -204,7 +204,17 @@ class Reader : public common::YamlReader {
     if (!root["start"]) fail("start", "is required (the start position in SFEN)");
     v->startSfen = as<std::string>(root["start"], "start", "an SFEN string");
     try {
-      Position::fromSfen(v, v->startSfen);
+      const Position start = Position::fromSfen(v, v->startSfen);
+      // `full_set_at_start` without drops: no piece changes sides, so neither side can ever
+      // have more of a piece than it starts with (SFEN checks it: a chu SFEN with 13 pawns a
+      // side is refused). Test variants that place any pieces leave it off.
+      if (boolean(root, "", "full_set_at_start", false)) {
+        if (v->dropsEnabled) fail("full_set_at_start", "is for variants without drops", root["full_set_at_start"]);
+        v->maxPiecesPerSide.assign(size_t(v->numPlayers) * v->handKinds.size(), 0);
+        for (Square s = 0; s < v->numSquares(); ++s)
+          if (const Piece p = start.at(s); p && v->faces[faceOf(p)].handKind >= 0)
+            ++v->maxPiecesPerSide[size_t(colorOf(p)) * v->handKinds.size() + size_t(v->faces[faceOf(p)].handKind)];
+      }
     } catch (const SfenError& e) {
       fail("start", e.what(), root["start"]);
     }

@@ -136,6 +136,10 @@ TEST_F(ChuRules, BadInputIsNamed) {
   sfenError("11k/12/12/12/12/12/12/12/12/12/12/12 b - 1", "royal");
   sfenError("10kk/12/12/12/12/12/12/12/12/12/12/K11 b - 1", "two of the royal king");
   sfenError("11k/12/12/12/12/12/12/12/12/12/12/K12 b - 1", "longer than 12 files");
+  // Thirteen sente pawns (a promoted one counts too): chu starts with twelve and has no drops.
+  sfenError("11k/12/12/12/12/+P11/12/12/PPPPPPPPPPPP/12/12/K11 b - 1", "more P pieces");
+  // Twelve are fine.
+  EXPECT_NO_THROW(at("11k/12/12/12/12/+P11/12/12/1PPPPPPPPPPP/12/12/K11 b - 1"));
 
   const Position lion = at("11k/12/12/12/12/12/6N5/12/12/12/12/K11 b - 1");
   try {
