@@ -24,62 +24,23 @@
 
 #include "game/perft.h"
 #include "game/variant_loader.h"
+#include "support/position_helpers.h"
+#include "support/shogiops.h"
 
 using namespace poppy::game;
+using poppy::testing::shellQuote;
 namespace fs = std::filesystem;
 
 namespace {
-
-const fs::path kReferenceDir = fs::path(POPPY_SOURCE_DIR) / "tests" / "reference" / "shogiops";
-
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 int envInt(const char* name, int dflt) {
   const char* text = std::getenv(name);
   return text && std::atoi(text) > 0 ? std::atoi(text) : dflt;
 }
 
-// Runs chu_perft.mjs with ARGS (and INPUT on stdin); returns its output lines, or fails the
-// test naming what to install when node or shogiops is missing.
+// Runs chu_perft.mjs with ARGS (and INPUT on stdin); returns its output lines.
 std::vector<std::string> runScript(const std::string& args, const std::string& input = "") {
-  if (std::system("command -v node > /dev/null 2>&1") != 0) {
-    ADD_FAILURE() << "node is not installed: scripts/setup.sh installs nodejs and npm";
-    return {};
-  }
-  std::ifstream package(kReferenceDir / "node_modules" / "shogiops" / "package.json");
-  std::stringstream text;
-  text << package.rdbuf();
-  if (text.str().find("\"version\": \"0.18.0\"") == std::string::npos) {
-    ADD_FAILURE() << "shogiops 0.18.0 is not installed in " << kReferenceDir.string() << ": run scripts/setup.sh";
-    return {};
-  }
-  const fs::path inputFile = fs::temp_directory_path() / ("poppy_chu_perft_" + std::to_string(::getpid()) + ".txt");
-  std::ofstream(inputFile) << input;
-  const std::string cmd = "node " + shellQuote((kReferenceDir / "chu_perft.mjs").string()) + " " + args + " < " +
-                          shellQuote(inputFile.string()) + " 2>&1";
-  FILE* out = popen(cmd.c_str(), "r");
-  std::vector<std::string> lines;
-  std::string all;
-  if (out) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, out)) {
-      all += buf;
-      std::string line(buf);
-      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-      lines.push_back(line);
-    }
-  }
-  const int status = out ? pclose(out) : -1;
-  fs::remove(inputFile);
-  if (status != 0) {
-    ADD_FAILURE() << cmd << " failed (status " << status << "):\n" << all;
-    return {};
-  }
-  return lines;
+  return poppy::testing::runShogiopsScript("chu_perft.mjs", args, input);
 }
 
 // shogiops' distinct-children counts at depths 1..depth for each SFEN.
@@ -202,28 +163,9 @@ TEST_F(ChuPerft, EveryPieceAlone) {
   std::vector<std::string> sfens;
   // (file, rank) of the piece: centre, left edge, entering the zone, deep in it.
   const std::pair<int, char> squares[] = {{6, 'f'}, {12, 'g'}, {5, 'e'}, {3, 'b'}};
+  // Kings on 1a and 12l, the piece on its square.
   auto boardWith = [&](const std::string& token, int file, char rank) {
-    std::string rows;
-    for (char r = 'a'; r <= 'l'; ++r) {
-      std::vector<std::string> cells(12, "");
-      if (r == 'a') cells[11] = "k";  // file 1
-      if (r == 'l') cells[0] = "K";   // file 12
-      if (r == rank) cells[size_t(12 - file)] = token;
-      std::string row;
-      int empty = 0;
-      for (const std::string& c : cells) {
-        if (c.empty()) {
-          ++empty;
-          continue;
-        }
-        if (empty) row += std::to_string(empty);
-        empty = 0;
-        row += c;
-      }
-      if (empty) row += std::to_string(empty);
-      rows += (rows.empty() ? "" : "/") + row;
-    }
-    return rows;
+    return poppy::testing::boardSfen(*chu, {{"1a", "k"}, {"12l", "K"}, {std::to_string(file) + rank, token}});
   };
   for (const Face& f : chu->faces) {
     if (f.letter == 'K') continue;  // the kings are there already

@@ -26,53 +26,22 @@
 #include "game/perft.h"
 #include "game/variant_loader.h"
 #include "support/random_positions.h"
+#include "support/shogiops.h"
 
 using namespace poppy::game;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kReferenceDir = fs::path(POPPY_SOURCE_DIR) / "tests" / "reference" / "shogiops";
-
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// shogiops's perft counts at depths 1..depth (tests/reference/shogiops/perft.mjs). Fails the test,
-// naming what to run, when node or the package is missing.
+// shogiops's perft counts at depths 1..depth (tests/reference/shogiops/perft.mjs); empty, the
+// test failed, when it cannot run.
 std::vector<unsigned long long> shogiopsPerft(const std::string& rules, const std::string& sfen, int depth) {
-  if (std::system("command -v node > /dev/null 2>&1") != 0) {
-    ADD_FAILURE() << "node is not installed: this test needs Node.js to run shogiops (scripts/setup.sh installs "
-                     "nodejs and npm)";
-    return {};
-  }
-  std::ifstream package(kReferenceDir / "node_modules" / "shogiops" / "package.json");
-  std::stringstream text;
-  text << package.rdbuf();
-  if (text.str().find("\"version\": \"0.18.0\"") == std::string::npos) {
-    ADD_FAILURE() << "shogiops 0.18.0 is not installed in " << kReferenceDir.string()
-                  << ": run scripts/setup.sh (it runs npm ci there)";
-    return {};
-  }
-  const std::string cmd = "node " + shellQuote((kReferenceDir / "perft.mjs").string()) + " " + rules + " " +
-                          std::to_string(depth) + " " + shellQuote(sfen) + " 2>&1";
-  FILE* out = popen(cmd.c_str(), "r");
-  if (!out) {
-    ADD_FAILURE() << "cannot run " << cmd;
-    return {};
-  }
-  std::string all;
   std::vector<unsigned long long> counts;
-  char line[256];
-  while (std::fgets(line, sizeof line, out)) {
-    all += line;
-    counts.push_back(std::strtoull(line, nullptr, 10));
-  }
-  const int status = pclose(out);
-  if (status != 0 || int(counts.size()) != depth) {
-    ADD_FAILURE() << cmd << " failed (status " << status << "):\n" << all;
+  for (const std::string& line : poppy::testing::runShogiopsScript(
+           "perft.mjs", rules + " " + std::to_string(depth) + " " + poppy::testing::shellQuote(sfen)))
+    counts.push_back(std::strtoull(line.c_str(), nullptr, 10));
+  if (!counts.empty() && int(counts.size()) != depth) {
+    ADD_FAILURE() << "perft.mjs gave " << counts.size() << " counts for depth " << depth << ": " << sfen;
     return {};
   }
   return counts;
@@ -154,18 +123,8 @@ TEST_P(ShogiopsRandomPositions, CountsMatchShogiops) {
   const auto sfens = poppy::testing::randomPositions(v, 60, 120, 20261124);
   std::string input;
   for (const auto& s : sfens) input += s + "\n";
-  const fs::path inputFile = fs::temp_directory_path() / ("poppy_shogiops_" + std::to_string(::getpid()) + ".txt");
-  std::ofstream(inputFile) << input;
-  const std::string cmd = "node " + shellQuote((kReferenceDir / "perft.mjs").string()) + " " + variant + " " +
-                          std::to_string(depth) + " - < " + shellQuote(inputFile.string()) + " 2>&1";
-  FILE* out = popen(cmd.c_str(), "r");
-  ASSERT_NE(out, nullptr) << cmd;
-  std::vector<std::string> lines;
-  char line[512];
-  while (std::fgets(line, sizeof line, out)) lines.emplace_back(line);
-  const int status = pclose(out);
-  fs::remove(inputFile);
-  ASSERT_EQ(status, 0) << cmd << (lines.empty() ? std::string() : "\n" + lines[0]);
+  const std::vector<std::string> lines =
+      poppy::testing::runShogiopsScript("perft.mjs", std::string(variant) + " " + std::to_string(depth) + " -", input);
   ASSERT_EQ(lines.size(), sfens.size());
   for (size_t i = 0; i < sfens.size(); ++i) {
     std::istringstream in(lines[i]);

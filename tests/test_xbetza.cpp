@@ -185,24 +185,7 @@ VariantPtr pieces() { return loadVariantFile(std::string(POPPY_SOURCE_DIR) + "/t
 std::string sfenWith(const Variant& v, std::map<std::string, std::string> pieces, char side = 'b') {
   pieces.emplace("1i", "K");
   pieces.emplace("9k", "k");
-  std::string board;
-  for (int rank = 0; rank < v.ranks; ++rank) {
-    int empty = 0;
-    for (int col = 0; col < v.files; ++col) {
-      const std::string name = std::to_string(v.files - col) + char('a' + rank);
-      const auto it = pieces.find(name);
-      if (it == pieces.end()) {
-        ++empty;
-        continue;
-      }
-      if (empty) board += std::to_string(empty);
-      empty = 0;
-      board += it->second;
-    }
-    if (empty) board += std::to_string(empty);
-    if (rank + 1 < v.ranks) board += '/';
-  }
-  return board + " " + side + " - 1";
+  return poppy::testing::boardSfen(v, pieces) + " " + side + " - 1";
 }
 
 // The legal moves of the piece on `from`, as USI text.

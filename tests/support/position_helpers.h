@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 #include <cctype>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,27 @@ inline std::string tokenAt(const game::Position& pos, const std::string& name) {
   std::string t = pos.variant().faces[game::faceOf(p)].token();
   if (game::colorOf(p) == 1) t.back() = char(std::tolower(static_cast<unsigned char>(t.back())));
   return t;
+}
+
+// The board field of an SFEN with these pieces ("6f" -> "L", "12a" -> "+p") and nothing else.
+inline std::string boardSfen(const game::Variant& v, const std::map<std::string, std::string>& pieces) {
+  std::string board;
+  for (int rank = 0; rank < v.ranks; ++rank) {
+    int empty = 0;
+    for (int col = 0; col < v.files; ++col) {
+      const auto it = pieces.find(std::to_string(v.files - col) + char('a' + rank));
+      if (it == pieces.end()) {
+        ++empty;
+        continue;
+      }
+      if (empty) board += std::to_string(empty);
+      empty = 0;
+      board += it->second;
+    }
+    if (empty) board += std::to_string(empty);
+    if (rank + 1 < v.ranks) board += '/';
+  }
+  return board;
 }
 
 inline std::vector<std::string> legalUsi(const game::Position& pos) {
