@@ -126,7 +126,6 @@ class Position {
   bool royalAttacked(Color c) const;
   bool checkAfterMove() const;
   Outcome royalCaptureOutcome() const;
-  bool bareKingLoses(Color bare) const;
   template <bool kStopAtFirst>
   int generate(MoveList* out) const;
 

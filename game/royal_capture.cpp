@@ -39,51 +39,53 @@ bool Position::checkAfterMove() const {
   return kingSq_[side_] >= 0 && attackedBy(kingSq_[side_], mover);
 }
 
-// Has `bare` lost by the bare-king rule? Its royal stands alone (dead pieces aside) while the
-// other side keeps its single royal, out of check, and more than its weak pieces (pawns and
-// go-betweens in chu): at least two others, or one that the bare royal cannot reach at once.
-bool Position::bareKingLoses(Color bare) const {
-  const Variant& v = *variant_;
-  const Color other = opponent(bare);
-  int ours = 0, theirs = 0, ourRoyals = 0, theirRoyals = 0;
-  Square ourRoyal = -1;
-  for (Square s = 0; s < v.numSquares(); ++s) {
-    const Piece p = board_[s];
-    if (!p) continue;
-    const bool royal = v.faces[faceOf(p)].royal;
-    if (colorOf(p) == bare) {
-      ours += counts(v, p, s);
-      if (royal) {
-        ++ourRoyals;
-        ourRoyal = s;
-      }
-    } else {
-      theirs += counts(v, p, s) && !((v.bareKingWeakFaces >> faceOf(p)) & 1);
-      theirRoyals += royal;
-    }
-  }
-  if (ours != 1 || ourRoyals != 1 || theirs < 2 || theirRoyals != 1 || royalAttacked(other)) return false;
-  if (theirs > 2) return true;
-  for (Square s = 0; s < v.numSquares(); ++s) {
-    const Piece p = board_[s];
-    if (p && colorOf(p) == other && adjacent(v, s, ourRoyal) && counts(v, p, s) &&
-        !((v.bareKingWeakFaces >> faceOf(p)) & 1))
-      return false;
-  }
-  return true;
-}
-
 Outcome Position::royalCaptureOutcome() const {
   const Variant& v = *variant_;
   const Color us = side_, them = opponent(us);
-  if (royalCount(us) == 0) return Outcome{EndReason::kRoyalsCaptured, them};
+  // One pass over the board serves every rule below; attacks are looked at only when needed.
+  struct Tally {
+    int royals = 0;
+    int counted = 0;  // pieces that can still move
+    int strong = 0;   // counted and not weak (bare-king rule: chu's pawns and go-betweens)
+    Square royal = -1;
+  } side[kMaxPlayers];
+  for (Square s = 0; s < v.numSquares(); ++s) {
+    const Piece p = board_[s];
+    if (!p) continue;
+    Tally& t = side[colorOf(p)];
+    if (v.faces[faceOf(p)].royal) {
+      ++t.royals;
+      t.royal = s;
+    }
+    if (counts(v, p, s)) {
+      ++t.counted;
+      t.strong += !((v.bareKingWeakFaces >> faceOf(p)) & 1);
+    }
+  }
+  if (side[us].royals == 0) return Outcome{EndReason::kRoyalsCaptured, them};
   if (!hasLegalMove()) return Outcome{EndReason::kNoLegalMove, them};
   if (!v.bareKingRule) return Outcome{};
+
+  // Has `bare` lost by the bare-king rule? Its royal stands alone (dead pieces aside) while the
+  // other side keeps its single royal, out of check, and more than its weak pieces: at least two
+  // others, or one that the bare royal cannot reach at once (the other royal counts as one).
+  const auto bareKingLoses = [&](Color bare) {
+    const Color other = opponent(bare);
+    const Tally &b = side[bare], &o = side[other];
+    if (b.counted != 1 || b.royals != 1 || o.strong < 2 || o.royals != 1 || royalAttacked(other)) return false;
+    if (o.strong > 2) return true;
+    for (Square s = 0; s < v.numSquares(); ++s) {
+      const Piece p = board_[s];
+      if (p && colorOf(p) == other && adjacent(v, s, b.royal) && counts(v, p, s) &&
+          !((v.bareKingWeakFaces >> faceOf(p)) & 1))
+        return false;
+    }
+    return true;
+  };
   if (bareKingLoses(us)) return Outcome{EndReason::kBareKing, them};
   if (bareKingLoses(them)) return Outcome{EndReason::kBareKing, us};
-  int counted = 0;
-  for (Square s = 0; s < v.numSquares(); ++s) counted += board_[s] && counts(v, board_[s], s);
-  if (counted == 2 && royalCount(us) == 1 && royalCount(them) == 1 && !royalAttacked(us) && !royalAttacked(them))
+  if (side[us].counted + side[them].counted == 2 && side[us].royals == 1 && side[them].royals == 1 &&
+      !royalAttacked(us) && !royalAttacked(them))
     return Outcome{EndReason::kBareKings, -1};
   return Outcome{};
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "game/position.h"
+#include "game/usi_square.h"
 
 namespace poppy::game {
 namespace {
@@ -84,14 +85,10 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   // a lion (lion_rules.cpp), or "-".
   int lionCapture = -1;
   if (v.lionFaces && handText != "-") {
-    size_t i = 0;
-    int file = 0;
-    while (i < handText.size() && i < 2 && std::isdigit(static_cast<unsigned char>(handText[i])))
-      file = file * 10 + (handText[i++] - '0');
-    const int rank = i + 1 == handText.size() ? handText[i] - 'a' : -1;
-    if (i == 0 || file < 1 || file > v.files || rank < 0 || rank >= v.ranks)
+    size_t end = 0;
+    lionCapture = readUsiSquare(v, handText, end);
+    if (lionCapture < 0 || end != handText.size())
       fail(sfen, "the third field \"" + handText + "\" must be \"-\" or the square where a lion was just taken, like 7f");
-    lionCapture = v.square(v.files - file, rank);
     const Piece taker = pos.board_[lionCapture];
     if (!taker || ((v.lionFaces >> faceOf(taker)) & 1) || colorOf(taker) == pos.side_)
       fail(sfen, "the lion-capture square " + handText + " must hold the non-lion of the side that just moved");

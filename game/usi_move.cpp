@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "game/position.h"
+#include "game/usi_square.h"
 #include "game/special_moves.h"
 
 namespace poppy::game {
@@ -26,10 +27,7 @@ std::string Position::moveToUsi(Move m) const {
   return text;
 }
 
-namespace {
-
-// Reads "<file number><rank letter>" at text[i]; returns -1 when malformed or off the board.
-Square readSquare(const Variant& v, const std::string& text, size_t& i) {
+Square readUsiSquare(const Variant& v, const std::string& text, size_t& i) {
   size_t start = i;
   int file = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && i - start < 3)
@@ -40,8 +38,6 @@ Square readSquare(const Variant& v, const std::string& text, size_t& i) {
   if (file < 1 || file > v.files || rank < 0 || rank >= v.ranks) return -1;
   return v.square(v.files - file, rank);
 }
-
-}  // namespace
 
 Move Position::parseUsi(const std::string& text) const {
   const Variant& v = *variant_;
@@ -62,7 +58,7 @@ Move Position::parseUsi(const std::string& text) const {
     const int face = v.faceIndex(letter, promoted);
     if (face < 0) return fail(std::string("no piece '") + text.substr(0, star) + "' in " + v.name);
     size_t j = star + 1;
-    const Square to = readSquare(v, text, j);
+    const Square to = readUsiSquare(v, text, j);
     if (to < 0 || j != text.size()) return fail("bad target square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
     const Move m = Move::drop(face, to);
     for (const Move& x : legal)
@@ -75,15 +71,15 @@ Move Position::parseUsi(const std::string& text) const {
   }
 
   size_t i = 0;
-  const Square from = readSquare(v, text, i);
+  const Square from = readUsiSquare(v, text, i);
   if (from < 0) return fail("expected a move like 7g7f, 7g7f+ or P*5e on a " + std::to_string(v.files) + "x" + std::to_string(v.ranks) + " board");
-  Square to = readSquare(v, text, i);
+  Square to = readUsiSquare(v, text, i);
   if (to < 0) return fail("bad target square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
   // A third square makes a two-leg move: the second was the middle one.
   Square mid = -1;
   if (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
     mid = to;
-    to = readSquare(v, text, i);
+    to = readUsiSquare(v, text, i);
     if (to < 0) return fail("bad target square after the middle square (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
     auto next = [&](Square a, Square b) {
       return a != b && std::abs(v.colOf(a) - v.colOf(b)) <= 1 && std::abs(v.rankOf(a) - v.rankOf(b)) <= 1;

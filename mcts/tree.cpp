@@ -250,6 +250,13 @@ Tree::Descent Tree::descend(int& leaf, bool leafMateSearch) {
       if (params_.solver && !o.draw()) prove(cur, v > 0 ? Node::winIn(0) : Node::lossIn(0));
       return Descent::kResolved;
     }
+    if (params_.repetitionContempt > 0 && cur != 0 && pos_.repetitionsSoFar() > 0) {
+      // Not a game end: scored +contempt for the side to move here, so -contempt for the
+      // mover (values are from the side to move's view); advance() never keeps such a node.
+      node.state = Node::kTerminal;
+      backup(cur, params_.repetitionContempt, 1.0f);
+      return Descent::kResolved;
+    }
     // The only generateLegal for this node: its moves become its children right away, and the
     // network's priors fill them in later (Tree::expand).
     allocateChildren(cur);  // invalidates `node`
@@ -331,7 +338,9 @@ void Tree::advance(game::Move m) {
   }
 
   const Node::State kept = keep >= 0 ? nodes_[size_t(keep)].state : Node::kNew;
-  if (kept != Node::kExpanded && kept != Node::kTerminal) {
+  // A repetition scored by repetitionContempt is terminal in the tree only: search it afresh.
+  const bool keptGameEnd = kept == Node::kTerminal && pos_.outcome(params_.plyCap).over();
+  if (kept != Node::kExpanded && !keptGameEnd) {
     resetRoot();
     return;
   }

@@ -133,6 +133,9 @@ TEST_F(ChuRules, BadInputIsNamed) {
   sfenError("11k/12/12/12/12/6G5/12/12/12/12/12/K11 w 5f 1", "lion-capture square");
   sfenError("11k/12/12/12/12/6N5/12/12/12/12/12/K11 w 6f 1", "lion-capture square");
   sfenError("11k/12/12/12/12/6G5/12/12/12/12/12/K11 w P 1", "third field");
+  sfenError("11k/12/12/12/12/6G5/12/12/12/12/12/K11 w 6fx 1", "third field");
+  sfenError("11k/12/12/12/12/6G5/12/12/12/12/12/K11 w 6 1", "third field");
+  sfenError("11k/12/12/12/12/6G5/12/12/12/12/12/K11 w 0f 1", "third field");
   sfenError("11k/12/12/12/12/12/12/12/12/12/12/12 b - 1", "royal");
   sfenError("10kk/12/12/12/12/12/12/12/12/12/12/K11 b - 1", "two of the royal king");
   sfenError("11k/12/12/12/12/12/12/12/12/12/12/K12 b - 1", "longer than 12 files");

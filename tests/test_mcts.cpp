@@ -381,6 +381,44 @@ TEST(MctsSearch, RepetitionCountsTheGameSoFar) {
   EXPECT_FALSE(fresh.rootIsTerminal());
 }
 
+// After 1e2d 4a3b 2d1e (sente's king out and back is 1e2d 2d1e, gote's 4a3b), gote's 3b4a
+// brings back the start position with sente to move: a repetition (second occurrence), not yet
+// the rules' fourth. With repetitionContempt the search scores that move as a draw worth -c to
+// gote without asking the network; without it, the move is an ordinary leaf.
+TEST(MctsSearch, RepetitionContemptScoresAMoveBackAsADrawTheMoverDislikes) {
+  Micro m;
+  Position pos(m.variant);
+  for (const char* mv : {"1e2d", "4a3b", "2d1e"}) pos.makeMove(pos.parseUsi(mv));
+  const Move back = pos.parseUsi("3b4a");
+  const auto statOf = [&](const mcts::Tree& tree) {
+    for (const auto& c : tree.rootChildren())
+      if (c.move == back) return c;
+    ADD_FAILURE() << "3b4a is not a root move";
+    return mcts::Tree::ChildStat{};
+  };
+  mcts::SearchParams params;
+  params.repetitionContempt = 0.4f;
+  CountingEvaluator eval(m.encoder.policySize());
+  mcts::SearchDriver driver(eval, m.encoder, 8);
+  mcts::Tree tree(pos, params, 1);
+  driver.search({&tree}, 200);
+  const auto scored = statOf(tree);
+  ASSERT_GT(scored.visits, 0);
+  EXPECT_NEAR(scored.q, -0.4f, 1e-5f);
+  EXPECT_NEAR(scored.draw, 1.0f, 1e-5f);
+  // Played anyway, the move leaves a root that is not a game end and is searched afresh.
+  tree.advance(back);
+  EXPECT_FALSE(tree.rootIsTerminal());
+  EXPECT_EQ(tree.rootVisits(), 0);
+  driver.search({&tree}, 20);
+  EXPECT_EQ(tree.rootVisits(), 20);
+
+  const mcts::Tree plain = searched(m, pos, 200);
+  const auto ordinary = statOf(plain);
+  ASSERT_GT(ordinary.visits, 1);
+  EXPECT_GT(ordinary.q, -0.2f) << "without contempt the move is valued by the (uniform, drawish) network";
+}
+
 TEST(MctsSearch, TemperatureSamplesOnlyVisitedMoves) {
   Micro m;
   const Position pos = m.at(kMicroDropWin);

@@ -450,6 +450,16 @@ TEST_F(TrainConfigErrors, GumbelSettings) {
   expectRefused("selfplay: {gumbel_c_scale: 0}\n", {"selfplay.gumbel_c_scale"});
 }
 
+TEST_F(TrainConfigErrors, RepetitionContemptReachesSelfPlayOnly) {
+  const auto c = training::loadTrainConfig(write("selfplay: {repetition_contempt: 0.3}\n"));
+  EXPECT_FLOAT_EQ(training::selfplaySettingsFor(c).search.repetitionContempt, 0.3f);
+  EXPECT_FLOAT_EQ(c.gateSearch.applyTo({}).repetitionContempt, 0.0f) << "gate games keep the rules' scores";
+  const auto defaults = training::loadTrainConfig(write("variant: micro\n"));
+  EXPECT_FLOAT_EQ(training::selfplaySettingsFor(defaults).search.repetitionContempt, 0.0f);
+  expectRefused("selfplay: {repetition_contempt: 1.5}\n", {"selfplay.repetition_contempt"});
+  expectRefused("selfplay: {repetition_contempt: -0.1}\n", {"selfplay.repetition_contempt"});
+}
+
 TEST_F(TrainConfigErrors, InferenceSetting) {
   EXPECT_EQ(training::loadTrainConfig(write("variant: micro\n")).inference, nn::Inference::kAuto);
   EXPECT_EQ(training::loadTrainConfig(write("inference: eigen\n")).inference, nn::Inference::kEigen);

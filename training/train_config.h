@@ -67,6 +67,9 @@ struct TrainRunConfig {
   // searches: the moves sampled at the root (replaces noise and forced playouts); 0 = off.
   int gumbelActions = 0;
   double gumbelCScale = 0.1;
+  // Self-play's search scores a move that repeats a position as a draw this much worse for its
+  // mover (mcts/search_params.h); 0 = off. chu.yaml sets it: its games collapse into shuffles.
+  double repetitionContempt = 0.0;
 
   // training
   int batchSize = 256;
