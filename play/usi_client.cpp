@@ -177,6 +177,8 @@ void UsiProcess::send(const std::string& line) {
     const ssize_t n = ::write(toEngine_, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // The engine is gone (it may have died before reading a line): say how, not just EPIPE.
+      if (errno == EPIPE) throw UsiError("cannot write '" + line + "': the engine " + deathNote());
       throw UsiError("cannot write '" + line + "' to the engine: " + std::strerror(errno));
     }
     done += size_t(n);
