@@ -12,18 +12,23 @@ void addOptions(CLI::App* cmd, nn::NetworkBenchOptions& a) {
   cmd->add_option("--config", a.config, "Run configuration giving the network and search settings")->capture_default_str();
   cmd->add_option("--csv", a.csv, "Append the figures to this CSV file")->capture_default_str();
   cmd->add_option("--seconds", a.seconds, "Seconds per measurement")->check(CLI::Range(0.05, 600.0))->capture_default_str();
+  cmd->add_option("--precision", a.precision, "fp32 or bf16 (bf16: GPU only; default: the config's `precision`)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
 }
 
 }  // namespace
 
 void addNetworkBenches(CLI::App* bench) {
   auto a = std::make_shared<nn::NetworkBenchOptions>();
-  CLI::App* network = bench->add_subcommand("nn", "Network evaluations/s for batch sizes 1..256 with LibTorch and Eigen, "
-                                             "and the model's GFLOP/s beside the machine's matrix-product GFLOP/s");
+  CLI::App* network = bench->add_subcommand("nn", "Network evaluations/s for batch sizes 1..256 (8192 on a GPU) with LibTorch "
+                                             "and Eigen (CPU only), and the model's GFLOP/s beside the machine's "
+                                             "matrix-product GFLOP/s");
   addOptions(network, *a);
   network->add_option("--inference", a->inference, "torch, eigen, or both (compared at each batch size)")
       ->check(CLI::IsMember({"torch", "eigen", "both"}))
       ->capture_default_str();
+  network->add_option("--max-batch", a->maxBatch, "Largest batch size timed (default: 256 on the CPU, 8192 on a GPU)")
+      ->check(CLI::Range(1, 65536));
   network->add_option("--model", a->model, "Model file whose weights to run (default: random weights of the config's shape)");
   network->add_option("--eigen-kernel", a->eigenKernel,
                       "The Eigen forward's instruction set: baseline, avx2 or avx512 (default: the best this CPU runs)");

@@ -12,22 +12,23 @@ struct Atom {
   int range;       // default range: 1 leaper, 0 rider
 };
 
-bool atomFor(char c, std::vector<Atom>& out) {
+// The atoms a piece letter stands for; none for a letter that is not an atom.
+std::vector<Atom> atomsOf(char c) {
   switch (c) {
-    case 'W': out = {{0, 1, 1}}; return true;
-    case 'F': out = {{1, 1, 1}}; return true;
-    case 'D': out = {{0, 2, 1}}; return true;
-    case 'N': out = {{1, 2, 1}}; return true;
-    case 'A': out = {{2, 2, 1}}; return true;
-    case 'H': out = {{0, 3, 1}}; return true;
-    case 'C': out = {{1, 3, 1}}; return true;
-    case 'Z': out = {{2, 3, 1}}; return true;
-    case 'G': out = {{3, 3, 1}}; return true;
-    case 'K': out = {{0, 1, 1}, {1, 1, 1}}; return true;
-    case 'R': out = {{0, 1, 0}}; return true;
-    case 'B': out = {{1, 1, 0}}; return true;
-    case 'Q': out = {{0, 1, 0}, {1, 1, 0}}; return true;
-    default: return false;
+    case 'W': return {{0, 1, 1}};
+    case 'F': return {{1, 1, 1}};
+    case 'D': return {{0, 2, 1}};
+    case 'N': return {{1, 2, 1}};
+    case 'A': return {{2, 2, 1}};
+    case 'H': return {{0, 3, 1}};
+    case 'C': return {{1, 3, 1}};
+    case 'Z': return {{2, 3, 1}};
+    case 'G': return {{3, 3, 1}};
+    case 'K': return {{0, 1, 1}, {1, 1, 1}};
+    case 'R': return {{0, 1, 0}};
+    case 'B': return {{1, 1, 0}};
+    case 'Q': return {{0, 1, 0}, {1, 1, 0}};
+    default: return {};
   }
 }
 
@@ -219,8 +220,8 @@ PieceMoves parseXBetza(const std::string& text) {
                        "\") are not supported yet");
     if (i >= text.size())
       throw BetzaError("modifiers \"" + mods + "\" at the end of \"" + text + "\" have no piece letter");
-    std::vector<Atom> atoms;
-    if (!atomFor(text[i], atoms))
+    const std::vector<Atom> atoms = atomsOf(text[i]);
+    if (atoms.empty())
       throw BetzaError("unknown atom '" + std::string(1, text[i]) + "' in \"" + text + "\"");
     const char atomChar = text[i++];
     bool doubled = false;

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <variant>
 
 namespace poppy::nn {
 namespace {
@@ -19,10 +20,13 @@ class Reader {
     if (!c) throw UnsupportedNetwork(conv + " is not a 2-d convolution");
     const auto& o = c->options;
     const int kernel = int((*o.kernel_size())[0]);
-    const auto* padding = c10::get_if<torch::ExpandingArray<2>>(&o.padding());
+    // LibTorch 1.13 keeps these options in c10::variant, 2.x in std::variant: with std::get_if
+    // declared, argument-dependent lookup finds c10::get_if for the former.
+    using std::get_if;
+    const auto* padding = get_if<torch::ExpandingArray<2>>(&o.padding());
     if ((*o.kernel_size())[1] != kernel || (*o.stride())[0] != 1 || (*o.stride())[1] != 1 || (*o.dilation())[0] != 1 ||
         (*o.dilation())[1] != 1 || o.groups() != 1 || o.transposed() || !padding || (**padding)[0] != kernel / 2 ||
-        (**padding)[1] != kernel / 2 || !c10::get_if<torch::enumtype::kZeros>(&o.padding_mode()))
+        (**padding)[1] != kernel / 2 || !get_if<torch::enumtype::kZeros>(&o.padding_mode()))
       throw UnsupportedNetwork(conv + " is not a square convolution with stride 1, zero padding kernel/2, one group");
     if (o.bias()) throw UnsupportedNetwork(conv + " has a bias (the architecture has none before batch norm)");
     const auto* b = module(bn)->as<torch::nn::BatchNorm2dImpl>();

@@ -11,14 +11,15 @@
 namespace poppy::nn {
 
 std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::string& device, Inference inference,
-                                               const std::string& what) {
+                                               const std::string& what, Precision precision) {
   const torch::Device d = parseDevice(device);
-  if (inference == Inference::kTorch) return std::make_unique<TorchEvaluator>(net, d);
+  checkPrecision(precision, d);
+  if (inference == Inference::kTorch) return std::make_unique<TorchEvaluator>(net, d, precision);
   if (inference == Inference::kEigen && !d.is_cpu())
     throw std::runtime_error(what + ": inference eigen runs on the CPU, not on device '" + device +
                              "' (use inference torch or auto with a GPU)");
   // auto on a GPU: the GPU's throughput is the point of asking for it.
-  if (!d.is_cpu()) return std::make_unique<TorchEvaluator>(net, d);
+  if (!d.is_cpu()) return std::make_unique<TorchEvaluator>(net, d, precision);
   // auto with a network too large for Eigen to win even single positions.
   const int maxEigenBatch = autoEigenMaxBatch(bestEigenKernel(), net->shape());
   if (inference == Inference::kAuto && maxEigenBatch == 0) return std::make_unique<TorchEvaluator>(net, d);
@@ -38,8 +39,10 @@ std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::st
 }
 
 std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
-                                               const std::string& device, Inference inference, ModelInfo* info) {
-  return makeEvaluator(loadModel(path, info, expected, Encoder::kVersion), device, inference, "model " + path);
+                                               const std::string& device, Inference inference, ModelInfo* info,
+                                               Precision precision) {
+  return makeEvaluator(loadModel(path, info, expected, Encoder::kVersion), device, inference, "model " + path,
+                       precision);
 }
 
 }  // namespace poppy::nn

@@ -8,6 +8,7 @@
 #include "nn/inference.h"
 #include "nn/model_file.h"
 #include "nn/network.h"
+#include "nn/precision.h"
 
 namespace poppy::nn {
 
@@ -19,15 +20,16 @@ namespace poppy::nn {
 //          (nn/eigen_evaluator.h), LibTorch above; LibTorch alone for a network too large for
 //          Eigen to win even one position. A network the Eigen forward cannot run gets LibTorch
 //          alone, with one line on stderr saying why; on a GPU, LibTorch alone.
-// Throws std::runtime_error for a device this LibTorch cannot use (parseDevice).
+// precision bf16 (LibTorch on a GPU only) runs a bfloat16 copy of the network.
+// Throws std::runtime_error for a device this LibTorch cannot use (parseDevice), or bf16 on the CPU.
 std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::string& device, Inference inference,
-                                               const std::string& what);
+                                               const std::string& what, Precision precision = Precision::kFloat32);
 
 // A model file ready to search with: loadModel (refusing a model of another variant or rules,
 // expected == nullptr accepts any, or encoder version, with a ModelError naming the file), then
 // makeEvaluator. info, when given, receives the file's header.
 std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& path, const game::Variant* expected,
                                                const std::string& device, Inference inference,
-                                               ModelInfo* info = nullptr);
+                                               ModelInfo* info = nullptr, Precision precision = Precision::kFloat32);
 
 }  // namespace poppy::nn

@@ -8,10 +8,15 @@
 namespace poppy::nn {
 
 std::string moduleToBytes(torch::nn::Module& module) {
+  // Always written from the CPU, so weights saved during a GPU run load on any machine.
+  const std::vector<torch::Tensor> params = module.parameters();
+  const torch::Device device = params.empty() ? torch::Device(torch::kCPU) : params[0].device();
+  if (!device.is_cpu()) module.to(torch::kCPU);
   torch::serialize::OutputArchive archive;
   module.save(archive);
   std::ostringstream out;
   archive.save_to(out);
+  if (!device.is_cpu()) module.to(device);
   return out.str();
 }
 

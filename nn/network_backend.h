@@ -34,6 +34,8 @@ struct NetworkBenchOptions {
   std::string tactics = "on";  // bench selfplay: exact tactics on, off, or both (compared)
   int workers = 0;       // bench selfplay: self-play workers (0: the config's)
   std::string selfplayInference;  // bench selfplay: auto, torch or eigen ("": the config's `inference`)
+  std::string precision;          // fp32 or bf16 ("": the config's `precision`)
+  int maxBatch = 0;               // bench nn: the largest batch timed (0: 256 on the CPU, 8192 on a GPU)
 };
 
 class NetworkBackend {

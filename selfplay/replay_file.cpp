@@ -178,7 +178,7 @@ std::string sampleProblem(const ChunkInfo& info, const Sample& s) {
   if (!std::isfinite(s.rootValue)) return "root value not finite";
   double sum = 0.0;
   for (const auto& [index, p] : s.policy) {
-    if (index >= info.policySize) return "policy index " + std::to_string(index) + " out of range";
+    if (index >= uint32_t(info.policySize)) return "policy index " + std::to_string(index) + " out of range";
     if (!std::isfinite(p) || p < 0.0f) return "policy probability not finite and >= 0";
     sum += p;
   }

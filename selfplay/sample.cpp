@@ -64,7 +64,7 @@ void writeDensePlanes(const Sample& s, float* out) {
 void writeDensePolicy(const Sample& s, int policySize, float* out) {
   std::fill(out, out + policySize, 0.0f);
   for (const auto& [index, p] : s.policy) {
-    if (index < policySize) out[index] += p;
+    if (index < uint32_t(policySize)) out[index] += p;
   }
 }
 

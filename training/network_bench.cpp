@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/progress_line.h"
+#include "nn/autocast.h"
 #include "game/variant_loader.h"
 #include "nn/eigen_evaluator.h"
 #include "nn/eigen_from_torch.h"
@@ -31,8 +32,12 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 
+std::string gpuName();
+
 struct Setup {
   TrainRunConfig config;
+  torch::Device device = torch::kCPU;
+  nn::Precision precision = nn::Precision::kFloat32;
   game::VariantPtr variant;
   std::unique_ptr<nn::Encoder> encoder;
   nn::NetworkShape shape;
@@ -41,37 +46,63 @@ struct Setup {
 Setup setup(const nn::NetworkBenchOptions& a) {
   Setup s;
   s.config = loadTrainConfig(a.config);
+  s.device = nn::parseDevice(s.config.device);
+  s.precision = a.precision.empty() ? s.config.precision : nn::parsePrecision(a.precision);
+  nn::checkPrecision(s.precision, s.device);
   torch::set_num_threads(s.config.selfplayThreads);
   torch::manual_seed(s.config.seed);
   s.variant = game::loadVariant(s.config.variant);
   s.encoder = std::make_unique<nn::Encoder>(s.variant);
   s.shape = nn::networkShapeFor(*s.encoder, s.config.blocks, s.config.channels, s.config.valueHidden);
-  std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %d threads\n",
+  std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %s, %d threads\n",
               s.variant->name.c_str(), s.shape.blocks, s.shape.channels, s.shape.planes, s.shape.policySize,
-              s.config.device.c_str(), torch::get_num_threads());
+              s.config.device.c_str(), nn::precisionName(s.precision), torch::get_num_threads());
+  if (s.device.is_cuda()) std::printf("GPU: %s\n", gpuName().c_str());
   return s;
 }
 
-// Median seconds per call of f over repeated timed runs filling about `seconds`.
+// Median seconds per call of f over repeated timed runs filling about `seconds`. On a GPU each
+// call is waited for: LibTorch returns before the GPU has finished.
 template <typename F>
-double timePerCall(F&& f, double seconds) {
-  f();  // warm up
+double timePerCall(F&& f, double seconds, const torch::Device& device = torch::kCPU) {
+  auto call = [&] {
+    f();
+    if (device.is_cuda()) torch::cuda::synchronize();
+  };
+  call();  // warm up
   std::vector<double> runs;
   const auto start = Clock::now();
   while (since(start) < seconds || runs.size() < 5) {
     const auto t = Clock::now();
-    f();
+    call();
     runs.push_back(since(t));
   }
   std::sort(runs.begin(), runs.end());
   return runs[runs.size() / 2];
 }
 
-double matmulGflops(double seconds) {
-  const int n = 512;
-  auto a = torch::randn({n, n}), b = torch::randn({n, n});
-  const double t = timePerCall([&] { torch::mm(a, b); }, seconds);
+// The machine's matrix-product rate in GFLOP/s, the yardstick of the model's: on the CPU a
+// 512x512 float32 product, on a GPU an 8192x8192 one in the benchmark's precision (random data:
+// zeros run faster than real numbers on some GPUs).
+double matmulGflops(double seconds, const torch::Device& device, nn::Precision precision) {
+  const int n = device.is_cuda() ? 8192 : 512;
+  auto opts = torch::TensorOptions().device(device).dtype(
+      precision == nn::Precision::kBfloat16 ? torch::kBFloat16 : torch::kFloat32);
+  auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts);
+  const double t = timePerCall([&] { torch::mm(a, b); }, seconds, device);
   return 2.0 * n * n * n / t / 1e9;
+}
+
+std::string gpuName() {
+  // LibTorch's C++ API has no device properties without the CUDA headers; nvidia-smi has them.
+  std::string name;
+  if (FILE* p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r")) {
+    char line[256];
+    if (std::fgets(line, sizeof line, p)) name = line;
+    pclose(p);
+  }
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  return name.empty() ? "(nvidia-smi did not answer)" : name;
 }
 
 // Evaluations per second of the evaluator at one batch size.
@@ -90,9 +121,13 @@ void benchNetwork(const nn::NetworkBenchOptions& a) {
                                            : nn::loadModel(a.model, nullptr, s.variant.get(), nn::Encoder::kVersion);
   if (!a.model.empty())
     std::printf("weights: %s (%d blocks x %d channels)\n", a.model.c_str(), net->shape().blocks, net->shape().channels);
-  const bool withTorch = a.inference != "eigen", withEigen = a.inference != "torch";
+  // The Eigen forward runs on the CPU only: on a GPU LibTorch alone is timed.
+  const bool gpu = s.device.is_cuda();
+  if (gpu && a.inference == "eigen")
+    throw std::runtime_error("bench nn: --inference eigen runs on the CPU; this config's device is " + s.config.device);
+  const bool withTorch = a.inference != "eigen", withEigen = a.inference != "torch" && !gpu;
   std::unique_ptr<nn::TorchEvaluator> torchEval;
-  if (withTorch) torchEval = std::make_unique<nn::TorchEvaluator>(net, nn::parseDevice(s.config.device));
+  if (withTorch) torchEval = std::make_unique<nn::TorchEvaluator>(net, s.device, s.precision);
   std::unique_ptr<nn::EigenEvaluator> eigenEval;
   if (withEigen) {
     eigenEval = std::make_unique<nn::EigenEvaluator>(nn::eigenNetworkOf(*net), a.eigenKernel);
@@ -103,26 +138,37 @@ void benchNetwork(const nn::NetworkBenchOptions& a) {
   }
   const std::string eigenName = eigenEval ? "eigen-" + eigenEval->kernel() : "";
   const double flops = net->flopsPerPosition();
-  const double mm = matmulGflops(a.seconds);
+  const double mm = matmulGflops(a.seconds, s.device, s.precision);
   std::ofstream csv(a.csv, std::ios::app);
-  std::printf("model: %.2f MFLOP per position; machine: %.1f GFLOP/s in a 512x512 matrix product (LibTorch)\n",
-              flops / 1e6, mm);
+  if (gpu)
+    std::printf("model: %.2f MFLOP per position; GPU: %.1f TFLOP/s in a %s 8192x8192 matrix product (LibTorch)\n",
+                flops / 1e6, mm / 1e3, nn::precisionName(s.precision));
+  else
+    std::printf("model: %.2f MFLOP per position; machine: %.1f GFLOP/s in a 512x512 matrix product (LibTorch)\n",
+                flops / 1e6, mm);
   if (withTorch && withEigen)
     std::printf("%6s %12s %9s %12s %9s %8s\n", "batch", "torch/s", "GFLOP/s", "eigen/s", "GFLOP/s", "eigen/x");
   else
     std::printf("%6s %12s %10s %8s\n", "batch", "evals/s", "GFLOP/s", "of mm");
-  const int selfplayBatch = s.config.parallelGames * s.config.selfplaySearch.leavesPerTree;
+  // One worker's share of the games, each with its leaves: one network call of self-play.
+  const int selfplayBatch =
+      std::max(1, s.config.parallelGames / std::max(1, s.config.selfplayWorkers)) * s.config.selfplaySearch.leavesPerTree;
   double atSelfplay = 0;
-  std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  std::vector<int> sizes;
+  const int maxBatch = a.maxBatch > 0 ? a.maxBatch : gpu ? 8192 : 256;
+  for (int b = 1; b <= maxBatch; b *= 2) sizes.push_back(b);
   if (std::find(sizes.begin(), sizes.end(), selfplayBatch) == sizes.end()) sizes.push_back(selfplayBatch);
   std::sort(sizes.begin(), sizes.end());
   std::vector<std::pair<int, double>> ratios;  // batch, eigen / torch
   for (int b : sizes) {
     // Both at each batch size in turn, so a busy moment of the machine hits both alike.
-    const double torchRate = torchEval ? evalRate(*torchEval, s, b, a.seconds) : 0;
+    const double torchRate =
+        torchEval ? nn::reportingOutOfMemory("at batch " + std::to_string(b), "lower --max-batch",
+                                             [&] { return evalRate(*torchEval, s, b, a.seconds); })
+                  : 0;
     const double eigenRate = eigenEval ? evalRate(*eigenEval, s, b, a.seconds) : 0;
     if (torchEval) csv << "nn," << s.variant->name << ',' << b << ',' << torchRate << ',' << torchRate * flops / 1e9 << ','
-                       << mm << ",torch\n";
+                       << mm << ",torch-" << s.config.device << '-' << nn::precisionName(s.precision) << '\n';
     if (eigenEval) csv << "nn," << s.variant->name << ',' << b << ',' << eigenRate << ',' << eigenRate * flops / 1e9 << ','
                        << mm << ',' << eigenName << '\n';
     if (withTorch && withEigen) {
@@ -194,7 +240,7 @@ SelfplayFigures selfplayOnce(const nn::NetworkBenchOptions& a, const Setup& s, n
   auto copyOf = [&] {
     nn::PolicyValueNet copy(net->shape());
     nn::moduleFromBytes(*copy, nn::moduleToBytes(*net));
-    return nn::makeEvaluator(copy, s.config.device, inference, "the benchmark network");
+    return nn::makeEvaluator(copy, s.config.device, inference, "the benchmark network", s.precision);
   };
   selfplay::SelfPlaySettings settings = selfplaySettingsFor(s.config);
   settings.search.solver = tactics && settings.search.solver;
@@ -297,7 +343,7 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
   torch::set_num_threads(s.config.trainThreads);
   std::printf("training with %d threads\n", s.config.trainThreads);
   const int batch = a.batch > 0 ? a.batch : s.config.batchSize;
-  const torch::Device device = nn::parseDevice(s.config.device);
+  const torch::Device device = s.device;
   // Random but valid targets: one-hot policies and results.
   std::mt19937 rng(1);
   std::vector<float> planes(size_t(batch) * s.encoder->inputSize()), policy(size_t(batch) * s.encoder->policySize(), 0),
@@ -308,8 +354,9 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
     wdl[size_t(i) * 3 + rng() % 3] = 1;
   }
   OptimizerConfig oc;
-  Trainer trainer(nn::PolicyValueNet(s.shape), oc, device);
-  const double stepTime = timePerCall([&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch); }, 3 * a.seconds);
+  Trainer trainer(nn::PolicyValueNet(s.shape), oc, device, s.precision);
+  const double stepTime = timePerCall([&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch); }, 3 * a.seconds,
+                                      device);
 
   // The bare loop: forward and backward of the same losses on tensors already in place.
   nn::PolicyValueNet net(s.shape);
@@ -321,15 +368,21 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
   const double bareTime = timePerCall(
       [&] {
         net->zero_grad();
-        auto [logits, value] = net->forward(x);
-        auto loss = -(pt * torch::log_softmax(logits, 1)).sum(1).mean() - (vt * torch::log_softmax(value, 1)).sum(1).mean();
+        torch::Tensor loss;
+        {
+          nn::Autocast autocast(s.precision == nn::Precision::kBfloat16);
+          auto [logits, value] = net->forward(x);
+          loss = -(pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean() -
+                 (vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean();
+        }
         loss.backward();
       },
-      3 * a.seconds);
-  std::printf("batch %d: trainer %.0f samples/s (%.1f ms/step); bare forward+backward %.0f samples/s (%.1f ms)\n", batch,
-              batch / stepTime, 1e3 * stepTime, batch / bareTime, 1e3 * bareTime);
+      3 * a.seconds, device);
+  std::printf("batch %d, %s: trainer %.0f samples/s (%.1f ms/step); bare forward+backward %.0f samples/s (%.1f ms)\n", batch,
+              nn::precisionName(s.precision), batch / stepTime, 1e3 * stepTime, batch / bareTime, 1e3 * bareTime);
   std::ofstream(a.csv, std::ios::app) << "train," << s.variant->name << ',' << batch << ',' << batch / stepTime << ','
-                                      << batch / bareTime << '\n';
+                                      << batch / bareTime << ',' << s.config.device << '-'
+                                      << nn::precisionName(s.precision) << '\n';
   std::printf("trainer rate = %.0f%% of the bare forward+backward loop\n", 100 * bareTime / stepTime);
 }
 

@@ -59,10 +59,13 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   const YAML::Node root = r.loadFile();
   TrainRunConfig c;
   c.sourcePath = path;
-  r.onlyKeys(root, "", {"variant", "device", "inference", "seed", "network", "selfplay", "training", "gate", "run"});
+  r.onlyKeys(root, "", {"variant", "device", "inference", "precision", "seed", "network", "selfplay", "training", "gate", "run"});
   c.variant = r.text(root, "", "variant", c.variant);
   c.device = r.text(root, "", "device", c.device);
   c.inference = nn::parseInference(r.choice(root, "", "inference", {"auto", "torch", "eigen"}, "auto"));
+  c.precision = nn::parsePrecision(r.choice(root, "", "precision", {"fp32", "bf16"}, "fp32"));
+  if (c.precision == nn::Precision::kBfloat16 && c.device.rfind("cuda", 0) != 0)
+    r.fail("precision", "bf16 runs on a GPU (device: cuda), not on device " + c.device + ": use fp32", root["precision"]);
   c.seed = uint64_t(r.integer(root, "", "seed", 0, 2147483647, int(c.seed)));
 
   if (const YAML::Node n = root["network"]) {

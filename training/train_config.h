@@ -8,6 +8,7 @@
 
 #include "mcts/search_params.h"
 #include "nn/inference.h"
+#include "nn/precision.h"
 #include "selfplay/selfplay_runner.h"
 
 namespace poppy::training {
@@ -35,6 +36,8 @@ struct TrainRunConfig {
   // Eigen for small calls (the ends of self-play phases, when few games are left) and LibTorch
   // for the large ones. Training itself always uses LibTorch.
   nn::Inference inference = nn::Inference::kAuto;
+  // Number format of self-play, gate and training networks (nn/precision.h); bf16 needs a GPU.
+  nn::Precision precision = nn::Precision::kFloat32;
   uint64_t seed = 1;
 
   // network

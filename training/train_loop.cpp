@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <optional>
@@ -164,7 +165,7 @@ class Run {
 
   void openOrCreate() {
     torch::manual_seed(config_.seed);
-    trainer_ = std::make_unique<Trainer>(nn::PolicyValueNet(shape()), optimizerConfig(), device_);
+    trainer_ = std::make_unique<Trainer>(nn::PolicyValueNet(shape()), optimizerConfig(), device_, config_.precision);
     if (fs::exists(path("state.json"))) {
       try {
         state_ = RunState::fromJson(nlohmann::json::parse(common::readWholeFile(path("state.json"))));
@@ -326,7 +327,7 @@ class Run {
 
   // Self-play and gate networks, run as the config's `inference` says.
   std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& modelPath) {
-    return nn::loadEvaluator(modelPath, variant_.get(), config_.device, config_.inference);
+    return nn::loadEvaluator(modelPath, variant_.get(), config_.device, config_.inference, nullptr, config_.precision);
   }
   // The candidate as a separate network, so evaluation never disturbs the trainer's module.
   std::unique_ptr<mcts::Evaluator> candidateEvaluator() {
@@ -334,7 +335,7 @@ class Run {
     trainer_->net()->to(torch::kCPU);
     nn::moduleFromBytes(*copy, nn::moduleToBytes(*trainer_->net()));
     trainer_->net()->to(device_);
-    return nn::makeEvaluator(copy, config_.device, config_.inference, "the candidate");
+    return nn::makeEvaluator(copy, config_.device, config_.inference, "the candidate", config_.precision);
   }
 
   void selfplayPhase() {
@@ -411,18 +412,37 @@ class Run {
     }
     torch::set_num_threads(config_.trainThreads);
     const int batch = config_.batchSize;
-    std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
-        wdl(size_t(batch) * 3), rootValues(static_cast<size_t>(batch));
+    struct Batch {
+      std::vector<float> planes, policy, wdl, rootValues;
+    };
+    Batch batches[2];
+    for (Batch& b : batches) {
+      b.planes.resize(size_t(batch) * encoder_.inputSize());
+      b.policy.resize(size_t(batch) * encoder_.policySize());
+      b.wdl.resize(size_t(batch) * 3);
+      b.rootValues.resize(size_t(batch));
+    }
     std::mt19937 rng(uint32_t(config_.seed * 7 + uint64_t(trainer_->steps())));
+    auto draw = [&](Batch& b) {
+      window_->sampleBatch(batch, rng, b.planes.data(), b.policy.data(), b.wdl.data(), b.rootValues.data());
+      if (config_.rootValueWeight > 0)
+        for (int i = 0; i < batch; ++i)
+          selfplay::mixRootValue(b.wdl.data() + size_t(i) * 3, b.rootValues[size_t(i)], float(config_.rootValueWeight));
+    };
     Losses sum;
     const double start = nowSeconds();
     int done = 0;
+    // The next batch is drawn on another thread while the network trains on this one, so the
+    // step (on a GPU especially) never waits for sampling. Draws stay in order: the same batches
+    // as drawing them one after another.
+    std::future<void> next;
+    if (config_.stepsPerIteration > 0) next = std::async(std::launch::async, draw, std::ref(batches[0]));
     for (; done < config_.stepsPerIteration && !gStop; ++done) {
-      window_->sampleBatch(batch, rng, planes.data(), policy.data(), wdl.data(), rootValues.data());
-      if (config_.rootValueWeight > 0)
-        for (int b = 0; b < batch; ++b)
-          selfplay::mixRootValue(wdl.data() + size_t(b) * 3, rootValues[size_t(b)], float(config_.rootValueWeight));
-      const Losses l = trainer_->step(planes.data(), policy.data(), wdl.data(), batch);
+      next.get();
+      const Batch& b = batches[done % 2];
+      if (done + 1 < config_.stepsPerIteration)
+        next = std::async(std::launch::async, draw, std::ref(batches[(done + 1) % 2]));
+      const Losses l = trainer_->step(b.planes.data(), b.policy.data(), b.wdl.data(), batch);
       sum.policy += l.policy;
       sum.value += l.value;
       sum.total += l.total;

@@ -1,9 +1,15 @@
 #include "training/trainer.h"
 
+#include <cstring>
+
+#include "nn/autocast.h"
+#include "nn/torch_evaluator.h"
+
 namespace poppy::training {
 
-Trainer::Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device)
-    : net_(std::move(net)), config_(std::move(config)), device_(device) {
+Trainer::Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device, nn::Precision precision)
+    : net_(std::move(net)), config_(std::move(config)), device_(device), precision_(precision) {
+  nn::checkPrecision(precision_, device_);
   net_->to(device_);
   optimizer_ = std::make_unique<torch::optim::SGD>(
       net_->parameters(), torch::optim::SGDOptions(config_.learningRate)
@@ -19,25 +25,48 @@ double Trainer::learningRateAt(int64_t step) const {
   return rate;
 }
 
+namespace {
+// `data` as a float32 tensor on `device`; to a GPU through page-locked memory (a DMA copy that
+// does not hold the CPU).
+torch::Tensor onDevice(const float* data, std::vector<int64_t> sizes, const torch::Device& device) {
+  auto opts = torch::TensorOptions().dtype(torch::kFloat32);
+  if (device.is_cpu()) return torch::from_blob(const_cast<float*>(data), sizes, opts);
+  torch::Tensor pinned = torch::empty(sizes, opts.pinned_memory(true));
+  std::memcpy(pinned.data_ptr<float>(), data, sizeof(float) * size_t(pinned.numel()));
+  return pinned.to(device, /*non_blocking=*/true);
+}
+}  // namespace
+
 Losses Trainer::step(const float* planes, const float* policy, const float* wdl, int batch) {
   const nn::NetworkShape& s = net_->shape();
-  auto opts = torch::TensorOptions().dtype(torch::kFloat32);
-  auto x = torch::from_blob(const_cast<float*>(planes), {batch, s.planes, s.height, s.width}, opts).to(device_);
-  auto pt = torch::from_blob(const_cast<float*>(policy), {batch, s.policySize}, opts).to(device_);
-  auto vt = torch::from_blob(const_cast<float*>(wdl), {batch, 3}, opts).to(device_);
+  auto x = onDevice(planes, {batch, s.planes, s.height, s.width}, device_);
+  auto pt = onDevice(policy, {batch, s.policySize}, device_);
+  auto vt = onDevice(wdl, {batch, 3}, device_);
 
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(learningRateAt(steps_));
   net_->train();
-  auto [logits, value] = net_->forward(x);
-  auto policyLoss = -(pt * torch::log_softmax(logits, 1)).sum(1).mean();
-  auto valueLoss = -(vt * torch::log_softmax(value, 1)).sum(1).mean();
-  auto total = policyLoss + config_.valueLossWeight * valueLoss;
-  optimizer_->zero_grad();
-  total.backward();
-  optimizer_->step();
+  torch::Tensor policyLoss, valueLoss, total;
+  nn::reportingOutOfMemory("training a batch of " + std::to_string(batch) + " samples on " + device_.str(),
+                           "lower training.batch_size", [&] {
+                             {
+                               nn::Autocast autocast(precision_ == nn::Precision::kBfloat16);
+                               auto [logits, value] = net_->forward(x);
+                               policyLoss = -(pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean();
+                               valueLoss = -(vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean();
+                             }
+                             total = policyLoss + config_.valueLossWeight * valueLoss;
+                             optimizer_->zero_grad();
+                             total.backward();
+                             optimizer_->step();
+                             return 0;
+                           });
   ++steps_;
-  return Losses{policyLoss.item<double>(), valueLoss.item<double>(), total.item<double>()};
+  // One copy back: three item() calls would each wait for the GPU.
+  const torch::Tensor l = torch::stack({policyLoss.detach(), valueLoss.detach(), total.detach()})
+                              .to(torch::kCPU, torch::kDouble);
+  const double* v = l.data_ptr<double>();
+  return Losses{v[0], v[1], v[2]};
 }
 
 }  // namespace poppy::training

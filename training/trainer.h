@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nn/network.h"
+#include "nn/precision.h"
 
 namespace poppy::training {
 
@@ -27,9 +28,13 @@ struct Losses {
 
 class Trainer {
  public:
-  Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device);
+  // bf16: the forward pass autocasts to bfloat16 on the GPU; weights, gradients, the optimizer
+  // and the losses stay float32. Throws std::runtime_error for bf16 on the CPU.
+  Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device,
+          nn::Precision precision = nn::Precision::kFloat32);
 
   // planes: batch x inputSize; policy: batch x policySize (rows sum to 1); wdl: batch x 3.
+  // Out of GPU memory: std::runtime_error naming the batch size.
   Losses step(const float* planes, const float* policy, const float* wdl, int batch);
 
   double learningRateAt(int64_t step) const;
@@ -38,11 +43,13 @@ class Trainer {
   nn::PolicyValueNet& net() { return net_; }
   torch::optim::SGD& optimizer() { return *optimizer_; }
   const torch::Device& device() const { return device_; }
+  nn::Precision precision() const { return precision_; }
 
  private:
   nn::PolicyValueNet net_;
   OptimizerConfig config_;
   torch::Device device_;
+  nn::Precision precision_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
   int64_t steps_ = 0;
 };

@@ -1,0 +1,25 @@
+// The number format LibTorch runs the network in: `precision:` in run configs, `--precision` on
+// the benches. No LibTorch: configs parse it before the network module loads.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace poppy::nn {
+
+enum class Precision {
+  kFloat32,   // everything in float32 (the only choice on the CPU)
+  kBfloat16,  // bfloat16 matrix products on a GPU: inference runs a bfloat16 copy of the network,
+              // training autocasts the forward pass (float32 weights, optimizer and losses). No
+              // loss scaling is needed: bfloat16 has float32's exponent range.
+};
+
+// "fp32" or "bf16"; anything else throws std::invalid_argument naming the text.
+inline Precision parsePrecision(const std::string& text) {
+  if (text == "fp32") return Precision::kFloat32;
+  if (text == "bf16") return Precision::kBfloat16;
+  throw std::invalid_argument("unknown precision '" + text + "' (use fp32 or bf16)");
+}
+
+inline const char* precisionName(Precision p) { return p == Precision::kBfloat16 ? "bf16" : "fp32"; }
+
+}  // namespace poppy::nn
