@@ -24,6 +24,7 @@
 #include "support/scratch_files.h"
 #include "support/variants.h"
 #include "training/checkpoint.h"
+#include "training/multi_tensor_sgd.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
 
@@ -166,6 +167,48 @@ TEST(Trainer, OverfitsAFixedTinyBatch) {
     hits += b.policy[size_t(i) * s.policySize + size_t(best)] == 1.0f;
   }
   EXPECT_GE(hits, 7) << "of 8 memorised positions";
+}
+
+// The multi-tensor step computes LibTorch's SGD (momentum, dampening, weight decay, Nesterov or
+// not): two copies of a network, given the same gradients, stay equal whichever step updates
+// them, also when the two kinds of step take turns on one optimizer's momentum buffers.
+TEST(Trainer, MultiTensorSgdStepIsLibTorchsSgd) {
+  torch::set_num_threads(1);
+  const Micro m;
+  const auto s = m.shape(1, 8, 8);
+  for (const bool nesterov : {true, false}) {
+    torch::manual_seed(21);
+    nn::PolicyValueNet a(s), b(s);
+    nn::moduleFromBytes(*b, nn::moduleToBytes(*a));
+    auto options = torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3).nesterov(nesterov);
+    if (!nesterov) options.dampening(0.2);
+    torch::optim::SGD reference(a->parameters(), options), ours(b->parameters(), options);
+    const Micro::Batch batch = m.batch(8, 4);
+    const auto x = torch::from_blob(const_cast<float*>(batch.planes.data()), {batch.size, s.planes, s.height, s.width});
+    const auto target = torch::from_blob(const_cast<float*>(batch.policy.data()), {batch.size, s.policySize});
+    auto gradients = [&](nn::PolicyValueNet& net, torch::optim::SGD& opt) {
+      opt.zero_grad();
+      auto [logits, value] = net->forward(x);
+      (-(target * torch::log_softmax(logits, 1)).sum(1).mean() + value.pow(2).mean()).backward();
+    };
+    for (int i = 0; i < 6; ++i) {
+      gradients(a, reference);
+      reference.step();
+      gradients(b, ours);
+      // Steps 0-2 the multi-tensor way (it creates the buffers), 3 LibTorch's on those buffers, then ours again.
+      if (i == 3) ours.step();
+      else training::multiTensorSgdStep(ours);
+      const auto pa = a->parameters(), pb = b->parameters();
+      for (size_t k = 0; k < pa.size(); ++k)
+        ASSERT_TRUE(torch::allclose(pa[k], pb[k], 1e-5, 1e-6))
+            << "nesterov " << nesterov << ", step " << i << ", parameter " << k << ": max difference "
+            << (pa[k] - pb[k]).abs().max().item<float>();
+    }
+    // The updates were not empty: the weights moved.
+    torch::manual_seed(21);
+    nn::PolicyValueNet start(s);
+    EXPECT_FALSE(torch::allclose(a->parameters()[0], start->parameters()[0]));
+  }
 }
 
 TEST(Trainer, LearningRateFollowsTheSchedule) {

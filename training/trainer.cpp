@@ -4,6 +4,7 @@
 
 #include "nn/autocast.h"
 #include "nn/torch_evaluator.h"
+#include "training/multi_tensor_sgd.h"
 
 namespace poppy::training {
 
@@ -58,7 +59,7 @@ Losses Trainer::step(const float* planes, const float* policy, const float* wdl,
                              total = policyLoss + config_.valueLossWeight * valueLoss;
                              optimizer_->zero_grad();
                              total.backward();
-                             optimizer_->step();
+                             multiTensorSgdStep(*optimizer_);
                              return 0;
                            });
   ++steps_;
