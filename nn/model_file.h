@@ -10,7 +10,9 @@
 
 namespace poppy::nn {
 
-// Serialises module parameters and buffers to bytes and back (used by checkpoints too).
+// Serialises module parameters and buffers to bytes and back (used by checkpoints too). The bytes
+// are always written from the CPU: a module on a GPU is moved there for the write and back after
+// (so no other thread may use it meanwhile); moduleFromBytes loads onto the CPU.
 std::string moduleToBytes(torch::nn::Module& module);
 void moduleFromBytes(torch::nn::Module& module, const std::string& bytes);
 

@@ -23,6 +23,7 @@
 #include "nn/model_file.h"
 #include "nn/network.h"
 #include "nn/torch_evaluator.h"
+#include "support/micro_net.h"
 #include "support/random_positions.h"
 #include "support/scratch_files.h"
 #include "support/variants.h"
@@ -373,47 +374,8 @@ TEST(Encoder, RepetitionPlaneCountsEarlierOccurrences) {
 // ---------------------------------------------------------------------------------------------
 // Model files
 
-struct MicroNet {
-  game::VariantPtr variant = game::loadVariant("micro");
-  nn::Encoder encoder{variant};
-  nn::NetworkShape shape;
-  MicroNet(int blocks = 1, int channels = 8) : shape(nn::networkShapeFor(encoder, blocks, channels, 8)) {}
-  nn::ModelInfo info(const std::string& id = "gen-0003", int64_t step = 1234) const {
-    nn::ModelInfo i;
-    i.variant = variant->name;
-    i.encoderVersion = nn::Encoder::kVersion;
-    i.shape = shape;
-    i.step = step;
-    i.id = id;
-    return i;
-  }
-  // Encoded random micro positions, batch x inputSize.
-  std::vector<float> batch(int count, uint32_t seed) const {
-    const auto sfens = poppy::testing::randomPositions(variant, count, 40, seed);
-    std::vector<float> out(size_t(count) * size_t(encoder.inputSize()));
-    for (int i = 0; i < count; ++i)
-      encoder.encode(game::Position::fromSfen(variant, sfens[size_t(i)]), out.data() + size_t(i) * encoder.inputSize());
-    return out;
-  }
-  torch::Tensor input(const std::vector<float>& planes, int count) const {
-    return torch::from_blob(const_cast<float*>(planes.data()), {count, shape.planes, shape.height, shape.width},
-                            torch::kFloat32)
-        .clone();
-  }
-};
-
-// A network whose batch-norm statistics are no longer the defaults, so a round trip must carry
-// the buffers as well as the parameters.
-nn::PolicyValueNet trainedLookingNet(const MicroNet& m, uint64_t seed) {
-  torch::manual_seed(seed);
-  nn::PolicyValueNet net(m.shape);
-  net->train();
-  torch::NoGradGuard guard;
-  const auto planes = m.batch(16, uint32_t(seed));
-  for (int i = 0; i < 3; ++i) net->forward(m.input(planes, 16));
-  net->eval();
-  return net;
-}
+using poppy::testing::MicroNet;
+using poppy::testing::trainedLookingNet;
 
 std::pair<torch::Tensor, torch::Tensor> forwardEval(nn::PolicyValueNet& net, const torch::Tensor& x) {
   torch::NoGradGuard guard;

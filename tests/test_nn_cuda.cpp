@@ -20,7 +20,7 @@
 #include "nn/model_file.h"
 #include "nn/network.h"
 #include "nn/torch_evaluator.h"
-#include "support/random_positions.h"
+#include "support/micro_net.h"
 #include "support/scratch_files.h"
 #include "training/checkpoint.h"
 #include "training/train_config.h"
@@ -39,42 +39,13 @@ const std::string kScratch = "poppy_test_nn_cuda_";
   GTEST_SKIP() << "no GPU visible to this LibTorch: this case runs on a CUDA build with a GPU "               \
                   "(scripts/setup-cuda.sh test)"
 
-struct Micro {
-  game::VariantPtr variant = game::loadVariant("micro");
-  nn::Encoder encoder{variant};
-  nn::NetworkShape shape;
-  explicit Micro(int blocks = 2, int channels = 16) : shape(nn::networkShapeFor(encoder, blocks, channels, 16)) {}
-  std::vector<float> batch(int count, uint32_t seed) const {
-    const auto sfens = poppy::testing::randomPositions(variant, count, 40, seed);
-    std::vector<float> out(size_t(count) * size_t(encoder.inputSize()));
-    for (int i = 0; i < count; ++i)
-      encoder.encode(game::Position::fromSfen(variant, sfens[size_t(i)]), out.data() + size_t(i) * encoder.inputSize());
-    return out;
-  }
-  // One-hot policy targets and results, for training steps.
-  void targets(int count, uint32_t seed, std::vector<float>& policy, std::vector<float>& wdl) const {
-    std::mt19937 rng(seed);
-    policy.assign(size_t(count) * encoder.policySize(), 0);
-    wdl.assign(size_t(count) * 3, 0);
-    for (int i = 0; i < count; ++i) {
-      policy[size_t(i) * encoder.policySize() + rng() % encoder.policySize()] = 1;
-      wdl[size_t(i) * 3 + rng() % 3] = 1;
-    }
-  }
+// The GPU cases' setting: 2 blocks x 16 channels, value head 16 wide.
+struct Micro : poppy::testing::MicroNet {
+  explicit Micro(int blocks = 2, int channels = 16) : MicroNet(blocks, channels, 16) {}
 };
 
-// A network whose batch-norm statistics are not the defaults (a few training-mode passes).
-nn::PolicyValueNet trainedLookingNet(const Micro& m, uint64_t seed) {
-  torch::manual_seed(seed);
-  nn::PolicyValueNet net(m.shape);
-  net->train();
-  torch::NoGradGuard guard;
-  auto planes = m.batch(32, uint32_t(seed));
-  auto x = torch::from_blob(planes.data(), {32, m.shape.planes, m.shape.height, m.shape.width}).clone();
-  for (int i = 0; i < 3; ++i) net->forward(x);
-  net->eval();
-  return net;
-}
+// BN statistics from 32 positions.
+nn::PolicyValueNet trainedLookingNet(const Micro& m, uint64_t seed) { return poppy::testing::trainedLookingNet(m, seed, 32); }
 
 struct Outputs {
   std::vector<float> logits, wdl;

@@ -29,10 +29,8 @@ uint32_t crcOf(nlohmann::json header, const std::string& a, const std::string& b
 }  // namespace
 
 void saveCheckpoint(const std::string& path, Trainer& trainer, const nn::ModelInfo& info) {
-  // Weights are stored from the CPU so a checkpoint loads on any device.
-  trainer.net()->to(torch::kCPU);
+  // Weights are stored from the CPU (moduleToBytes) so a checkpoint loads on any device.
   const std::string model = nn::moduleToBytes(*trainer.net());
-  trainer.net()->to(trainer.device());
   torch::serialize::OutputArchive archive;
   trainer.optimizer().save(archive);
   std::ostringstream opt;

@@ -332,9 +332,7 @@ class Run {
   // The candidate as a separate network, so evaluation never disturbs the trainer's module.
   std::unique_ptr<mcts::Evaluator> candidateEvaluator() {
     nn::PolicyValueNet copy(shape());
-    trainer_->net()->to(torch::kCPU);
     nn::moduleFromBytes(*copy, nn::moduleToBytes(*trainer_->net()));
-    trainer_->net()->to(device_);
     return nn::makeEvaluator(copy, config_.device, config_.inference, "the candidate", config_.precision);
   }
 
