@@ -19,6 +19,7 @@
 #include "game/position.h"
 #include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
+#include "nn/compute_threads.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
 #include "nn/network.h"
@@ -684,6 +685,22 @@ TEST_F(ModelFiles, StaleTemporaryFromACrashDoesNotMatter) {
   nn::saveModel(path_, net_, m_.info("gen-0009"));
   EXPECT_FALSE(fs::exists(path_ + ".tmp"));
   EXPECT_EQ(nn::readModelInfo(path_).id, "gen-0009");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compute threads
+
+// Debian's LibTorch runs its matrix products on OpenBLAS, whose own pool ignores
+// at::set_num_threads: setComputeThreads must reach both, or "1 thread" is one per core.
+TEST(ComputeThreads, ReachLibTorchAndOpenBlas) {
+  nn::setComputeThreads(1);
+  if (nn::blasThreads() == 0) GTEST_SKIP() << "LibTorch does not run on OpenBLAS in this build";
+  EXPECT_EQ(torch::get_num_threads(), 1);
+  EXPECT_EQ(nn::blasThreads(), 1);
+  nn::setComputeThreads(2);
+  EXPECT_EQ(torch::get_num_threads(), 2);
+  EXPECT_EQ(nn::blasThreads(), 2);
+  nn::setComputeThreads(1);
 }
 
 // ---------------------------------------------------------------------------------------------

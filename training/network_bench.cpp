@@ -12,6 +12,7 @@
 
 #include "common/progress_line.h"
 #include "nn/autocast.h"
+#include "nn/compute_threads.h"
 #include "game/variant_loader.h"
 #include "nn/eigen_evaluator.h"
 #include "nn/eigen_from_torch.h"
@@ -49,14 +50,15 @@ Setup setup(const nn::NetworkBenchOptions& a) {
   s.device = nn::parseDevice(s.config.device);
   s.precision = a.precision.empty() ? s.config.precision : nn::parsePrecision(a.precision);
   nn::checkPrecision(s.precision, s.device);
-  torch::set_num_threads(s.config.selfplayThreads);
+  nn::setComputeThreads(s.config.selfplayThreads);
   torch::manual_seed(s.config.seed);
   s.variant = game::loadVariant(s.config.variant);
   s.encoder = std::make_unique<nn::Encoder>(s.variant);
   s.shape = nn::networkShapeFor(*s.encoder, s.config.blocks, s.config.channels, s.config.valueHidden);
-  std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %s, %d threads\n",
+  std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %s, %d threads%s\n",
               s.variant->name.c_str(), s.shape.blocks, s.shape.channels, s.shape.planes, s.shape.policySize,
-              s.config.device.c_str(), nn::precisionName(s.precision), torch::get_num_threads());
+              s.config.device.c_str(), nn::precisionName(s.precision), torch::get_num_threads(),
+              nn::blasThreads() > 0 ? (" (OpenBLAS " + std::to_string(nn::blasThreads()) + ")").c_str() : "");
   if (s.device.is_cuda()) std::printf("GPU: %s\n", gpuName().c_str());
   return s;
 }
@@ -340,7 +342,7 @@ void benchSelfplay(const nn::NetworkBenchOptions& a) {
 
 void benchTraining(const nn::NetworkBenchOptions& a) {
   Setup s = setup(a);
-  torch::set_num_threads(s.config.trainThreads);
+  nn::setComputeThreads(s.config.trainThreads);
   std::printf("training with %d threads\n", s.config.trainThreads);
   const int batch = a.batch > 0 ? a.batch : s.config.batchSize;
   const torch::Device device = s.device;

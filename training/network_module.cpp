@@ -3,6 +3,7 @@
 // needs a network.
 #include <torch/torch.h>
 
+#include "nn/compute_threads.h"
 #include "nn/encoder.h"
 #include "nn/load_evaluator.h"
 #include "nn/network_backend.h"
@@ -19,7 +20,7 @@ class TorchBackend final : public nn::NetworkBackend {
                                                  nn::ModelInfo* info) const override {
     return nn::loadEvaluator(path, expected, device, inference, info);
   }
-  void setThreads(int threads) const override { torch::set_num_threads(threads); }
+  void setThreads(int threads) const override { nn::setComputeThreads(threads); }
   void train(const TrainRunConfig& config, const TrainOptions& options) const override {
     runTraining(config, options);
   }

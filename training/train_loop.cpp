@@ -19,6 +19,7 @@
 #include "common/run_lock.h"
 #include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
+#include "nn/compute_threads.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
 #include "nn/load_evaluator.h"
@@ -339,7 +340,7 @@ class Run {
   void selfplayPhase() {
     const int wanted = config_.gamesPerIteration - int(state_.totalGames - state_.gamesAtIterationStart);
     if (wanted > 0) {
-      torch::set_num_threads(config_.selfplayThreads);
+      nn::setComputeThreads(config_.selfplayThreads);
       selfplay::SelfPlaySettings s = selfplaySettingsFor(config_);
       s.modelId = generationName(state_.generation);
       s.seed = config_.seed * 1000 + uint64_t(state_.totalGames);
@@ -408,7 +409,7 @@ class Run {
       saveState();
       return;
     }
-    torch::set_num_threads(config_.trainThreads);
+    nn::setComputeThreads(config_.trainThreads);
     const int batch = config_.batchSize;
     struct Batch {
       std::vector<float> planes, policy, wdl, rootValues;
@@ -471,7 +472,7 @@ class Run {
       bool promote = true;
       selfplay::MatchResult r;
       if (config_.gateGames > 0) {
-        torch::set_num_threads(config_.selfplayThreads);
+        nn::setComputeThreads(config_.selfplayThreads);
         auto candidate = candidateEvaluator();
         auto best = loadEvaluator(bestModelPath());
         selfplay::PlayerSpec a, b;
