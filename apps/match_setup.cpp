@@ -82,6 +82,7 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
       case selfplay::PlayerSpec::Kind::kNetwork:
         if (s.nodes > 0) spec.search.playouts = int(s.nodes);
         spec.search.solver = settings.tactics;
+        spec.search.repetitionContempt = float(settings.repetitionContempt);
         break;
       case selfplay::PlayerSpec::Kind::kRollout:
         if (s.nodes > 0) spec.simulations = int(s.nodes);
@@ -113,6 +114,11 @@ void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
   addInferenceOption(cmd, settings.inference);
   cmd->add_option("--tactics", settings.tactics,
                   "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
+      ->capture_default_str();
+  cmd->add_option("--repetition-contempt", settings.repetitionContempt,
+                  "Model players' search scores a move back to an earlier position this much below a draw for "
+                  "its mover (0-1; the rules are unchanged): keeps greedy chu play from shuffling")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
 }
 

@@ -34,6 +34,9 @@ struct PlayerSettings {
   nn::Inference inference = nn::Inference::kAuto;  // model players (nn/inference.h)
   int playouts = 128;  // of model players without their own
   bool tactics = true;  // model players: MCTS-solver and mate searches (mcts/search_params.h)
+  // Model players: a move back to an earlier position scores this much below a draw for its mover
+  // in the search (mcts/search_params.h); the rules are unchanged. 0 = off.
+  double repetitionContempt = 0.0;
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
 };
 
@@ -44,7 +47,7 @@ struct MatchPlayer {
 };
 
 // The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --inference,
-// --tactics.
+// --tactics, --repetition-contempt.
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings);
 
 // "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.

@@ -32,11 +32,12 @@ struct SearchParams {
   float gumbelCScale = 0.1f;  // sigma's c_scale (GumbelParams)
   int leavesPerTree = 4;  // virtual-loss leaves gathered per tree per batch
   int plyCap = 200;       // game plies (counted from the game's SFEN) after which it is drawn
-  // Self-play only (selfplay.repetition_contempt): a move below the root that brings back a
-  // position the game or the path has already had ends its playout as a draw worth this much
-  // less than a draw to the side that made it. The rules still draw at the fourth occurrence;
-  // this steers self-play off cheap shuffles (chu's lion passes) that an uninformed value head
-  // cannot tell from any other move. 0 = off (every other search, matches and play).
+  // Self-play (selfplay.repetition_contempt) and match/ladder model players
+  // (--repetition-contempt): a move below the root that brings back a position the game or the
+  // path has already had ends its playout as a draw worth this much less than a draw to the side
+  // that made it. The rules still draw at the fourth occurrence; this steers search off cheap
+  // shuffles (chu's lion passes) that an uninformed value head cannot tell from any other move.
+  // 0 = off (the default everywhere else: gate games, usi, play, serve).
   float repetitionContempt = 0.0f;
   // MCTS-solver: game ends found in the tree are proofs, backed up exactly (a child lost for its
   // mover is a won parent; a parent whose children are all won for their movers is lost);

@@ -345,6 +345,39 @@ TEST(MatchCli, UniformSearchBeatsRandom) {
   fs::remove(records.string() + ".summary.json");
 }
 
+// Chu's uniform players shuffle a piece back and forth under greedy play: every game of this
+// match is a repetition draw (8 of 8 when this test was written). --repetition-contempt makes
+// their searches score a move back to an earlier position below a draw, so the same games run
+// on to the ply cap instead (8 of 8); the rules' fourfold repetition is untouched.
+TEST(MatchCli, RepetitionContemptKeepsGreedyChuFromShuffling) {
+  auto reasons = [](const std::string& contempt) {
+    const fs::path records =
+        fs::temp_directory_path() / ("poppy_cli_contempt_" + std::to_string(::getpid()) + ".jsonl");
+    fs::remove(records);
+    const CmdResult r = poppy({"match", "--variant", "chu", "--a", "uniform:16", "--b", "uniform:16", "--games", "8",
+                               "--parallel", "8", "--opening-plies", "0", "--ply-cap", "200",
+                               "--repetition-contempt", contempt, "--records", records.string(), "--summary", "none"});
+    expectSuccess(r);
+    std::map<std::string, int> count;
+    const std::regex reason("\"reason\":\"([a-z_]+)\"");
+    const std::string text = slurp(records);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), reason); it != std::sregex_iterator(); ++it)
+      ++count[(*it)[1]];
+    fs::remove(records);
+    return count;
+  };
+  EXPECT_GE(reasons("0")["repetition"], 6);
+  const auto withContempt = reasons("0.3");
+  EXPECT_EQ(withContempt.count("repetition"), 0u);
+  EXPECT_GE(withContempt.count("ply_cap") ? withContempt.at("ply_cap") : 0, 6);
+}
+
+TEST(CliErrors, RepetitionContemptOutOfRangeIsNamed) {
+  const CmdResult r = poppy({"match", "--a", "random", "--b", "random", "--repetition-contempt", "1.5"});
+  EXPECT_EQ(r.code, 2) << r.describe();
+  expectCleanError(r, "--repetition-contempt");
+}
+
 TEST(CliProgress, IntoAFileProgressIsAFewWholeLines) {
   // 300 random games take well under a second: with stderr a file, the progress is the first
   // and the last line (a line every 5 s at most), never a \r-rewritten line per game.
