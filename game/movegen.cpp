@@ -1,7 +1,9 @@
 // Legal move generation. Outside check, legality comes from pins (computed once per position)
 // and, for king moves, an attack test on the destination; in check every candidate is tried.
 #include <cstdlib>
+#include <utility>
 
+#include "game/neighbours.h"
 #include "game/position.h"
 #include "game/special_moves.h"
 
@@ -75,6 +77,24 @@ bool Position::keepsKingSafe(Move m) const {
     safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
     b[m.from] = pf;
     b[m.to] = pt;
+  } else if (m.isBurn()) {
+    // The burned neighbours of `to` are emptied as well; undone in reverse order (to == from
+    // for a double igui).
+    Piece burned[8];
+    const Piece pf = b[m.from], pt = b[m.to];
+    b[m.from] = kEmpty;
+    b[m.to] = pf;
+    for (int d = 0; d < 8; ++d)
+      if ((m.burnMask() >> d) & 1) {
+        const Square s = neighbourOf(*variant_, m.to, d);
+        burned[d] = b[s];
+        b[s] = kEmpty;
+      }
+    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    for (int d = 7; d >= 0; --d)
+      if ((m.burnMask() >> d) & 1) b[neighbourOf(*variant_, m.to, d)] = burned[d];
+    b[m.to] = pt;
+    b[m.from] = pf;
   } else {
     // Undone in reverse order: a two-leg move may end on its own square (to == from).
     const Square mid = m.mid();
@@ -200,24 +220,47 @@ int Position::generate(MoveList* out) const {
   // pass (any piece, through any empty square) is one position, and so is every igui taking
   // the same piece. The first legal one generated stands for all (homeMoveKey).
   uint64_t homeSeen[(kMaxSquares + 1 + 63) / 64] = {};  // a bit per homeMoveKey
+  // Two captures without moving (a double igui, powers.h) by different pieces leave the same
+  // position too: the pairs of squares taken so far.
+  int homePairs[64][2];
+  int numHomePairs = 0;
+  auto homePairSeen = [&](Square from, int mask) {
+    Square pair[2];
+    int k = 0;
+    for (int d = 0; d < 8; ++d)
+      if ((mask >> d) & 1) pair[k++] = neighbourOf(v, from, d);
+    if (pair[0] > pair[1]) std::swap(pair[0], pair[1]);
+    for (int i = 0; i < numHomePairs; ++i)
+      if (homePairs[i][0] == pair[0] && homePairs[i][1] == pair[1]) return true;
+    if (numHomePairs < 64) {
+      homePairs[numHomePairs][0] = pair[0];
+      homePairs[numHomePairs++][1] = pair[1];
+    }
+    return false;
+  };
   auto addSpecialMoves = [&](Square from, int face) {
     SpecialTarget targets[kMaxSpecialTargets];
-    const int nt = specialTargets(v, board_, face, us, from, targets);
+    int numXBetza = 0;
+    const int nt = specialTargets(v, board_, face, us, from, targets, &numXBetza);
     for (int i = 0; i < nt; ++i) {
       const SpecialTarget t = targets[i];
-      if (t.mid < 0 && plainReaches(face, us, from, t.to)) continue;
-      bool seen = false;
-      for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
-      if (seen) continue;
+      if (i < numXBetza) {  // the power targets after them are distinct and new (special_moves.h)
+        if (t.mid < 0 && plainReaches(face, us, from, t.to)) continue;
+        bool seen = false;
+        for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
+        if (seen) continue;
+      }
       const int home = t.mid >= 0 && t.to == from ? homeMoveKey(t.mid) : -1;
       if (home >= 0 && ((homeSeen[home / 64] >> (home % 64)) & 1)) continue;
+      if (t.burn && t.to == from && homePairSeen(from, t.burn)) continue;
       if (v.lionFaces && !lionRulesAllow(face, from, t.mid, t.to)) continue;
       if (home >= 0) homeSeen[home / 64] |= uint64_t(1) << (home % 64);  // the same position: as safe for the king
       auto make = [&](bool flip) {
+        if (t.burn) return Move::burn(from, t.to, t.burn, flip);
         return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
       };
       if (ks >= 0 && !keepsKingSafe(make(false))) continue;
-      const bool capture = (t.to != from && board_[t.to]) || (t.mid >= 0 && board_[t.mid]);
+      const bool capture = (t.to != from && board_[t.to]) || (t.mid >= 0 && board_[t.mid]) || t.burn;
       if (addWithFlips(make, from, t.to, face, capture)) return true;
     }
     return false;

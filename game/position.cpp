@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "game/neighbours.h"
 #include "game/special_moves.h"
 
 namespace poppy::game {
@@ -89,6 +90,7 @@ void Position::makeMove(Move m) {
       h ^= v.boardKey(q, s);
       if (!v.dropsEnabled) return;  // chu shogi: captured pieces leave the game
       const int kind = v.faces[faceOf(q)].handKind;
+      if (kind < 0) return;  // a royal taken (royal capture with drops): the game is over
       h ^= v.handKey(us, kind, hand_[us][kind]);
       ++hand_[us][kind];
       h ^= v.handKey(us, kind, hand_[us][kind]);
@@ -101,6 +103,17 @@ void Position::makeMove(Move m) {
         take(st.capturedMid, m.mid());
         board_[m.mid()] = kEmpty;
       }
+    }
+    if (m.isBurn()) {
+      if (m.to == m.from) cap = kEmpty;  // a double igui: nothing taken on the mover's square
+      int k = 0;
+      for (int d = 0; d < 8; ++d)
+        if ((m.burnMask() >> d) & 1) {
+          const Square s = neighbourOf(v, m.to, d);
+          st.burned[k++] = board_[s];
+          take(board_[s], s);
+          board_[s] = kEmpty;
+        }
     }
     st.moved = p;
     st.captured = cap;
@@ -143,10 +156,24 @@ void Position::unmakeMove() {
     // `to` before `from`: they are one square when a two-leg move came back.
     board_[m.to] = st.captured;
     board_[m.from] = st.moved;
-    if (st.captured && v.dropsEnabled) --hand_[us][v.faces[faceOf(st.captured)].handKind];
+    // Back out of the hand, where take() put it (never a royal: it has no hand kind).
+    auto untake = [&](Piece q) {
+      const int kind = v.faces[faceOf(q)].handKind;
+      if (v.dropsEnabled && kind >= 0) --hand_[us][kind];
+    };
+    if (st.captured) untake(st.captured);
     if (m.isTwoLeg() && st.capturedMid) {
       board_[m.mid()] = st.capturedMid;
-      if (v.dropsEnabled) --hand_[us][v.faces[faceOf(st.capturedMid)].handKind];
+      untake(st.capturedMid);
+    }
+    if (m.isBurn()) {
+      int k = 0;
+      for (int d = 0; d < 8; ++d)
+        if ((m.burnMask() >> d) & 1) {
+          const Piece q = st.burned[k++];
+          board_[neighbourOf(v, m.to, d)] = q;
+          untake(q);
+        }
     }
     if (kingSq_[us] == m.to) kingSq_[us] = m.from;
   }

@@ -98,6 +98,7 @@ class Position {
     Move move;           // the move that led here
     Piece captured = kEmpty;     // taken on `to`
     Piece capturedMid = kEmpty;  // taken on the middle square of a two-leg move
+    Piece burned[2] = {kEmpty, kEmpty};  // taken next to `to` by a burn, in direction order
     Piece moved = kEmpty;  // the piece as it stood before the move
     uint64_t hash = 0;
     bool inCheck = false;  // side to move is in check here

@@ -15,6 +15,8 @@ std::string rulesText(const Variant& v) {
     out << "face " << i << " " << f.token() << " betza " << f.betza << " flip " << f.flipTo << " hand " << f.handKind
         << " royal " << f.royal << " moves";
     for (const MoveVector& m : f.moves) out << " " << m.dx << "," << m.dy << "," << m.range;
+    // Written only where set, as below.
+    if (f.hasPowers()) out << " area " << f.areaSteps << " burn " << f.burnCount << " igui " << f.iguiCount;
     out << "\n";
   }
   for (const HandKind& h : v.handKinds) out << "hand " << h.letter << " " << h.setupFace << " " << h.otherFace << "\n";
@@ -32,6 +34,7 @@ std::string rulesText(const Variant& v) {
     out << "royalcapture " << v.royalCapture << " bareking " << v.bareKingRule << " " << v.bareKingWeakFaces
         << " lions " << v.lionFaces << " " << v.lionCheapFaces << " entryorcapture " << v.promoteOnEntryOrCapture
         << "\n";
+  if (v.burnImmuneFaces) out << "burnimmune " << v.burnImmuneFaces << "\n";
   out << "plycap " << int(v.plyCapRule) << " threshold " << v.impasseThreshold << " points";
   for (int n : v.impassePoints) out << " " << n;
   out << "\n";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "game/powers.h"
+
 namespace poppy::game {
 namespace {
 
@@ -88,23 +90,61 @@ void walk(const Variant& v, At at, int face, Color c, Square from, Emit emit) {
   }
 }
 
+// The squares the fast tables (steps, leaps, slides) take `face` to, with `at` reading squares.
+template <class At>
+SquareSet tableDestinations(const Variant& v, At at, int face, Color c, Square from) {
+  SquareSet out;
+  const auto& sm = v.movesFrom(face, c, from);
+  const uint8_t* lt = v.leapTargets() + sm.leapBegin;
+  for (int i = 0; i < sm.leapCount; ++i) {
+    const Piece p = at(lt[i]);
+    if (!p || colorOf(p) != c) out.set(lt[i]);
+  }
+  const Variant::Ray* rays = v.rays() + sm.rayBegin;
+  for (int r = 0; r < sm.rayCount; ++r)
+    for (int k = 0; k < rays[r].length; ++k) {
+      const Square s = v.raySquares()[rays[r].begin + k];
+      const Piece p = at(s);
+      if (p && colorOf(p) == c) break;
+      out.set(s);
+      if (p) break;
+    }
+  return out;
+}
+
 }  // namespace
 
-int specialTargets(const Variant& v, const Piece* board, int face, Color c, Square from, SpecialTarget* out) {
+int specialTargets(const Variant& v, const Piece* board, int face, Color c, Square from, SpecialTarget* out,
+                   int* xbetzaCount) {
   int n = 0;
-  walk(v, [&](int s) { return board[s]; }, face, c, from, [&](int to, int mid) {
-    if (n < kMaxSpecialTargets) out[n++] = SpecialTarget{to, mid};
+  auto at = [&](int s) { return board[s]; };
+  walk(v, at, face, c, from, [&](int to, int mid) {
+    if (n < kMaxSpecialTargets) out[n++] = SpecialTarget{int16_t(to), int16_t(mid)};
   });
+  if (xbetzaCount) *xbetzaCount = n;
+  if (v.faces[face].hasPowers()) {
+    SquareSet reached = tableDestinations(v, at, face, c, from);
+    for (int i = 0; i < n; ++i)
+      if (out[i].mid < 0) reached.set(out[i].to);
+    n += powerTargets(v, board, face, c, from, reached, out + n, kMaxSpecialTargets - n);
+  }
   return n;
 }
 
 bool specialAttacks(const Variant& v, const Piece* board, int face, Color c, Square from, Square target) {
   // Any piece not of colour c stands in for the enemy on an empty target.
   const Piece enemy = makePiece((c + 1) % kMaxPlayers, 0);
+  auto at = [&](int s) { return s == target && !board[s] ? enemy : board[s]; };
   bool hit = false;
-  walk(v, [&](int s) { return s == target && !board[s] ? enemy : board[s]; }, face, c, from,
-       [&](int to, int mid) { hit = hit || to == target || mid == target; });
-  return hit;
+  const bool powers = v.faces[face].hasPowers();
+  SquareSet reached;  // where the XBetza and table moves end, for burning
+  walk(v, at, face, c, from, [&](int to, int mid) {
+    hit = hit || to == target || mid == target;
+    if (powers && mid < 0) reached.set(to);
+  });
+  if (hit || !powers) return hit;
+  reached |= tableDestinations(v, at, face, c, from);
+  return powerAttacks(v, board, face, c, from, target, reached);
 }
 
 }  // namespace poppy::game

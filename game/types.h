@@ -36,6 +36,9 @@ inline constexpr Color colorOf(Piece p) { return p >> 6; }
 // different empty squares stay distinct moves). Note: lishogi's shogiops lists a lion's two
 // steps through an empty square (and the falcon's and eagle's) as moves of their own, so its
 // chu perft counts are larger; a comparison with it must account for that.
+// kBurn marks a move that also captures pieces next to `to` without moving there (mitsugumi's
+// fire demon burning after its move; a double igui when to == from): aux is then a mask of
+// those neighbours, bit d for the direction kNeighbourDc/Dr[d] of game/neighbours.h.
 struct Move {
   uint8_t from = 0;
   uint8_t to = 0;
@@ -45,6 +48,7 @@ struct Move {
   static constexpr uint8_t kDrop = 1;
   static constexpr uint8_t kFlip = 2;
   static constexpr uint8_t kTwoLeg = 4;
+  static constexpr uint8_t kBurn = 8;
   static constexpr uint8_t kNone = 0x80;  // the "no move" value
 
   static constexpr Move none() { return Move{}; }
@@ -56,12 +60,18 @@ struct Move {
     return Move{uint8_t(from), uint8_t(to), uint8_t(mid), uint8_t(kTwoLeg | (flip ? kFlip : 0))};
   }
 
+  static constexpr Move burn(int from, int to, int neighbourMask, bool flip) {
+    return Move{uint8_t(from), uint8_t(to), uint8_t(neighbourMask), uint8_t(kBurn | (flip ? kFlip : 0))};
+  }
+
   bool isNone() const { return flags & kNone; }
   bool isDrop() const { return flags & kDrop; }
   bool isFlip() const { return flags & kFlip; }
   bool isTwoLeg() const { return flags & kTwoLeg; }
   int dropFace() const { return aux; }
   Square mid() const { return aux; }  // the intermediate square of a two-leg move
+  bool isBurn() const { return flags & kBurn; }
+  int burnMask() const { return aux; }  // the burned neighbours of `to` (kBurn)
   bool operator==(const Move& o) const {
     return from == o.from && to == o.to && aux == o.aux && flags == o.flags;
   }

@@ -1,10 +1,13 @@
 // USI move text both ways. A flip is written "+" when the piece turns to its promoted face and
 // "-" when it turns back (micro and kyoto shogi). Where the flip is forced, the parser also
 // takes the move without its suffix. A two-leg move is written with its middle square, as
-// lishogi writes chu shogi's lion moves: "7g6f5e"; igui and a pass come back, "7g6f7g".
+// lishogi writes chu shogi's lion moves: "7g6f5e"; igui and a pass come back, "7g6f7g". A burn
+// (Move::kBurn) names each burned square after an "x": "7g6fx6ex7e"; a double igui goes from
+// the piece's square to itself, "7g7gx7fx8f".
 #include <cctype>
 #include <cstdlib>
 
+#include "game/neighbours.h"
 #include "game/position.h"
 #include "game/usi_square.h"
 #include "game/special_moves.h"
@@ -20,6 +23,9 @@ std::string Position::moveToUsi(Move m) const {
   const Variant& v = *variant_;
   if (m.isDrop()) return v.faces[m.dropFace()].token() + "*" + squareName(m.to);
   std::string text = squareName(m.from) + (m.isTwoLeg() ? squareName(m.mid()) : "") + squareName(m.to);
+  if (m.isBurn())
+    for (int d = 0; d < 8; ++d)
+      if ((m.burnMask() >> d) & 1) text += "x" + squareName(neighbourOf(v, m.to, d));
   if (m.isFlip()) {
     const Piece p = board_[m.from];
     text += (p && v.faces[faceOf(p)].promoted) ? '-' : '+';
@@ -87,6 +93,23 @@ Move Position::parseUsi(const std::string& text) const {
     if (!next(from, mid) || !next(mid, to))
       return fail("the middle square " + squareName(mid) + " must be next to both " + squareName(from) + " and " + squareName(to));
   }
+  // Burned squares: "x" and a square next to the destination, at most eight.
+  int burnMask = 0;
+  while (i < text.size() && text[i] == 'x') {
+    ++i;
+    const Square b = readUsiSquare(v, text, i);
+    if (b < 0) return fail("bad burned square after 'x' (files 1-" + std::to_string(v.files) + ", ranks a-" + char('a' + v.ranks - 1) + ")");
+    const int d = neighbourDirection(v, to, b);
+    if (d < 0) return fail("the burned square " + squareName(b) + " is not next to " + squareName(to));
+    if ((burnMask >> d) & 1) return fail("the burned square " + squareName(b) + " is named twice");
+    burnMask |= 1 << d;
+  }
+  if (burnMask && mid >= 0) return fail("a move names either a middle square or burned squares, not both");
+  // One square taken without moving is written as an igui ("7g7f7g"); take "7g7gx7f" for it too.
+  if (burnMask && to == from && (burnMask & (burnMask - 1)) == 0) {
+    mid = neighbourOf(v, from, __builtin_ctz(unsigned(burnMask)));
+    burnMask = 0;
+  }
   char suffix = 0;
   if (i < text.size()) suffix = text[i++];
   if (i != text.size() || (suffix && suffix != '+' && suffix != '-'))
@@ -101,6 +124,7 @@ Move Position::parseUsi(const std::string& text) const {
     for (const Move& x : legal) {
       if (x.isDrop() || x.from != from || x.to != to || x.isTwoLeg() != twoLeg) continue;
       if (twoLeg && x.mid() != mid) continue;
+      if (x.isBurn() != (burnMask != 0) || (burnMask && x.burnMask() != burnMask)) continue;
       (x.isFlip() ? flip : plain) = &x;
     }
   };
@@ -123,9 +147,28 @@ Move Position::parseUsi(const std::string& text) const {
   collect(mid >= 0);
   // Through an empty middle square to another square is an ordinary move (types.h).
   if (!plain && !flip && mid >= 0 && !board_[mid] && to != from) collect(false);
+  if (!plain && !flip && burnMask && to == from && (v.specialFaces() >> faceOf(p) & 1)) {
+    // A double igui that another piece's double igui on the same two squares stands for.
+    SpecialTarget targets[kMaxSpecialTargets];
+    const int n = specialTargets(v, board_, faceOf(p), side_, from, targets);
+    bool can = false;
+    for (int k = 0; k < n; ++k) can = can || (targets[k].to == from && targets[k].burn == burnMask);
+    for (const Move& x : legal)
+      if (x.isBurn() && x.to == x.from && to == from && x.from != from) {
+        Square a[2], b[2];
+        int ka = 0, kb = 0;
+        for (int d = 0; d < 8; ++d) {
+          if ((x.burnMask() >> d) & 1) a[ka++] = neighbourOf(v, x.from, d);
+          if ((burnMask >> d) & 1) b[kb++] = neighbourOf(v, from, d);
+        }
+        if (can && ka == 2 && kb == 2 && ((a[0] == b[0] && a[1] == b[1]) || (a[0] == b[1] && a[1] == b[0])))
+          return x;
+      }
+  }
   if (!plain && !flip)
     return fail("the piece on " + squareName(from) + " cannot legally go to " + squareName(to) +
-                (mid >= 0 ? " through " + squareName(mid) : std::string()));
+                (mid >= 0 ? " through " + squareName(mid) : std::string()) +
+                (burnMask ? std::string(" burning those squares") : std::string()));
   if (suffix == 0) {
     if (plain) return *plain;
     return *flip;  // the flip is forced: accept the move without its suffix

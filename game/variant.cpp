@@ -41,7 +41,7 @@ void Variant::compile() {
 
   specialFaces_ = 0;
   for (int f = 0; f < nf; ++f)
-    if (!faces[f].special.empty()) specialFaces_ |= uint64_t(1) << f;
+    if (!faces[f].special.empty() || faces[f].hasPowers()) specialFaces_ |= uint64_t(1) << f;
 
   // Every distinct slide direction on the board, over both colours.
   slideDirs_.clear();
@@ -93,7 +93,7 @@ void Variant::compile() {
         moveIndex_[(size_t(f) * numPlayers + c) * n + s] = sm;
         // Special moves count when their first square is on the board (where a piece may never
         // move again decides forced promotion and dead-square drops).
-        bool special = false;
+        bool special = faces[f].hasPowers() && (files > 1 || ranks > 1);  // a neighbour exists
         for (const SpecialMove& m : faces[f].special) {
           auto [sc, sr] = orient(c, m.first.dx, m.first.dy);
           const int skip = m.first.path == LegPath::kSkipFirst ? 2 : 1;

@@ -20,6 +20,14 @@ struct Face {
   std::string betza;
   std::vector<MoveVector> moves;  // from sente's view: the fast tables below
   std::vector<SpecialMove> special;  // XBetza powers the tables cannot hold (special_moves.h)
+  // Powers no notation covers (game/powers.h; mitsugumi shogi's fire demon and its kin); 0 =
+  // none. An area move is up to areaSteps king steps through empty squares, ending at the
+  // first capture; burnCount is how many enemies next to its destination a piece may capture
+  // after moving elsewhere; iguiCount how many next to it it may capture without moving.
+  int areaSteps = 0;
+  int burnCount = 0;
+  int iguiCount = 0;
+  bool hasPowers() const { return areaSteps > 0 || burnCount > 0 || iguiCount > 0; }
   int flipTo = -1;      // the other face, -1 when the piece has one face
   int handKind = -1;    // index into Variant::handKinds
   bool royal = false;
@@ -97,6 +105,8 @@ class Variant {
   // take a lion only on that square, on the next move.
   uint64_t lionFaces = 0;
   uint64_t lionCheapFaces = 0;
+  // Faces that burning (Face::burnCount) never captures: mitsugumi's fire demons.
+  uint64_t burnImmuneFaces = 0;
 
   // `full_set_at_start` (variants without drops, chu): per colour and hand kind (the physical
   // piece), how many the start position has, the most a legal position can have. Empty: not
@@ -114,8 +124,9 @@ class Variant {
   // Builds the move tables below; called once by the loader after the rules are filled in.
   void compile();
 
-  // Faces with special moves (bit per face); 0 for every variant written in plain Betza, so
-  // move generation and attack tests skip the special path with one test.
+  // Faces with special moves (bit per face): XBetza powers or the powers of game/powers.h. 0
+  // for every variant written in plain Betza, so move generation and attack tests skip the
+  // special path with one test.
   uint64_t specialFaces() const { return specialFaces_; }
 
   // Geometry.

@@ -40,8 +40,8 @@ class Reader : public common::YamlReader {
   }
 
   Face readFace(const YAML::Node& node, const std::string& key, char letter, bool promoted) const {
-    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal"}
-                                 : std::set<std::string>{"letter", "name", "moves", "royal", "flip"});
+    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui"}
+                                 : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui"});
     Face f;
     f.letter = letter;
     f.promoted = promoted;
@@ -55,6 +55,12 @@ class Reader : public common::YamlReader {
     } catch (const BetzaError& e) {
       fail(key + ".moves", e.what(), node["moves"]);
     }
+    // Powers no notation covers (game/powers.h). Burning and igui stop at two captures: the
+    // move's mask could name all eight neighbours, but no piece of the rule texts takes more
+    // than two, and each more multiplies the move list.
+    f.areaSteps = integer(node, key, "area", 1, 3, 0);
+    f.burnCount = integer(node, key, "burn", 1, 2, 0);
+    f.iguiCount = integer(node, key, "igui", 1, 2, 0);
     return f;
   }
 
@@ -62,7 +68,7 @@ class Reader : public common::YamlReader {
     auto v = std::make_shared<Variant>();
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
-                        "royal_capture", "bare_king", "lion_trading", "full_set_at_start"});
+                        "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -176,6 +182,13 @@ class Reader : public common::YamlReader {
       if (!v->lionFaces) fail("lion_trading.lions", "names no piece", lions["lions"]);
       if (lions["cheap_pieces"]) v->lionCheapFaces = faceSet(*v, lions["cheap_pieces"], "lion_trading.cheap_pieces");
       if (v->dropsEnabled) fail("lion_trading", "is for variants without drops (its square takes the hand's place in SFEN)", lions);
+    }
+
+    if (const YAML::Node immune = root["burn_immune"]) {
+      v->burnImmuneFaces = faceSet(*v, immune, "burn_immune");
+      bool anyBurner = false;
+      for (const Face& f : v->faces) anyBurner = anyBurner || f.burnCount > 0;
+      if (!anyBurner) fail("burn_immune", "no piece burns (`burn: N` on a piece)", immune);
     }
 
     v->impassePoints.assign(v->faces.size(), 0);

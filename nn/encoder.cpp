@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 namespace poppy::nn {
@@ -13,6 +14,11 @@ Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
   const int kinds = int(variant_->handKinds.size());
   planes_ = 2 * faces + 2 * kinds + 3;
   const int n = variant_->numSquares();
+  for (const game::Face& f : variant_->faces)
+    if (f.hasPowers())
+      throw std::runtime_error("variant " + variant_->name + ": the " + f.name +
+                               " has area moves, burning or igui (game/powers.h), and the network's policy has no "
+                               "encoding for those moves yet; such variants can be played through perft only");
   bool twoLegs = false;
   for (const game::Face& f : variant_->faces)
     for (const game::SpecialMove& sm : f.special) twoLegs = twoLegs || sm.twoLegs;
