@@ -197,12 +197,21 @@ LegPath pathFor(LegPath path, const Atom& atom, int range, const std::string& pa
       if (!leap) return LegPath::kSkipFirst;
       if (line && atom.b == 2) return LegPath::kMustJump;
       throw BetzaError("'j' in \"" + part + "\" of \"" + whole + "\" needs the leap D or A, or a slide");
+    case LegPath::kJumpCapture:  // set by "(paf)N" only, never by a modifier letter
+      return path;
     case LegPath::kHop:
     case LegPath::kGrasshop:
       if (!leap) return path;
       throw BetzaError("'p'/'g' in \"" + part + "\" of \"" + whole + "\" need a slide (e.g. pR, gB)");
   }
   return path;
+}
+
+// Do the atoms ride by themselves (R B Q, whose range is unlimited)?
+bool atom0Rides(const std::vector<Atom>& atoms) {
+  for (const Atom& a : atoms)
+    if (a.range != 0) return false;
+  return true;
 }
 
 }  // namespace
@@ -214,10 +223,27 @@ PieceMoves parseXBetza(const std::string& text) {
   while (i < text.size()) {
     size_t start = i;
     while (i < text.size() && std::islower(static_cast<unsigned char>(text[i]))) ++i;
+    // "(paf)N" (N optional: any number) before a capture-only slide: jumps over up to N pieces.
+    int jumps = 0;
+    if (i == start && text.compare(i, 5, "(paf)") == 0) {
+      i += 5;
+      size_t j = i;
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      jumps = 64;
+      if (j > i) {
+        jumps = 0;
+        for (size_t k = i; k < j; ++k) jumps = std::min(jumps * 10 + (text[k] - '0'), 1000);
+        if (jumps < 1 || jumps > 16)
+          throw BetzaError("jump count " + text.substr(i, j - i) + " in \"" + text + "\" is out of 1..16");
+      }
+      i = j;
+      start = i;
+      while (i < text.size() && std::islower(static_cast<unsigned char>(text[i]))) ++i;
+    }
     const std::string mods = text.substr(start, i - start);
     if (i < text.size() && (text[i] == '(' || text[i] == ')'))
       throw BetzaError("groups in parentheses (\"" + text.substr(start) + "\" in \"" + text +
-                       "\") are not supported yet");
+                       "\") are not supported, but for (paf)N before a capturing slide, as \"(paf)2cB\"");
     if (i >= text.size())
       throw BetzaError("modifiers \"" + mods + "\" at the end of \"" + text + "\" have no piece letter");
     const std::vector<Atom> atoms = atomsOf(text[i]);
@@ -286,6 +312,10 @@ PieceMoves parseXBetza(const std::string& text) {
     }
 
     const LegMods& leg = legs[0];
+    if (jumps > 0 && (leg.mode != LegMode::kCapture || leg.path != LegPath::kPlain || !(doubled || atom0Rides(atoms)) ||
+                      limit > 0))
+      throw BetzaError("(paf)N must come before a capture-only slide of unlimited range, as \"(paf)2cB\" (\"" + part +
+                       "\" in \"" + text + "\")");
     for (const Atom& atom : atoms) {
       int range = atom.range;
       if (doubled) range = 0;
@@ -293,10 +323,11 @@ PieceMoves parseXBetza(const std::string& text) {
       const bool diagonalAtom = atom.a == atom.b;
       const bool obliqueAtom = atom.a != 0 && atom.a != atom.b;
       const auto gs = groups(leg.dirs, diagonalAtom, obliqueAtom, text);
-      const LegPath path = pathFor(leg.path, atom, range, part, text);
+      const LegPath path = jumps > 0 ? LegPath::kJumpCapture : pathFor(leg.path, atom, range, part, text);
       for (auto [dx, dy] : images(atom.a, atom.b)) {
         if (!keepDirection(gs, dx, dy)) continue;
-        if (leg.special()) addSpecial(result.special, SpecialMove{Leg{dx, dy, range, leg.mode, path}, false, Leg{}});
+        if (leg.special())
+          addSpecial(result.special, SpecialMove{Leg{dx, dy, range, leg.mode, path, jumps}, false, Leg{}});
         else addPlain(result.plain, MoveVector{dx, dy, range});
       }
     }

@@ -33,6 +33,8 @@ enum class LegPath : uint8_t {
   kSkipFirst,  // j on a slide (jR): the first square is skipped, occupied or not; the slide starts beyond
   kHop,        // p on a slide (pR): slides to the first piece (the screen), goes on beyond it
   kGrasshop,   // g on a slide (gR): lands only on the square right behind the screen
+  kJumpCapture,  // (paf)N before a capturing slide ((paf)2cB): jumps over up to `jumps` pieces
+                 // of either side on its line and captures beyond them
 };
 struct Leg {
   int dx = 0;
@@ -40,8 +42,9 @@ struct Leg {
   int range = 1;  // as MoveVector::range
   LegMode mode = LegMode::kMoveOrCapture;
   LegPath path = LegPath::kPlain;
+  int jumps = 0;  // kJumpCapture: the most pieces jumped over
   bool operator==(const Leg& o) const {
-    return dx == o.dx && dy == o.dy && range == o.range && mode == o.mode && path == o.path;
+    return dx == o.dx && dy == o.dy && range == o.range && mode == o.mode && path == o.path && jumps == o.jumps;
   }
 };
 // One special move in one direction: a single restricted leg, or two one-square legs (`a`).
@@ -80,8 +83,10 @@ std::vector<MoveVector> parseBetza(const std::string& text);
 // lion's "KNADcaKmcabK" (caK: capture a neighbour, then one more step anywhere, back to the
 // start included = igui; mcabK: step out and back, = a pass when the neighbour is empty). The
 // second leg's f b l r s v are relative to the first leg (f: straight on, b: back). Legs other
-// than the last default to m, as in XBetza. Not supported (BetzaError naming the part): i, y,
-// three or more legs, legs on leaping or riding atoms, groups in parentheses.
+// than the last default to m, as in XBetza. One group in parentheses: `(paf)N` before a
+// capture-only slide, mitsugumi's jumping generals ("B(paf)2cB": as a bishop, and a capture on
+// its lines beyond one or two pieces jumped over). Not supported (BetzaError naming the part):
+// i, y, three or more legs, legs on leaping or riding atoms, other groups.
 PieceMoves parseXBetza(const std::string& text);
 
 }  // namespace poppy::game

@@ -74,6 +74,20 @@ void walk(const Variant& v, At at, int face, Color c, Square from, Emit emit) {
     }
     // A slide (range 0 unlimited), perhaps skipping its first square or hopping a screen.
     const int limit = l.range == 0 ? std::max(v.files, v.ranks) : l.range;
+    if (l.path == LegPath::kJumpCapture) {
+      // Every enemy on the line up to the (jumps + 1)-th piece met is a capture; empty squares
+      // and own pieces are no destinations.
+      int met = 0;
+      for (int k = 1; k <= limit; ++k) {
+        const int to = squareAt(col0 + dc * k, rank0 + dr * k);
+        if (to < 0) break;
+        const Piece p = at(to);
+        if (!p) continue;
+        if (!own(p)) emit(to, -1);
+        if (++met > l.jumps) break;
+      }
+      continue;
+    }
     bool screened = false;  // hoppers: the screen has been passed
     for (int k = l.path == LegPath::kSkipFirst ? 2 : 1; k <= limit; ++k) {
       const int to = squareAt(col0 + dc * k, rank0 + dr * k);

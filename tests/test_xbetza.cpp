@@ -98,6 +98,24 @@ TEST(XBetzaParse, PathModifiers) {
             }), 4);
 }
 
+TEST(XBetzaParse, JumpingSlider) {
+  // B(paf)2cB (mitsugumi's bishop general): the bishop's four lines on the fast path, and the
+  // same four lines as captures beyond up to two jumped pieces.
+  const PieceMoves bg = parseXBetza("B(paf)2cB");
+  EXPECT_EQ(bg.plain, parseBetza("B"));
+  ASSERT_EQ(bg.special.size(), 4u);
+  for (const SpecialMove& s : bg.special) {
+    EXPECT_EQ(s.first.path, LegPath::kJumpCapture);
+    EXPECT_EQ(s.first.mode, LegMode::kCapture);
+    EXPECT_EQ(s.first.jumps, 2);
+    EXPECT_EQ(s.first.range, 0);
+    EXPECT_EQ(std::abs(s.first.dx), 1);
+    EXPECT_EQ(std::abs(s.first.dy), 1);
+  }
+  // Q(paf)2cQ (the great general): eight lines.
+  EXPECT_EQ(parseXBetza("Q(paf)2cQ").special.size(), 8u);
+}
+
 TEST(XBetzaParse, TwoLegs) {
   // caK: 8 first steps that must capture, each followed by any of 8 steps: 64 moves.
   const PieceMoves ca = parseXBetza("caK");
@@ -156,7 +174,9 @@ TEST(XBetzaParse, UnsupportedPartsAreNamed) {
       {"KcaN", "caN"},       // two legs on a leaper
       {"KcaR", "caR"},       // two legs on a slider
       {"cacaK", "cacaK"},    // three legs
-      {"R(paf)2cR", "(paf)2cR"},  // groups in parentheses
+      {"(ca)2K", "(ca)2K"},  // groups in parentheses other than (paf)N
+      {"(paf)2R", "(paf)2R"},    // (paf)N needs a capture-only slide after it
+      {"(paf)2cW", "(paf)2cW"},  // ... of unlimited range
       {"yR", "'y'"},         // not a known modifier
       {"nW", "nW"},          // n needs a leap with a square in between
       {"jN", "jN"},          // j needs D, A or a slide
@@ -311,6 +331,25 @@ TEST(XBetzaMoves, Hoppers) {
   EXPECT_EQ(countFrom(v, {{"6f", "G"}, {"6d", "P"}, {"6c", "P"}}, "6f"), 0u);
   // Corner 12a, screens on 12c (down the file) and 10c (down the diagonal): 12d and 9d: 2.
   EXPECT_EQ(countFrom(v, {{"12a", "G"}, {"12c", "p"}, {"10c", "p"}}, "12a"), 2u);
+}
+
+TEST(XBetzaMoves, JumpingGeneral) {
+  auto v = pieces();
+  // U is B(paf)2cB. From 6f the diagonal ahead-right is 5e 4d 3c 2b 1a. An own pawn on 5e
+  // blocks the bishop's slide there, but the general jumps it and takes the enemy on 4d, then
+  // jumps that one too and takes 2b (the third piece met: no further). The other three
+  // diagonals are empty: 5 + 6 + 5 = 16 slides. 16 + 2 = 18.
+  EXPECT_EQ(countFrom(v, {{"6f", "U"}, {"5e", "P"}, {"4d", "p"}, {"2b", "p"}}, "6f"), 18u);
+  // Enemies on 5e, 4d, 3c, 2b: the slide takes 5e; the jumps take 4d and 3c; 2b would be a
+  // third jump: 16 + 3 = 19.
+  EXPECT_EQ(countFrom(v, {{"6f", "U"}, {"5e", "p"}, {"4d", "p"}, {"3c", "p"}, {"2b", "p"}}, "6f"), 19u);
+  // Never onto an empty square beyond a jumped piece: pawn on 5e, nothing else on that line:
+  // 16 slides only.
+  EXPECT_EQ(countFrom(v, {{"6f", "U"}, {"5e", "P"}}, "6f"), 16u);
+  // It gives check over two pieces, not over three: gote U on 5e, the sente king on 1i, the
+  // diagonal 5e-4f-3g-2h-1i.
+  EXPECT_TRUE(Position::fromSfen(v, sfenWith(*v, {{"5e", "u"}, {"3g", "P"}, {"2h", "p"}})).inCheck());
+  EXPECT_FALSE(Position::fromSfen(v, sfenWith(*v, {{"5e", "u"}, {"4f", "P"}, {"3g", "P"}, {"2h", "p"}})).inCheck());
 }
 
 TEST(XBetzaMoves, SpecialCapturesGiveCheck) {
