@@ -2,7 +2,10 @@
 // enemies next to the square it moved to (never a fire demon: Variant::burnImmuneFaces), or up
 // to two next to it without moving (a fire demon included); the heavenly tetrarch's double igui
 // is the same. Each choice of captured neighbours is a move of its own (Move::kBurn).
+#include <utility>
+
 #include "game/neighbours.h"
+#include "game/position.h"
 #include "game/powers.h"
 
 namespace poppy::game {
@@ -85,6 +88,15 @@ bool powerAttacks(const Variant& v, const Piece* board, int face, Color c, Squar
     if (s >= 0 && destinations.test(s)) return true;
   }
   return false;
+}
+
+int Position::homePairKey(Square from, int burnMask) const {
+  Square pair[2] = {-1, -1};
+  int k = 0;
+  for (int d = 0; d < 8 && k < 2; ++d)
+    if ((burnMask >> d) & 1) pair[k++] = neighbourOf(*variant_, from, d);
+  if (pair[0] > pair[1]) std::swap(pair[0], pair[1]);
+  return kMaxSquares + 1 + (pair[0] + 1) * (kMaxSquares + 1) + pair[1];
 }
 
 }  // namespace poppy::game

@@ -131,14 +131,39 @@ int Position::generate(MoveList* out) const {
   const bool check = inCheck();
   // Pins come from the fast tables only; where special moves exist every candidate is tried.
   const uint64_t specialFaces = v.specialFaces();
-  const bool tryEach = check || specialFaces;
+  // Freezing too: a move can free an enemy piece (or freeze one) and so change what attacks
+  // the king in ways pins do not see.
+  const bool tryEach = check || specialFaces || v.freezerFaces;
   const int n = v.numSquares();
   Pin pins[64];
   const int npins = (ks >= 0 && !tryEach) ? findPins(us, pins) : 0;
   int count = 0;
 
+  // Mitsugumi: no turn skip right after the opponent's (freezing.cpp).
+  const bool skipBanned = v.noSkipAfterSkip && lastMoveSkipped();
+  // A move that comes home (a pass, an igui, a double igui) leaves a position fixed by what it
+  // took: every pass (any piece, through any empty square) is one position, and so is every
+  // igui taking the same piece or pieces, whichever piece makes it. The first legal one
+  // generated stands for all. One that also promotes is the same position only when the same
+  // piece makes it. homeKey is the key of the home move being added (-1 for other moves).
+  struct HomeSeen {
+    int key;
+    Square promoter;  // -1 without a flip
+  };
+  HomeSeen homeSeen[128];
+  int numHomeSeen = 0;
+  int homeKey = -1;
+  auto firstHome = [&](Move m) {
+    const Square promoter = m.isFlip() ? m.from : -1;
+    for (int i = 0; i < numHomeSeen; ++i)
+      if (homeSeen[i].key == homeKey && homeSeen[i].promoter == promoter) return false;
+    if (numHomeSeen < 128) homeSeen[numHomeSeen++] = HomeSeen{homeKey, promoter};
+    return true;
+  };
   // Adds one candidate; returns true when generation should stop.
   auto emit = [&](Move m) {
+    if (skipBanned && m.isTwoLeg() && m.to == m.from && !m.isFlip() && !board_[m.mid()]) return false;
+    if (homeKey >= 0 && !firstHome(m)) return false;
     ++count;
     if constexpr (kStopAtFirst) {
       return true;
@@ -216,28 +241,6 @@ int Position::generate(MoveList* out) const {
   // The special moves of the piece on `from`, each distinct move once: a target the fast
   // tables reach already is skipped, and repeats from different notations are dropped.
   // Where special moves exist, tryEach holds: every candidate is tried on the board.
-  // A two-leg move that comes home leaves a position fixed by its middle square alone: every
-  // pass (any piece, through any empty square) is one position, and so is every igui taking
-  // the same piece. The first legal one generated stands for all (homeMoveKey).
-  uint64_t homeSeen[(kMaxSquares + 1 + 63) / 64] = {};  // a bit per homeMoveKey
-  // Two captures without moving (a double igui, powers.h) by different pieces leave the same
-  // position too: the pairs of squares taken so far.
-  int homePairs[64][2];
-  int numHomePairs = 0;
-  auto homePairSeen = [&](Square from, int mask) {
-    Square pair[2];
-    int k = 0;
-    for (int d = 0; d < 8; ++d)
-      if ((mask >> d) & 1) pair[k++] = neighbourOf(v, from, d);
-    if (pair[0] > pair[1]) std::swap(pair[0], pair[1]);
-    for (int i = 0; i < numHomePairs; ++i)
-      if (homePairs[i][0] == pair[0] && homePairs[i][1] == pair[1]) return true;
-    if (numHomePairs < 64) {
-      homePairs[numHomePairs][0] = pair[0];
-      homePairs[numHomePairs++][1] = pair[1];
-    }
-    return false;
-  };
   auto addSpecialMoves = [&](Square from, int face) {
     SpecialTarget targets[kMaxSpecialTargets];
     int numXBetza = 0;
@@ -250,18 +253,17 @@ int Position::generate(MoveList* out) const {
         for (int j = 0; j < i && !seen; ++j) seen = targets[j].to == t.to && targets[j].mid == t.mid;
         if (seen) continue;
       }
-      const int home = t.mid >= 0 && t.to == from ? homeMoveKey(t.mid) : -1;
-      if (home >= 0 && ((homeSeen[home / 64] >> (home % 64)) & 1)) continue;
-      if (t.burn && t.to == from && homePairSeen(from, t.burn)) continue;
       if (v.lionFaces && !lionRulesAllow(face, from, t.mid, t.to)) continue;
-      if (home >= 0) homeSeen[home / 64] |= uint64_t(1) << (home % 64);  // the same position: as safe for the king
       auto make = [&](bool flip) {
         if (t.burn) return Move::burn(from, t.to, t.burn, flip);
         return t.mid < 0 ? Move::board(from, t.to, flip) : Move::twoLeg(from, t.mid, t.to, flip);
       };
       if (ks >= 0 && !keepsKingSafe(make(false))) continue;
       const bool capture = (t.to != from && board_[t.to]) || (t.mid >= 0 && board_[t.mid]) || t.burn;
-      if (addWithFlips(make, from, t.to, face, capture)) return true;
+      homeKey = t.to != from ? -1 : t.mid >= 0 ? homeMoveKey(t.mid) : homePairKey(from, t.burn);
+      const bool stop = addWithFlips(make, from, t.to, face, capture);
+      homeKey = -1;
+      if (stop) return true;
     }
     return false;
   };
@@ -270,6 +272,7 @@ int Position::generate(MoveList* out) const {
   for (Square from = 0; from < n; ++from) {
     const Piece p = board_[from];
     if (!p || colorOf(p) != us) continue;
+    if (v.freezerFaces && isFrozen(from)) continue;
     const int face = faceOf(p);
     const auto& sm = v.movesFrom(face, us, from);
     const uint8_t* lt = v.leapTargets() + sm.leapBegin;

@@ -38,7 +38,8 @@ bool Position::attackedBy(Square s, Color by) const {
   const Variant::LeapSource* ls = v.leapSources() + ai.leapBegin;
   for (uint32_t i = 0; i < ai.leapCount; ++i) {
     Piece p = board_[ls[i].from];
-    if (p && colorOf(p) == by && ((ls[i].faceMask >> faceOf(p)) & 1)) return true;
+    if (p && colorOf(p) == by && ((ls[i].faceMask >> faceOf(p)) & 1) && !(v.freezerFaces && isFrozen(ls[i].from)))
+      return true;
   }
   const Variant::Ray* rays = v.rays() + ai.rayBegin;
   const uint8_t* sq = v.raySquares();
@@ -47,7 +48,9 @@ bool Position::attackedBy(Square s, Color by) const {
     for (int k = 0; k < ray.length; ++k) {
       Piece p = board_[sq[ray.begin + k]];
       if (!p) continue;
-      if (colorOf(p) == by && ((v.slideMask(by, ray.dir, k + 1) >> faceOf(p)) & 1)) return true;
+      if (colorOf(p) == by && ((v.slideMask(by, ray.dir, k + 1) >> faceOf(p)) & 1) &&
+          !(v.freezerFaces && isFrozen(sq[ray.begin + k])))
+        return true;
       break;
     }
   }
@@ -61,7 +64,7 @@ bool Position::specialAttackedBy(Square s, Color by) const {
     const Piece p = board_[from];
     // from == s: a piece does not guard its own square (a lion's pass returns there).
     if (p && from != s && colorOf(p) == by && ((v.specialFaces() >> faceOf(p)) & 1) &&
-        specialAttacks(v, board_, faceOf(p), by, from, s))
+        !(v.freezerFaces && isFrozen(from)) && specialAttacks(v, board_, faceOf(p), by, from, s))
       return true;
   }
   return false;

@@ -75,8 +75,13 @@ class Position {
   void makeMove(Move m);
   void unmakeMove();
 
-  // Is square s attacked by any piece of colour `by`?
+  // Is square s attacked by any piece of colour `by`? Frozen pieces attack nothing.
   bool attackedBy(Square s, Color by) const;
+  // Is the piece on s frozen (freezing.cpp: next to an enemy freezer, not one itself)?
+  bool isFrozen(Square s) const;
+  // Was the last move a turn skip (a pass that did not promote)? freezing.cpp, beside the
+  // other rule of mitsugumi's it serves.
+  bool lastMoveSkipped() const;
 
   // USI text: "7g7f", "7g7f+", "P*5e", "+G*3c"; "-" marks a flip back to the setup face.
   std::string moveToUsi(Move m) const;
@@ -121,6 +126,9 @@ class Position {
   // A two-leg move from a square back to it leaves a position fixed by the middle square: the
   // piece taken there, or nothing (a pass). Key kMaxSquares for every pass, else the square.
   int homeMoveKey(Square mid) const { return board_[mid] ? mid : kMaxSquares; }
+  // A double igui (Move::kBurn with to == from) is fixed by the two squares it empties, in
+  // keys beyond homeMoveKey's.
+  int homePairKey(Square from, int burnMask) const;
   // lion_rules.cpp: may the piece of `face` on `from` make this move (mid -1 for a plain move)?
   bool lionRulesAllow(int face, Square from, int mid, Square to) const;
   // royal_capture.cpp.

@@ -17,6 +17,7 @@ std::string rulesText(const Variant& v) {
     for (const MoveVector& m : f.moves) out << " " << m.dx << "," << m.dy << "," << m.range;
     // Written only where set, as below.
     if (f.hasPowers()) out << " area " << f.areaSteps << " burn " << f.burnCount << " igui " << f.iguiCount;
+    if (f.freezes) out << " freezes";
     out << "\n";
   }
   for (const HandKind& h : v.handKinds) out << "hand " << h.letter << " " << h.setupFace << " " << h.otherFace << "\n";
@@ -35,6 +36,7 @@ std::string rulesText(const Variant& v) {
         << " lions " << v.lionFaces << " " << v.lionCheapFaces << " entryorcapture " << v.promoteOnEntryOrCapture
         << "\n";
   if (v.burnImmuneFaces) out << "burnimmune " << v.burnImmuneFaces << "\n";
+  if (v.noSkipAfterSkip) out << "noskipafterskip\n";
   out << "plycap " << int(v.plyCapRule) << " threshold " << v.impasseThreshold << " points";
   for (int n : v.impassePoints) out << " " << n;
   out << "\n";

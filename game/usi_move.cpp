@@ -137,12 +137,25 @@ Move Position::parseUsi(const std::string& text) const {
     bool can = false;
     for (int k = 0; k < n; ++k) can = can || (targets[k].to == from && targets[k].mid == mid);
     can = can && (!v.lionFaces || lionRulesAllow(faceOf(p), from, mid, to));
-    if (can)
+    if (can) {
+      // Without a suffix, the listed plain one (whichever piece's); with one, this piece's
+      // flip (a pass or igui that promotes is a position of this piece's own).
+      const Move* plainHome = nullptr;
+      const Move* flipHome = nullptr;
       for (const Move& x : legal)
         if (x.isTwoLeg() && x.to == x.from && homeMoveKey(x.mid()) == homeMoveKey(mid)) {
-          if (suffix) return fail("the piece does not flip on this move; write it without '" + std::string(1, suffix) + "'");
-          return x;
+          if (!x.isFlip()) plainHome = &x;
+          else if (x.from == from) flipHome = &x;
         }
+      if (!suffix && (plainHome || flipHome)) return plainHome ? *plainHome : *flipHome;  // a flip may be forced
+      if (suffix && flipHome) {
+        if ((suffix == '+') == promotedNow)
+          return fail(std::string("this move turns the piece ") + (promotedNow ? "back; write '-'" : "over; write '+'"));
+        return *flipHome;
+      }
+      if (suffix && plainHome)
+        return fail("the piece does not flip on this move; write it without '" + std::string(1, suffix) + "'");
+    }
   }
   collect(mid >= 0);
   // Through an empty middle square to another square is an ordinary move (types.h).

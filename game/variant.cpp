@@ -39,6 +39,9 @@ void Variant::compile() {
   const int nf = int(faces.size());
   auto onBoard = [&](int col, int rank) { return col >= 0 && col < files && rank >= 0 && rank < ranks; };
 
+  freezerFaces = 0;
+  for (int f = 0; f < nf; ++f)
+    if (faces[f].freezes) freezerFaces |= uint64_t(1) << f;
   specialFaces_ = 0;
   for (int f = 0; f < nf; ++f)
     if (!faces[f].special.empty() || faces[f].hasPowers()) specialFaces_ |= uint64_t(1) << f;

@@ -28,6 +28,9 @@ struct Face {
   int burnCount = 0;
   int iguiCount = 0;
   bool hasPowers() const { return areaSteps > 0 || burnCount > 0 || iguiCount > 0; }
+  // Freezing (game/freezing.cpp, mitsugumi's heavenly tetrarch): enemy pieces next to it,
+  // other than freezers, cannot move and attack nothing.
+  bool freezes = false;
   int flipTo = -1;      // the other face, -1 when the piece has one face
   int handKind = -1;    // index into Variant::handKinds
   bool royal = false;
@@ -107,6 +110,12 @@ class Variant {
   uint64_t lionCheapFaces = 0;
   // Faces that burning (Face::burnCount) never captures: mitsugumi's fire demons.
   uint64_t burnImmuneFaces = 0;
+  // Faces with Face::freezes (bit per face), set by compile(); 0 where nothing freezes, so the
+  // freezing tests cost one comparison.
+  uint64_t freezerFaces = 0;
+  // Mitsugumi: a turn skip (a pass that does not promote) is illegal right after the
+  // opponent's move was one.
+  bool noSkipAfterSkip = false;
 
   // `full_set_at_start` (variants without drops, chu): per colour and hand kind (the physical
   // piece), how many the start position has, the most a legal position can have. Empty: not

@@ -40,8 +40,8 @@ class Reader : public common::YamlReader {
   }
 
   Face readFace(const YAML::Node& node, const std::string& key, char letter, bool promoted) const {
-    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui"}
-                                 : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui"});
+    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui", "freeze"}
+                                 : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui", "freeze"});
     Face f;
     f.letter = letter;
     f.promoted = promoted;
@@ -61,6 +61,7 @@ class Reader : public common::YamlReader {
     f.areaSteps = integer(node, key, "area", 1, 3, 0);
     f.burnCount = integer(node, key, "burn", 1, 2, 0);
     f.iguiCount = integer(node, key, "igui", 1, 2, 0);
+    f.freezes = boolean(node, key, "freeze", false);
     return f;
   }
 
@@ -68,7 +69,8 @@ class Reader : public common::YamlReader {
     auto v = std::make_shared<Variant>();
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
-                        "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune"});
+                        "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune",
+                        "no_skip_after_skip"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -184,6 +186,7 @@ class Reader : public common::YamlReader {
       if (v->dropsEnabled) fail("lion_trading", "is for variants without drops (its square takes the hand's place in SFEN)", lions);
     }
 
+    v->noSkipAfterSkip = boolean(root, "", "no_skip_after_skip", false);
     if (const YAML::Node immune = root["burn_immune"]) {
       v->burnImmuneFaces = faceSet(*v, immune, "burn_immune");
       bool anyBurner = false;
