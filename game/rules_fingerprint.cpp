@@ -20,7 +20,8 @@ std::string rulesText(const Variant& v) {
     if (f.freezes) out << " freezes";
     out << "\n";
   }
-  for (const HandKind& h : v.handKinds) out << "hand " << h.letter << " " << h.setupFace << " " << h.otherFace << "\n";
+  for (const HandKind& h : v.handKinds)
+    out << "hand " << h.letter << (h.prime ? "'" : "") << " " << h.setupFace << " " << h.otherFace << "\n";
   out << "start " << v.startSfen << "\n";
   out << "promotion " << int(v.promotion) << " zone " << v.zoneRanks << " mandatory " << v.promotionMandatory
       << " dead " << v.forcedOnDeadSquare << "\n";

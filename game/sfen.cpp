@@ -65,9 +65,11 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
     const char letter = boardText[i];
     if (!std::isalpha(static_cast<unsigned char>(letter)))
       fail(sfen, std::string("unexpected character '") + letter + "' in the board");
-    const int face = v.faceIndex(char(std::toupper(static_cast<unsigned char>(letter))), promoted);
+    const bool prime = i + 1 < boardText.size() && boardText[i + 1] == '\'';
+    const int face = v.faceIndex(char(std::toupper(static_cast<unsigned char>(letter))), promoted, prime);
     if (face < 0)
-      fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + "' for " + v.name);
+      fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + (prime ? "'" : "") + "' for " + v.name);
+    if (prime) ++i;
     if (col >= v.files) fail(sfen, "rank " + std::string(1, char('a' + rank)) + " is longer than " + std::to_string(v.files) + " files");
     const Color owner = std::isupper(static_cast<unsigned char>(letter)) ? 0 : 1;
     pos.board_[v.square(col, rank)] = makePiece(owner, face);
@@ -101,10 +103,12 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
         if (i >= handText.size()) fail(sfen, "hand count without a piece letter");
       }
       const char letter = handText[i++];
+      const bool prime = i < handText.size() && handText[i] == '\'';
+      if (prime) ++i;
       const int kind = std::isalpha(static_cast<unsigned char>(letter))
-                           ? v.handKindOf(char(std::toupper(static_cast<unsigned char>(letter))))
+                           ? v.handKindOf(char(std::toupper(static_cast<unsigned char>(letter))), prime)
                            : -1;
-      if (kind < 0) fail(sfen, std::string("'") + letter + "' cannot be in hand in " + v.name);
+      if (kind < 0) fail(sfen, std::string("'") + letter + (prime ? "'" : "") + "' cannot be in hand in " + v.name);
       const Color owner = std::isupper(static_cast<unsigned char>(letter)) ? 0 : 1;
       const long total = pos.hand_[owner][kind] + count;
       if (total > kMaxHandCount) fail(sfen, "more than " + std::to_string(kMaxHandCount) + " of one piece in hand");
@@ -127,7 +131,7 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
     for (Square s = 0; s < v.numSquares(); ++s)
       if (pos.board_[s] && v.faces[faceOf(pos.board_[s])].handKind == int(k)) ++total;
     if (total > kMaxHandCount)
-      fail(sfen, "more than " + std::to_string(kMaxHandCount) + " " + std::string(1, v.handKinds[k].letter) +
+      fail(sfen, "more than " + std::to_string(kMaxHandCount) + " " + v.faces[v.handKinds[k].setupFace].letterToken() +
                      " pieces on the board and in hand together");
   }
 
@@ -139,7 +143,7 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
       if (kind < 0) continue;
       const size_t slot = size_t(colorOf(p)) * v.handKinds.size() + size_t(kind);
       if (++count[slot] > v.maxPiecesPerSide[slot])
-        fail(sfen, std::string(colorOf(p) == 0 ? "sente" : "gote") + " has more " + v.handKinds[size_t(kind)].letter +
+        fail(sfen, std::string(colorOf(p) == 0 ? "sente" : "gote") + " has more " + v.faces[v.handKinds[size_t(kind)].setupFace].letterToken() +
                        " pieces (promoted or not) than the " + std::to_string(v.maxPiecesPerSide[slot]) + " it starts with, and " +
                        v.name + " has no drops");
     }
@@ -196,6 +200,7 @@ std::string Position::sfen() const {
       const Face& f = v.faces[faceOf(p)];
       if (f.promoted) out += '+';
       out += colorOf(p) == 0 ? f.letter : char(std::tolower(static_cast<unsigned char>(f.letter)));
+      if (f.prime) out += '\'';
     }
     if (empty) out += std::to_string(empty);
   }
@@ -209,6 +214,7 @@ std::string Position::sfen() const {
       if (n > 1) hand += std::to_string(n);
       const char letter = v.handKinds[k].letter;
       hand += c == 0 ? letter : char(std::tolower(static_cast<unsigned char>(letter)));
+      if (v.handKinds[k].prime) hand += '\'';
     }
   out += hand.empty() ? "-" : hand;
   // Saturates, so that the text always reads back.

@@ -59,9 +59,10 @@ Move Position::parseUsi(const std::string& text) const {
     size_t i = 0;
     const bool promoted = text[0] == '+';
     if (promoted) ++i;
-    if (star != i + 1) return fail("a drop is written like P*5e or +G*3c");
+    const bool prime = star == i + 2 && text[i + 1] == '\'';  // Z'*5e
+    if (star != i + 1 && !prime) return fail("a drop is written like P*5e, +G*3c or Z'*5e");
     const char letter = char(std::toupper(static_cast<unsigned char>(text[i])));
-    const int face = v.faceIndex(letter, promoted);
+    const int face = v.faceIndex(letter, promoted, prime);
     if (face < 0) return fail(std::string("no piece '") + text.substr(0, star) + "' in " + v.name);
     size_t j = star + 1;
     const Square to = readUsiSquare(v, text, j);
@@ -71,7 +72,8 @@ Move Position::parseUsi(const std::string& text) const {
       if (x == m) return m;
     if (!v.dropsEnabled) return fail(v.name + " has no drops");
     const int kind = v.faces[face].handKind;
-    if (kind < 0 || hand_[side_][kind] == 0) return fail(std::string("the side to move has no ") + letter + " in hand");
+    if (kind < 0 || hand_[side_][kind] == 0)
+      return fail("the side to move has no " + v.faces[face].letterToken() + " in hand");
     if (board_[to]) return fail(squareName(to) + " is occupied");
     return fail("the drop is not legal here");
   }

@@ -22,15 +22,15 @@ uint64_t splitmix64(uint64_t& state) {
 
 }  // namespace
 
-int Variant::faceIndex(char upperLetter, bool promoted) const {
+int Variant::faceIndex(char upperLetter, bool promoted, bool prime) const {
   for (size_t i = 0; i < faces.size(); ++i)
-    if (faces[i].letter == upperLetter && faces[i].promoted == promoted) return int(i);
+    if (faces[i].letter == upperLetter && faces[i].promoted == promoted && faces[i].prime == prime) return int(i);
   return -1;
 }
 
-int Variant::handKindOf(char upperLetter) const {
+int Variant::handKindOf(char upperLetter, bool prime) const {
   for (size_t i = 0; i < handKinds.size(); ++i)
-    if (handKinds[i].letter == upperLetter) return int(i);
+    if (handKinds[i].letter == upperLetter && handKinds[i].prime == prime) return int(i);
   return -1;
 }
 

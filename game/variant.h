@@ -16,6 +16,7 @@ namespace poppy::game {
 struct Face {
   std::string name;     // "gold", "rook"
   char letter = '?';    // upper-case SFEN letter of the physical piece
+  bool prime = false;   // the letter is followed by ' (mitsugumi's 27th piece, the vice general Z')
   bool promoted = false;  // written with a leading '+'
   std::string betza;
   std::vector<MoveVector> moves;  // from sente's view: the fast tables below
@@ -34,12 +35,15 @@ struct Face {
   int flipTo = -1;      // the other face, -1 when the piece has one face
   int handKind = -1;    // index into Variant::handKinds
   bool royal = false;
-  std::string token() const { return promoted ? std::string("+") + letter : std::string(1, letter); }
+  // "P", "+P", "Z'": as SFEN writes it for sente.
+  std::string token() const { return (promoted ? "+" : "") + letterToken(); }
+  std::string letterToken() const { return prime ? std::string(1, letter) + '\'' : std::string(1, letter); }
 };
 
 // A physical piece as it sits in hand.
 struct HandKind {
   char letter = '?';
+  bool prime = false;  // as Face::prime
   int setupFace = -1;   // the face a plain drop shows
   int otherFace = -1;   // the flipped face, -1 if none
 };
@@ -144,8 +148,9 @@ class Variant {
   int colOf(Square s) const { return s % files; }      // 0 = file `files`, sente's left
   int fileNumber(Square s) const { return files - colOf(s); }  // USI file number
   Square square(int col, int rank) const { return rank * files + col; }
-  int faceIndex(char upperLetter, bool promoted) const;  // -1 when unknown
-  int handKindOf(char upperLetter) const;               // -1 when unknown
+  // -1 when unknown. `prime`: the letter is followed by ' (Face::prime).
+  int faceIndex(char upperLetter, bool promoted, bool prime = false) const;
+  int handKindOf(char upperLetter, bool prime = false) const;
 
   // Compiled tables, indexed (face, colour, square).
   struct SquareMoves {

@@ -22,11 +22,12 @@ class Reader : public common::YamlReader {
  public:
   using common::YamlReader::YamlReader;
 
-  // "P" or "+P" to a face index.
+  // "P", "+P" or "Z'" to a face index.
   int faceToken(const Variant& v, const std::string& token, const std::string& key, const YAML::Node& node) const {
     const bool promoted = !token.empty() && token[0] == '+';
     const std::string letter = token.substr(promoted ? 1 : 0);
-    const int face = letter.size() == 1 ? v.faceIndex(letter[0], promoted) : -1;
+    const bool prime = letter.size() == 2 && letter[1] == '\'';
+    const int face = letter.size() == 1 || prime ? v.faceIndex(letter[0], promoted, prime) : -1;
     if (face < 0) fail(key, "'" + token + "' is not a piece of this variant", node);
     return face;
   }
@@ -39,11 +40,12 @@ class Reader : public common::YamlReader {
     return mask;
   }
 
-  Face readFace(const YAML::Node& node, const std::string& key, char letter, bool promoted) const {
+  Face readFace(const YAML::Node& node, const std::string& key, char letter, bool prime, bool promoted) const {
     onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui", "freeze"}
                                  : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui", "freeze"});
     Face f;
     f.letter = letter;
+    f.prime = prime;
     f.promoted = promoted;
     f.name = node["name"] ? as<std::string>(node["name"], key + ".name", "a string") : f.token();
     if (!node["moves"]) fail(key + ".moves", "is required (Betza notation such as WfF)");
@@ -89,17 +91,19 @@ class Reader : public common::YamlReader {
       if (!node.IsMap()) fail(key, "must be a mapping with letter, name, moves", node);
       if (!node["letter"]) fail(key + ".letter", "is required");
       const std::string letter = as<std::string>(node["letter"], key + ".letter", "a letter");
-      if (letter.size() != 1 || !std::isupper(static_cast<unsigned char>(letter[0])))
-        fail(key + ".letter", "'" + letter + "' must be one upper-case letter", node["letter"]);
-      if (v->faceIndex(letter[0], false) >= 0) fail(key + ".letter", "'" + letter + "' is used twice", node["letter"]);
-      Face f = readFace(node, key, letter[0], false);
+      // A second set of letters, with a prime (Z'), for variants with more than 26 pieces.
+      const bool prime = letter.size() == 2 && letter[1] == '\'';
+      if ((letter.size() != 1 && !prime) || !std::isupper(static_cast<unsigned char>(letter[0])))
+        fail(key + ".letter", "'" + letter + "' must be one upper-case letter, or one and a prime (Z')", node["letter"]);
+      if (v->faceIndex(letter[0], false, prime) >= 0) fail(key + ".letter", "'" + letter + "' is used twice", node["letter"]);
+      Face f = readFace(node, key, letter[0], prime, false);
       f.royal = boolean(node, key, "royal", false);
       const int face = int(v->faces.size());
       v->faces.push_back(f);
-      HandKind hk{letter[0], face, -1};
+      HandKind hk{letter[0], prime, face, -1};
       if (node["flip"]) {
         if (f.royal) fail(key + ".flip", "a royal piece cannot flip", node["flip"]);
-        Face back = readFace(node["flip"], key + ".flip", letter[0], true);
+        Face back = readFace(node["flip"], key + ".flip", letter[0], prime, true);
         back.royal = boolean(node["flip"], key + ".flip", "royal", false);  // chu's crown prince
         back.flipTo = face;
         v->faces.push_back(back);
@@ -116,10 +120,10 @@ class Reader : public common::YamlReader {
     v->royalCapture = boolean(root, "", "royal_capture", false);
     for (const Face& f : v->faces)
       if (f.royal && f.promoted && !v->royalCapture)
-        fail("pieces", "the flip of '" + std::string(1, f.letter) +
+        fail("pieces", "the flip of '" + f.letterToken() +
                            "' is royal: a piece that turns royal needs `royal_capture: true` (a side may then have two royals)");
     for (Face& f : v->faces)
-      f.handKind = v->handKindOf(f.letter);
+      f.handKind = v->handKindOf(f.letter, f.prime);
 
     const YAML::Node promo = root["promotion"];
     if (promo) {

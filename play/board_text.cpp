@@ -47,7 +47,7 @@ std::string handText(const game::Position& pos, game::Color c) {
     const int n = pos.handCount(c, int(kind));
     if (n == 0) continue;
     if (!text.empty()) text += ' ';
-    text += v.handKinds[kind].letter;
+    text += v.faces[v.handKinds[kind].setupFace].letterToken();
     if (n > 1) text += "x" + std::to_string(n);
   }
   return text.empty() ? "-" : text;

@@ -347,7 +347,7 @@ std::string TerminalGame::exampleMoves() const {
   pos_.generateLegal(legal);
   std::string text = legal.size() > 0 && !legal[0].isDrop() ? pos_.moveToUsi(legal[0]) : "2e2d";
   if (v.dropsEnabled && !v.handKinds.empty()) {
-    text += ", or a drop like " + std::string(1, v.handKinds.back().letter) + "*" +
+    text += ", or a drop like " + v.faces[v.handKinds.back().setupFace].letterToken() + "*" +
             pos_.squareName(v.square(v.files / 2, v.ranks / 2));
   }
   return text;

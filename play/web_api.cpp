@@ -47,7 +47,7 @@ json pieceJson(const game::Variant& v, game::Piece p) {
   const game::Face& f = v.faces[game::faceOf(p)];
   return {{"color", colorName(game::colorOf(p))},
           {"token", f.token()},
-          {"letter", std::string(1, f.letter)},
+          {"letter", f.letterToken()},
           {"name", f.name},
           {"promoted", f.promoted}};
 }
@@ -128,7 +128,7 @@ json positionJson(const game::Position& pos, int plyCap) {
       const int count = pos.handCount(c, k);
       if (count == 0) continue;
       const game::HandKind& hk = v.handKinds[k];
-      hand.push_back({{"letter", std::string(1, hk.letter)},
+      hand.push_back({{"letter", v.faces[hk.setupFace].letterToken()},
                       {"count", count},
                       {"token", v.faces[hk.setupFace].token()},
                       {"name", v.faces[hk.setupFace].name}});
@@ -158,7 +158,7 @@ json positionJson(const game::Position& pos, int plyCap) {
                  {"name", after.name}};
       if (m.isDrop()) {
         jm["from"] = nullptr;
-        jm["drop"] = std::string(1, v.faces[m.dropFace()].letter);
+        jm["drop"] = v.faces[m.dropFace()].letterToken();
       } else {
         jm["from"] = pos.squareName(m.from);
         jm["drop"] = nullptr;

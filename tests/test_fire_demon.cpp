@@ -173,6 +173,42 @@ TEST(FireDemon, AttacksByAreaMoveAndByBurningAfterASlide) {
   EXPECT_TRUE(area.inCheck());
 }
 
+TEST(PrimeLetters, TheViceGeneralIsWrittenZPrimeInSfenUsiAndHands) {
+  const VariantPtr v = fireDemonVariant();
+  // Z' on the board for both sides and in both hands reads back unchanged.
+  const std::string sfen = "3k3/2z'4/7/3Z'3/7/7/6K b 2Z'Pz'g 1";
+  const Position pos = Position::fromSfen(v, sfen);
+  EXPECT_EQ(pos.sfen(), sfen);
+  EXPECT_EQ(tokenAt(pos, "4d"), "Z'");
+  EXPECT_EQ(tokenAt(pos, "5b"), "z'");
+  // Its moves from 4d (kings on 4a and 1g): area moves reach every square within three king
+  // steps through empty ones, all 48 others but the own king's 1g and the gote pieces' 4a and
+  // 5b, which it captures: 47; the bishop lines add nothing (they lie within three steps, and
+  // beyond 1g the line ends); the jumps capture nothing (the one piece on its diagonals, 5b
+  // up-left... is the first piece met: an ordinary capture, already counted); a turn skip: 1.
+  EXPECT_EQ(movesTo(pos, "4d", "4a").size(), 1u);
+  std::set<std::string> own;
+  for (const std::string& m : legalUsi(pos))
+    if (m.rfind("4d", 0) == 0) own.insert(m);
+  EXPECT_EQ(own.size(), 48u);
+  // A drop of it: Z'*4c; a plain Z*4c is another piece (none in hand).
+  EXPECT_TRUE(hasLegal(pos, "Z'*4c"));
+  EXPECT_EQ(pos.parseUsi("Z'*4c"), Move::drop(v->faceIndex('Z', false, true), sq(*v, "4c")));
+  try {
+    pos.parseUsi("Z*4c");
+    ADD_FAILURE() << "a drop of a piece not in hand was accepted";
+  } catch (const MoveError& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("no Z in hand"));
+  }
+  // An unknown primed letter is named.
+  try {
+    Position::fromSfen(v, "3k3/7/7/3G'3/7/7/6K b - 1");
+    ADD_FAILURE() << "G' was accepted";
+  } catch (const SfenError& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("unknown piece 'G''"));
+  }
+}
+
 TEST(FireDemon, RandomGamesKeepMakeUnmakeHashAndTextConsistent) {
   // Invariants over random play from the test variant's start (both sides have two fire
   // demons, golds and pawns, and drop what they take): unmake restores the SFEN and hash, the

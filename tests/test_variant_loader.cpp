@@ -218,8 +218,15 @@ TEST_F(LoaderFiles, BadBetza) {
   // the file.
   expectError("xbetza_two_leg_leaper", edit("name: bishop, moves: B,", "name: bishop, moves: BcaN,"),
               {"pieces[1].moves", "caN"});
-  expectError("xbetza_parentheses", edit("name: bishop, moves: B,", "name: bishop, moves: B(paf)2cB,"),
-              {"pieces[1].moves", "(paf)2cB"});
+  expectError("xbetza_parentheses", edit("name: bishop, moves: B,", "name: bishop, moves: B(ca)2K,"),
+              {"pieces[1].moves", "(ca)2K"});
+  // Powers: out-of-range counts and a burn_immune list with nothing that burns.
+  expectError("burn_range", edit("name: bishop, moves: B,", "name: bishop, moves: B, burn: 3,"),
+              {"pieces[1].burn"});
+  expectError("area_range", edit("name: bishop, moves: B,", "name: bishop, moves: B, area: 0,"),
+              {"pieces[1].area"});
+  expectError("burn_immune_without_burner", edit("start: kbgs", "burn_immune: [B]\nstart: kbgs"), {"burn_immune", "no piece burns"});
+  expectError("letter_prime", edit("letter: B,", "letter: \"B''\","), {"pieces[1].letter", "a prime"});
 }
 
 // Supported XBetza loads: the special moves go to Face::special, the rest stays plain.

@@ -23,7 +23,10 @@ inline std::string tokenAt(const game::Position& pos, const std::string& name) {
   const game::Piece p = pos.at(sq(pos.variant(), name));
   if (!p) return "";
   std::string t = pos.variant().faces[game::faceOf(p)].token();
-  if (game::colorOf(p) == 1) t.back() = char(std::tolower(static_cast<unsigned char>(t.back())));
+  if (game::colorOf(p) == 1) {  // the letter: after a '+', before a prime
+    char& letter = t[t[0] == '+' ? 1 : 0];
+    letter = char(std::tolower(static_cast<unsigned char>(letter)));
+  }
   return t;
 }
 
