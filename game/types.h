@@ -1,6 +1,7 @@
 // Basic value types of the rules engine: squares, colours, pieces and moves.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 
 namespace poppy::game {
 
@@ -12,7 +13,9 @@ constexpr int kMaxFaces = 63;    // piece faces (a promoted side counts as its o
 constexpr int kMaxHandKinds = 32;
 constexpr int kMaxHandCount = 63;
 constexpr int kMaxMoveNumber = 100000000;  // SFEN move numbers above this are refused
-constexpr int kMaxMoves = 2048;  // more than any legal move count of the supported variants
+// More than any legal move count of the supported variants; mitsugumi shogi with a full hand
+// (26 kinds, each droppable on 100-odd empty squares) can pass 2,048.
+constexpr int kMaxMoves = 8192;
 
 // Squares are numbered in SFEN reading order: rank a (gote's back rank) first, and in each rank
 // from the highest file number (sente's left) down to file 1.
@@ -79,9 +82,17 @@ struct Move {
 };
 
 struct MoveList {
-  Move moves[kMaxMoves];
+  // The moves are written before they are read: the union keeps them uninitialised, where a
+  // plain array would write all 32 KB of Move::none() each time a list is made.
+  MoveList() {}
+  union {
+    Move moves[kMaxMoves];
+  };
   int count = 0;
-  void push(Move m) { moves[count++] = m; }
+  void push(Move m) {
+    if (count == kMaxMoves) throw std::length_error("more than kMaxMoves legal moves (game/types.h)");
+    moves[count++] = m;
+  }
   int size() const { return count; }
   const Move* begin() const { return moves; }
   const Move* end() const { return moves + count; }

@@ -1,0 +1,114 @@
+// Mitsugumi shogi's variant file (configs/variants/in-progress/mitsugumi.yaml): it loads, its
+// start position is the seed's, the first move's list is the one counted by hand below, and
+// random games keep make/unmake, the hash and the text of every move consistent.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "support/position_helpers.h"
+
+using namespace poppy::game;
+using namespace poppy::testing;
+
+namespace {
+
+VariantPtr mitsugumi() {
+  static const VariantPtr v =
+      loadVariantFile(std::string(POPPY_SOURCE_DIR) + "/configs/variants/in-progress/mitsugumi.yaml");
+  return v;
+}
+
+TEST(Mitsugumi, LoadsWithTheSeedsPieces) {
+  const VariantPtr v = mitsugumi();
+  EXPECT_EQ(v->files, 13);
+  EXPECT_EQ(v->ranks, 13);
+  // 27 kinds, 24 of them with a promoted face (not the king, fire demon, vice general): 51.
+  EXPECT_EQ(v->faces.size(), 51u);
+  EXPECT_EQ(v->handKinds.size(), 26u);  // all but the king
+  const Position start(v);
+  EXPECT_EQ(start.sfen(), v->startSfen);
+  // 54 men a side (seed 004: 13 + 13 + 13 on the back three ranks, 13 pawns, 2 dogs).
+  int men[2] = {0, 0};
+  for (Square s = 0; s < v->numSquares(); ++s)
+    if (start.at(s)) ++men[colorOf(start.at(s))];
+  EXPECT_EQ(men[0], 54);
+  EXPECT_EQ(men[1], 54);
+  EXPECT_EQ(tokenAt(start, "6l"), "Z'");  // the vice general on h2 (diagram) = 6l
+  EXPECT_EQ(tokenAt(start, "8b"), "z'");
+}
+
+TEST(Mitsugumi, FirstMovesCountedByHand) {
+  // Sente's first moves, from the seed's rules and setup (files 13..1 left to right, ranks a..m
+  // from gote's side; sente's back rank is m):
+  // - pawns on rank j step to rank i, but for files 10 and 4, where the dogs stand: 11;
+  // - the dogs (10i, 4i) step forward (bF goes back onto the pawns): 2;
+  // - the lion on 8k reaches the empty squares of its 5x5: 9i, 8i, 7i, 6i (10i is a dog): 4;
+  // - the horned falcon on 9k jumps two straight ahead (fD): 9i: 1;
+  // - the soaring eagle on 5k jumps two diagonally ahead (fA): 7i and 3i: 2;
+  // - the rook general on 7k jumps its own pawn on 7j and takes gote's pawn on 7d, or jumps
+  //   that one too and takes gote's rook general on 7c; both in the zone, so with or without
+  //   promotion: 4;
+  // - everything else is hemmed in by its own men (knights included: their leaps land on
+  //   ranks k and l, full of sente's pieces; kirin, phoenix and fire demon likewise), and no
+  //   piece has an empty neighbour to skip a turn through.
+  // 11 + 2 + 4 + 1 + 2 + 4 = 24.
+  const Position start(mitsugumi());
+  const std::vector<std::string> moves = legalUsi(start);
+  const std::set<std::string> got(moves.begin(), moves.end());
+  EXPECT_EQ(moves.size(), got.size());
+  const std::set<std::string> expected = {
+      "13j13i", "12j12i", "11j11i", "9j9i", "8j8i", "7j7i", "6j6i", "5j5i", "3j3i", "2j2i", "1j1i",
+      "10i10h", "4i4h",
+      "8k9i", "8k8i", "8k7i", "8k6i",
+      "9k9i",
+      "5k7i", "5k3i",
+      "7k7d", "7k7d+", "7k7c", "7k7c+"};
+  EXPECT_EQ(got, expected);
+}
+
+TEST(Mitsugumi, RandomGamesKeepMakeUnmakeHashAndTextConsistent) {
+  const VariantPtr v = mitsugumi();
+  std::mt19937 rng(2026);
+  int burns = 0, drops = 0, frozen = 0, maxMoves = 0;
+  for (int game = 0; game < 12; ++game) {
+    Position pos(v);
+    for (int ply = 0; ply < 160 && !pos.outcome(400).over(); ++ply) {
+      MoveList list;
+      pos.generateLegal(list);
+      ASSERT_GT(list.size(), 0);
+      maxMoves = std::max(maxMoves, list.size());
+      for (const Move& m : list) {
+        // Every move's text at every 8th ply (parseUsi generates the whole list each time).
+        if (ply % 8 == 0) {
+          ASSERT_EQ(pos.parseUsi(pos.moveToUsi(m)), m) << pos.sfen() << " " << pos.moveToUsi(m);
+        }
+        burns += m.isBurn();
+        drops += m.isDrop();
+      }
+      for (Square s = 0; s < v->numSquares(); ++s) frozen += pos.isFrozen(s);
+      const Move m = list[int(rng() % unsigned(list.size()))];
+      ASSERT_EQ(pos.parseUsi(pos.moveToUsi(m)), m) << pos.sfen() << " " << pos.moveToUsi(m);
+      const std::string before = pos.sfen();
+      pos.makeMove(m);
+      ASSERT_EQ(pos.hash(), pos.computeHash()) << before << " " << pos.moveToUsi(m);
+      if (!pos.outcome().over()) {
+        ASSERT_EQ(Position::fromSfen(v, pos.sfen()).sfen(), pos.sfen());
+      }
+      pos.unmakeMove();
+      ASSERT_EQ(pos.sfen(), before);
+      pos.makeMove(m);
+    }
+  }
+  // Random play reaches the powers: burning, drops, and pieces frozen by a tetrarch.
+  EXPECT_GT(burns, 0);
+  EXPECT_GT(drops, 0);
+  EXPECT_GT(frozen, 0) << "no position of these games had a frozen piece";
+  RecordProperty("most_legal_moves", maxMoves);
+  EXPECT_LT(maxMoves, kMaxMoves);
+}
+
+}  // namespace
