@@ -269,6 +269,8 @@ int Position::generate(MoveList* out) const {
   };
 
   const uint8_t* raySq = v.raySquares();
+  const bool overlap = v.leapRayOverlap();
+  const uint8_t* alsoLeap = v.rayAlsoLeap();
   for (Square from = 0; from < n; ++from) {
     const Piece p = board_[from];
     if (!p || colorOf(p) != us) continue;
@@ -289,7 +291,7 @@ int Position::generate(MoveList* out) const {
         const Square to = raySq[ray.begin + k];
         const Piece q = board_[to];
         if (q && colorOf(q) == us) break;
-        if (addBoardMove(from, to, face, q != kEmpty)) return count;
+        if (!(overlap && alsoLeap[ray.begin + k]) && addBoardMove(from, to, face, q != kEmpty)) return count;
         if (q) break;
       }
     }

@@ -65,6 +65,8 @@ void Variant::compile() {
   leapTargets_.clear();
   rays_.clear();
   raySquares_.clear();
+  rayAlsoLeap_.clear();
+  leapRayOverlap_ = false;
   dead_.assign(size_t(nf) * numPlayers * n, 0);
   for (int f = 0; f < nf; ++f)
     for (Color c = 0; c < numPlayers; ++c)
@@ -93,6 +95,16 @@ void Variant::compile() {
             ++sm.rayCount;
           }
         }
+        // A square both a leap and a slide of the face reach (the lion hawk's A leap and its
+        // bishop slide) is listed once: the leap, which no piece on the way can block.
+        rayAlsoLeap_.resize(raySquares_.size(), 0);
+        for (uint32_t r = sm.rayBegin; r < sm.rayBegin + sm.rayCount; ++r)
+          for (uint32_t k = rays_[r].begin; k < rays_[r].begin + rays_[r].length; ++k)
+            for (uint32_t l = sm.leapBegin; l < sm.leapBegin + sm.leapCount; ++l)
+              if (leapTargets_[l] == raySquares_[k]) {
+                rayAlsoLeap_[k] = 1;
+                leapRayOverlap_ = true;
+              }
         moveIndex_[(size_t(f) * numPlayers + c) * n + s] = sm;
         // Special moves count when their first square is on the board (where a piece may never
         // move again decides forced promotion and dead-square drops).

@@ -174,6 +174,10 @@ class Variant {
   const uint8_t* leapTargets() const { return leapTargets_.data(); }
   const Ray* rays() const { return rays_.data(); }
   const uint8_t* raySquares() const { return raySquares_.data(); }
+  // Per ray square: the same face also leaps there from the same square (so move generation
+  // lists it once, as the leap). leapRayOverlap() is false where no face has such a square.
+  const uint8_t* rayAlsoLeap() const { return rayAlsoLeap_.data(); }
+  bool leapRayOverlap() const { return leapRayOverlap_; }
 
   // Reverse tables for attack detection: for target s and attacking colour c, the squares a
   // leaper/stepper attacks s from, and the rays from s outward along which a slider attacks.
@@ -210,6 +214,8 @@ class Variant {
   std::vector<uint8_t> leapTargets_;
   std::vector<Ray> rays_;
   std::vector<uint8_t> raySquares_;
+  std::vector<uint8_t> rayAlsoLeap_;
+  bool leapRayOverlap_ = false;
   std::vector<AttackIndex> attackIndex_;
   std::vector<LeapSource> leapSources_;
   std::vector<std::pair<int, int>> slideDirs_;

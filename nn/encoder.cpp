@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
-#include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace poppy::nn {
 
@@ -14,14 +14,11 @@ Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
   const int kinds = int(variant_->handKinds.size());
   planes_ = 2 * faces + 2 * kinds + 3;
   const int n = variant_->numSquares();
-  for (const game::Face& f : variant_->faces)
-    if (f.hasPowers())
-      throw std::runtime_error("variant " + variant_->name + ": the " + f.name +
-                               " has area moves, burning or igui (game/powers.h), and the network's policy has no "
-                               "encoding for those moves yet; such variants can be played through perft only");
-  bool twoLegs = false;
-  for (const game::Face& f : variant_->faces)
+  bool twoLegs = false;  // two-leg moves, or powers (whose skips and igui are two-leg moves)
+  for (const game::Face& f : variant_->faces) {
     for (const game::SpecialMove& sm : f.special) twoLegs = twoLegs || sm.twoLegs;
+    twoLegs = twoLegs || f.hasPowers();
+  }
   if (n <= 81 && !twoLegs) {
     policySize_ = 2 * n * n + faces * n;
     return;
@@ -36,10 +33,14 @@ Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
 void Encoder::buildSpatialPlanes() {
   const game::Variant& v = *variant_;
   std::set<std::tuple<int, int, int, int, int, int>> kinds;  // (type, flip, dr, dc, dr2, dc2) / face
+  std::set<std::pair<int, int>> faceSteps;  // (dr, dc) of the face being read, for its burns
   auto addStep = [&](int dx, int dy, bool flip) {
     // Betza's forward (dy > 0) is towards rank a for the mover on the rotated board.
     const int dc = dx, dr = -dy;
-    if ((dc || dr) && std::abs(dc) < v.files && std::abs(dr) < v.ranks) kinds.insert({0, flip, dr, dc, 0, 0});
+    if ((dc || dr) && std::abs(dc) < v.files && std::abs(dr) < v.ranks) {
+      kinds.insert({0, flip, dr, dc, 0, 0});
+      faceSteps.insert({dr, dc});
+    }
   };
   auto addRide = [&](int dx, int dy, int from, int range, bool flip) {
     const int limit = range == 0 ? std::max(v.files, v.ranks) : range;
@@ -52,6 +53,7 @@ void Encoder::buildSpatialPlanes() {
                          (v.promotion != game::PromotionKind::kZone || !f.promoted);
     for (const bool flip : {false, true}) {
       if (flip && !canFlip) continue;
+      faceSteps.clear();
       for (const game::MoveVector& mv : f.moves) addRide(mv.dx, mv.dy, 1, mv.range, flip);
       for (const game::SpecialMove& sm : f.special) {
         const game::Leg& a = sm.first;
@@ -65,6 +67,29 @@ void Encoder::buildSpatialPlanes() {
         kinds.insert({1, flip, -a.dy, a.dx, -b.dy, b.dx});
         addStep(a.dx + b.dx, a.dy + b.dy, flip);  // through an empty square it is a plain move
       }
+      // Powers (game/powers.h). Area moves are steps to anywhere within `areaSteps` king steps;
+      // a turn skip and an igui of one piece are two-leg moves out and back.
+      for (int dy = -f.areaSteps; dy <= f.areaSteps; ++dy)
+        for (int dx = -f.areaSteps; dx <= f.areaSteps; ++dx) addStep(dx, dy, flip);
+      if (f.areaSteps > 0 || f.iguiCount > 0)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx)
+            if (dx || dy) kinds.insert({1, flip, -dy, dx, dy, -dx});
+      // A burn is any step of the face (or none: a double igui) with a choice of burned
+      // neighbours, in the mover's directions: one plane per (step, mask).
+      std::vector<int> masks;  // every mask of one or two of the eight directions
+      for (int d1 = 0; d1 < 8; ++d1) {
+        masks.push_back(1 << d1);
+        for (int d2 = d1 + 1; d2 < 8; ++d2) masks.push_back((1 << d1) | (1 << d2));
+      }
+      auto bits = [](int mask) { return __builtin_popcount(unsigned(mask)); };
+      if (f.burnCount > 0)
+        for (const auto& [dr, dc] : faceSteps)
+          for (int mask : masks)
+            if (bits(mask) <= f.burnCount) kinds.insert({3, flip, dr, dc, mask, 0});
+      if (f.iguiCount >= 2)
+        for (int mask : masks)
+          if (bits(mask) == 2) kinds.insert({3, flip, 0, 0, mask, 0});
     }
   }
   if (v.dropsEnabled)
@@ -74,6 +99,11 @@ void Encoder::buildSpatialPlanes() {
   stepPlane_.assign(size_t(2 * (2 * v.ranks - 1) * (2 * v.files - 1)), -1);
   twoLegPlane_.assign(2 * 81, -1);
   dropPlane_.assign(v.faces.size(), -1);
+  for (const auto& kind : kinds)
+    if (std::get<0>(kind) == 3) {
+      burnPlane_.assign(stepPlane_.size() * 256, -1);
+      break;
+    }
   for (const auto& [type, flip, a, b, c, d] : kinds) {
     const int plane = int(planeKinds_.size());
     PlaneKind k;
@@ -86,6 +116,10 @@ void Encoder::buildSpatialPlanes() {
       k.type = PlaneKind::kTwoLeg;
       k.dr = a, k.dc = b, k.dr2 = c, k.dc2 = d;
       twoLegPlane_[size_t(twoLegSlot(flip, b, a, d, c))] = plane;
+    } else if (type == 3) {
+      k.type = PlaneKind::kBurn;
+      k.dr = a, k.dc = b, k.mask = c;
+      burnPlane_[size_t(burnSlot(flip, b, a, c))] = plane;
     } else {
       k.type = PlaneKind::kDrop;
       k.face = a;
@@ -149,7 +183,11 @@ int Encoder::spatialIndex(const game::Position& pos, game::Move m) const {
   }
   const int from = orient(pos, m.from), to = orient(pos, m.to);
   int plane;
-  if (m.isTwoLeg()) {
+  if (m.isBurn()) {
+    if (burnPlane_.empty()) return -1;
+    plane = burnPlane_[size_t(burnSlot(m.isFlip(), v.colOf(to) - v.colOf(from), v.rankOf(to) - v.rankOf(from),
+                                       orientMask(pos, m.burnMask())))];
+  } else if (m.isTwoLeg()) {
     const int mid = orient(pos, m.mid());
     plane = twoLegPlane_[size_t(twoLegSlot(m.isFlip(), v.colOf(mid) - v.colOf(from), v.rankOf(mid) - v.rankOf(from),
                                            v.colOf(to) - v.colOf(mid), v.rankOf(to) - v.rankOf(mid)))];
@@ -171,6 +209,8 @@ game::Move Encoder::spatialMove(const game::Position& pos, int index) const {
   };
   const int mid = shifted(sq, k.dc, k.dr);
   if (mid < 0) return game::Move::none();
+  if (k.type == PlaneKind::kBurn)
+    return game::Move::burn(orient(pos, sq), orient(pos, mid), orientMask(pos, k.mask), k.flip);
   if (k.type == PlaneKind::kStep) return game::Move::board(orient(pos, sq), orient(pos, mid), k.flip);
   const int to = shifted(mid, k.dc2, k.dr2);
   if (to < 0) return game::Move::none();

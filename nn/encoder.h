@@ -40,8 +40,9 @@ class Encoder {
   // - Spatial (AlphaZero's chess layout, for larger boards or multi-leg moves): index
   //   plane * squares + square, where the square is the move's start (a drop's target) and the
   //   plane its kind: a displacement some piece of the variant can make, with or without a flip;
-  //   a two-leg move's pair of steps; a drop of one face. A 1x1 convolution gives the planes, so
-  //   the head grows with the board's area, not its square.
+  //   a two-leg move's pair of steps; a drop of one face; a burn's step (none for a double
+  //   igui) and burned neighbours. A 1x1 convolution gives the planes, so the head grows with
+  //   the board's area, not its square.
   // Every legal move has exactly one index.
   int moveIndex(const game::Position& pos, game::Move m) const;
   // The move an index stands for in `pos` (not checked for legality).
@@ -64,17 +65,25 @@ class Encoder {
   // Spatial layout. A plane's move: displacement (dc, dr) in columns and ranks of the rotated
   // board, for two-leg moves the first step to the middle square and the second from there.
   struct PlaneKind {
-    enum Type : uint8_t { kStep, kTwoLeg, kDrop } type = kStep;
+    enum Type : uint8_t { kStep, kTwoLeg, kDrop, kBurn } type = kStep;
     bool flip = false;
     int dc = 0, dr = 0, dc2 = 0, dr2 = 0, face = -1;
+    int mask = 0;  // kBurn: the burned neighbours, directions of the mover's view
   };
   std::vector<PlaneKind> planeKinds_;
   std::vector<int> stepPlane_;    // [flip][dr][dc] -> plane or -1 (offsets by the board size)
   std::vector<int> twoLegPlane_;  // [flip][dr1][dc1][dr2][dc2], each step in -1..1 -> plane or -1
   std::vector<int> dropPlane_;    // [face] -> plane or -1
+  std::vector<int> burnPlane_;    // [stepSlot][mask] -> plane or -1; empty where nothing burns
   int stepSlot(bool flip, int dc, int dr) const {
     const int w = 2 * variant_->files - 1, h = 2 * variant_->ranks - 1;
     return (int(flip) * h + dr + variant_->ranks - 1) * w + dc + variant_->files - 1;
+  }
+  int burnSlot(bool flip, int dc, int dr, int mask) const { return stepSlot(flip, dc, dr) * 256 + mask; }
+  // A Move::kBurn mask (board directions, game/neighbours.h) in the mover's view and back: for
+  // gote the board turns 180 degrees, direction d becoming d + 4.
+  static int orientMask(const game::Position& pos, int mask) {
+    return pos.sideToMove() == 0 ? mask : ((mask << 4) | (mask >> 4)) & 0xff;
   }
   static int twoLegSlot(bool flip, int dc1, int dr1, int dc2, int dr2) {
     return (((int(flip) * 3 + dr1 + 1) * 3 + dc1 + 1) * 3 + dr2 + 1) * 3 + dc2 + 1;

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "game/position.h"
 #include "game/variant_loader.h"
@@ -81,6 +82,9 @@ TEST(Mitsugumi, RandomGamesKeepMakeUnmakeHashAndTextConsistent) {
       pos.generateLegal(list);
       ASSERT_GT(list.size(), 0);
       maxMoves = std::max(maxMoves, list.size());
+      std::set<std::tuple<int, int, int, int>> distinct;
+      for (const Move& m : list) distinct.insert({m.from, m.to, m.aux, m.flags});
+      ASSERT_EQ(distinct.size(), size_t(list.size())) << pos.sfen() << ": a move is listed twice";
       for (const Move& m : list) {
         // Every move's text at every 8th ply (parseUsi generates the whole list each time).
         if (ply % 8 == 0) {

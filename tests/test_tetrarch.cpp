@@ -97,6 +97,22 @@ TEST(Tetrarch, TetrarchsDoNotFreezeEachOther) {
   EXPECT_EQ(movesOf(pos, "3c").count("3c4d3c"), 1u);
 }
 
+TEST(LionHawk, ASquareItBothLeapsAndSlidesToIsOneMove) {
+  // The lion hawk (BWNADcaKmcabK) on 4d, kings on 2g and 6a: the 24 squares of the 5x5 around
+  // it, and the bishop's lines beyond them (7a, 1a, 7g, 1g: the ends of the four diagonals);
+  // the squares two away diagonally are both an A leap and a bishop slide, listed once.
+  // Out to an empty neighbour and back: one pass. 24 + 4 + 1 = 29.
+  const Position pos = at({{"4d", "+N"}, {"2g", "K"}, {"6a", "k"}});
+  const std::set<std::string> moves = movesOf(pos, "4d");
+  EXPECT_EQ(moves.size(), 29u);
+  EXPECT_EQ(moves.count("4d2b"), 1u);
+  MoveList list;
+  pos.generateLegal(list);
+  std::set<std::string> distinct;
+  for (const Move& m : list) distinct.insert(pos.moveToUsi(m));
+  EXPECT_EQ(distinct.size(), size_t(list.size())) << "a move is listed twice";
+}
+
 TEST(TurnSkips, NoSkipRightAfterTheOpponentsSkip) {
   // Lions on 4e (sente) and 4a (gote), kings on 2g and 6a. Sente may skip; after sente's skip
   // gote may not; after gote's ordinary move sente may skip again.
