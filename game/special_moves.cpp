@@ -133,7 +133,7 @@ int specialTargets(const Variant& v, const Piece* board, int face, Color c, Squa
   int n = 0;
   auto at = [&](int s) { return board[s]; };
   walk(v, at, face, c, from, [&](int to, int mid) {
-    if (n < kMaxSpecialTargets) out[n++] = SpecialTarget{int16_t(to), int16_t(mid)};
+    if (n < kMaxSpecialTargets) out[n++] = SpecialTarget{int16_t(to), int16_t(mid), 0};
   });
   if (xbetzaCount) *xbetzaCount = n;
   if (v.faces[face].hasPowers()) {

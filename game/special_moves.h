@@ -10,10 +10,12 @@ namespace poppy::game {
 // One destination of a special move. mid < 0: a plain board move from -> to. mid >= 0: a
 // two-leg move through mid (Move::twoLeg), capturing there when mid is occupied. burn != 0: a
 // move to `to` that also captures the neighbours of `to` in this mask (Move::burn).
+// No default member values: lists of thousands of them are made for every piece with special
+// moves, and must not be filled with zeros first (aggregate initialisation zeroes `burn`).
 struct SpecialTarget {
   int16_t to;
   int16_t mid;
-  uint8_t burn = 0;
+  uint8_t burn;
 };
 
 // The most targets one piece can have. XBetza moves yield at most one target per square of a
