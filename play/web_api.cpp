@@ -5,6 +5,7 @@
 #include <random>
 
 #include "common/json_integer.h"
+#include "game/neighbours.h"
 
 namespace poppy::play {
 
@@ -165,6 +166,12 @@ json positionJson(const game::Position& pos, int plyCap) {
       }
       // A lion's double move, igui or pass (chu): the square its first step goes to.
       jm["mid"] = m.isTwoLeg() ? json(pos.squareName(m.mid())) : json(nullptr);
+      // A burn or double igui (mitsugumi): the squares it also empties, in the USI text's order.
+      json burns = json::array();
+      if (m.isBurn())
+        for (int d = 0; d < 8; ++d)
+          if ((m.burnMask() >> d) & 1) burns.push_back(pos.squareName(game::neighbourOf(v, m.to, d)));
+      jm["burns"] = std::move(burns);
       legal.push_back(std::move(jm));
     }
   }

@@ -337,6 +337,29 @@ TEST(WebApi, OptionalPromotionAndDropFacesAreBothListed) {
   EXPECT_EQ(d.at("hands").at("sente")[0].at("count"), 1);
 }
 
+TEST(WebApi, BurnsListTheSquaresTheyEmpty) {
+  // The fire demon test board (tests/data/fire_demon.yaml): sente's fire demon on 4d, gote
+  // pawns on 4c and 3e. Moving to 3d it may burn neither, either, or both (hand derivation in
+  // tests/test_fire_demon.cpp); the page lists each with the squares it empties.
+  std::vector<game::VariantPtr> variants = {game::loadVariant("tests/data/fire_demon.yaml")};
+  play::WebApiOptions options;
+  options.playouts = 8;
+  options.defaultVariant = "fire_demon_test";
+  play::WebApi api(variants, options);
+  const json s = post(api, "/api/new",
+                      {{"variant", "fire_demon_test"}, {"side", "both"}, {"sfen", "k6/7/3p3/3Z3/4p2/7/6K b - 1"}});
+  std::map<std::string, json> to3d;
+  for (const auto& m : s.at("legal_moves"))
+    if (m.at("from") == "4d" && m.at("to") == "3d") to3d[m.at("usi")] = m.at("burns");
+  EXPECT_EQ(to3d, (std::map<std::string, json>{{"4d3d", json::array()},
+                                               {"4d3dx4c", json::array({"4c"})},
+                                               {"4d3dx3e", json::array({"3e"})},
+                                               {"4d3dx3ex4c", json::array({"3e", "4c"})}}));
+  const json after = post(api, "/api/move", {{"game", s.at("game")}, {"move", "4d3dx3ex4c"}});
+  EXPECT_EQ(after.at("history"), json::array({"4d3dx3ex4c"}));
+  EXPECT_EQ(after.at("hands").at("sente")[0].at("count"), 2);
+}
+
 TEST(WebApi, OpeningExplorerGoesDownTheTree) {
   auto v = game::loadVariant("micro");
   play::OpeningBook book("micro");

@@ -323,12 +323,17 @@ function attempt(sel, to) {
 function choose(options, title) {
   return new Promise((resolve) => {
     const box = $('choice');
-    $('choice-title').textContent = title || (options[0].drop ? 'Drop which side up?' : 'Promote?');
+    const burning = options.some((m) => m.burns && m.burns.length);
+    $('choice-title').textContent = title ||
+        (burning ? 'Burn which pieces?' : options[0].drop ? 'Drop which side up?' : 'Promote?');
     const buttons = options.map((m) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.setAttribute('data-usi', m.usi);
-      b.textContent = m.mid ? `${m.usi}${m.to === m.from ? (isEmpty(m.mid) ? ': pass' : ': igui') : ''}`
+      // Mitsugumi's burns: the squares emptied besides the destination (none: a plain move).
+      const burnText = burning ? (m.burns.length ? `: burn ${m.burns.join(' and ')}` : ': no burn') : '';
+      b.textContent = burning ? `${m.usi}${burnText}`
+          : m.mid ? `${m.usi}${m.to === m.from ? (isEmpty(m.mid) ? ': pass' : ': igui') : ''}`
           : `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
       b.onclick = () => { box.hidden = true; resolve(m.usi); };
       return b;
