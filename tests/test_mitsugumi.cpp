@@ -3,6 +3,8 @@
 // random games keep make/unmake, the hash and the text of every move consistent.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <random>
 #include <set>
 #include <string>
@@ -69,6 +71,57 @@ TEST(Mitsugumi, FirstMovesCountedByHand) {
       "5k7i", "5k3i",
       "7k7d", "7k7d+", "7k7c", "7k7c+"};
   EXPECT_EQ(got, expected);
+}
+
+TEST(Mitsugumi, EveryFaceAloneInTheCentreHasItsHandCountedMoves) {
+  // Each of the 51 faces alone on 7g (the centre of 13x13: six squares to every edge), the
+  // sente king on 12m and the gote king on 1d, off every line and leap of every piece from 7g
+  // and next to no square a fire demon reaches. Counts from the variant file's notation as the
+  // seed gives it (docs/RULES.md "Mitsugumi shogi"):
+  // - a slide has 6 squares in each direction; B and R 24 each, Q 48;
+  // - sente's zone is ranks a-d, 3 to 6 ranks ahead of 7g: a move into it by an unpromoted
+  //   piece that has a flip counts twice (promote or not). Forward slides end there on 4 of
+  //   their 6 squares: fR +4, each forward diagonal +4;
+  // - the stingers and lions add one turn skip (out to an empty square and back);
+  // - area moves reach the 48 squares within three king steps, plus a skip.
+  const std::map<std::string, int> expected = {
+      {"K", 8},            // K
+      {"P", 1}, {"+P", 6},  // fW; tokin WfF: W 4 + fF 2
+      {"I", 3}, {"+I", 18},  // dog bFfW: 2 + 1; multi general bBfR: 12 + 6 (no promotion)
+      {"S", 5}, {"+S", 14},  // FfW; vertical mover sWvR: 2 + 12
+      {"F", 6}, {"+F", 24},  // FvW; bishop
+      {"G", 6}, {"+G", 24},  // WfF; rook
+      {"T", 7}, {"+T", 18},  // FsbW: 4 + 3; flying stag FsWvR: 4 + 2 + 12
+      {"N", 8}, {"+N", 15},  // all eight knight leaps; side soldier bWsRfW2: 1 + 12 + 2
+      {"O", 8}, {"+O", 25},  // kirin FD; lion: the 24 squares of its 5x5 and a skip
+      {"X", 8}, {"+X", 48},  // phoenix WA; queen
+      {"L", 12}, {"+L", 24},  // lance fRbW2: 6 + 2, +4 promoting; white horse fBvR: 12 + 12
+      {"V", 18}, {"+V", 36},  // vertical mover 14, +4 promoting; flying ox BvR: 24 + 12
+      {"M", 15}, {"+M", 40},  // side soldier 15 (fW2 stays out of the zone); water buffalo BsRvW2: 24 + 12 + 4
+      {"B", 32}, {"+B", 28},  // 24, +8 promoting; dragon horse BW: 24 + 4
+      {"R", 28}, {"+R", 28},  // 24, +4; dragon king RF: 24 + 4
+      {"H", 36}, {"+H", 45},  // dragon horse 28, +8; horned falcon: B 24, sbR 18, fW 1, fD 1, skip 1
+      {"D", 32}, {"+D", 41},  // dragon king 28, +4; soaring eagle: R 24, bB 12, fF 2, fA 2, skip 1
+      {"Y", 53}, {"+Y", 24},  // horned falcon 45, +8 (its forward diagonals); bishop general B
+      {"E", 45}, {"+E", 24},  // soaring eagle 41, +4 (its forward file); rook general R
+      {"A", 25}, {"+A", 41},  // lion 25; lion hawk: the 5x5's 24, B beyond it 16, skip 1
+      {"Q", 60}, {"+Q", 49},  // queen 48, +12; free eagle: Q 48 (its A and D on those lines), skip 1
+      {"U", 32}, {"+U", 61},  // bishop general 24, +8; vice general: area 48, B beyond 12, skip 1
+      {"J", 28}, {"+J", 48},  // rook general 24, +4; great general Q
+      {"C", 52}, {"+C", 34},  // chariot soldier BvRsW2: 24 + 12 + 4, +12; tetrarch: 10 + 20 + 4
+      {"W", 48}, {"+W", 67},  // water buffalo 40, +8; fire demon: area 48, slides beyond 18, skip 1
+      {"Z", 67}, {"Z'", 61},  // fire demon, vice general: no promotion
+  };
+  const VariantPtr v = mitsugumi();
+  ASSERT_EQ(expected.size(), v->faces.size());
+  for (const auto& [token, count] : expected) {
+    std::map<std::string, std::string> board = {{"7g", token}, {"1d", "k"}};
+    if (token != "K") board["12m"] = "K";  // the king itself stands on 7g
+    const Position pos = Position::fromSfen(v, boardSfen(*v, board) + " b - 1");
+    int n = 0;
+    for (const std::string& m : legalUsi(pos)) n += m.rfind("7g", 0) == 0;
+    EXPECT_EQ(n, count) << token;
+  }
 }
 
 TEST(Mitsugumi, RandomGamesKeepMakeUnmakeHashAndTextConsistent) {
