@@ -38,6 +38,10 @@ void validate(const GameRecord& r) {
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
   if (r.samples > r.plies) throw GameRecordError("samples exceed the plies");
+  if (!r.adjudicated.empty() && r.adjudicated != "sente" && r.adjudicated != "gote")
+    throw GameRecordError("adjudicated '" + r.adjudicated + "' is not sente or gote");
+  if (!r.adjudicated.empty() && (r.result != "draw" || r.reason != "ply_cap"))
+    throw GameRecordError("adjudicated is set on a game that did not end drawn at the ply cap");
 }
 
 std::string errnoText() { return std::strerror(errno); }
@@ -109,6 +113,7 @@ std::string gameRecordToJson(const GameRecord& r) {
   j["model"] = r.model;
   if (!r.detail.empty()) j["detail"] = r.detail;
   if (r.samples >= 0) j["samples"] = r.samples;
+  if (!r.adjudicated.empty()) j["adjudicated"] = r.adjudicated;
   try {
     return j.dump();  // escapes control characters, so always one line
   } catch (const Json::exception& e) {
@@ -166,6 +171,7 @@ GameRecord gameRecordFromJson(const std::string& line) {
       throw GameRecordError("\"samples\" is not a non-negative integer");  // validate() checks it against plies
     r.samples = int(samples.get<int64_t>());
   }
+  if (j.contains("adjudicated")) r.adjudicated = text("adjudicated");
   validate(r);
   return r;
 }

@@ -4,7 +4,9 @@
 //    "royals_captured"|"bare_king"|"bare_kings" (royal capture, chu),
 //    "plies":N, "model":"..."}
 // Self-play records also carry "samples":N, the positions trained on (fewer than the plies with
-// playout cap randomisation); a record without it trained on every ply.
+// playout cap randomisation); a record without it trained on every ply. A self-play game drawn
+// at the ply cap may carry "adjudicated":"sente"|"gote": the side its training samples were
+// credited with the win (selfplay/ply_cap_adjudication.h); its result stays "draw".
 // Matches add the reasons "resign", "illegal_move", "timeout" and "crash" (a player forfeits; the
 // other side wins) and an optional "detail" string saying what happened, e.g.
 //   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
@@ -35,6 +37,7 @@ struct GameRecord {
   std::string model;    // the model that played (name or path)
   std::string detail;   // optional (written only when not empty): what ended a forfeited game
   int samples = -1;     // optional (written only when >= 0): training samples the game gave
+  std::string adjudicated;  // optional (written only when not empty): "sente" or "gote"
 
   // The training samples this game gave: `samples`, or every ply when it was not recorded.
   int trainedPositions() const { return samples >= 0 ? samples : plies; }
@@ -42,7 +45,7 @@ struct GameRecord {
   bool operator==(const GameRecord& o) const {
     return id == o.id && variant == o.variant && start == o.start && moves == o.moves &&
            result == o.result && reason == o.reason && plies == o.plies && model == o.model &&
-           detail == o.detail && samples == o.samples;
+           detail == o.detail && samples == o.samples && adjudicated == o.adjudicated;
   }
 };
 

@@ -60,7 +60,8 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
     : variant_(std::move(variant)),
       encoder_(encoder),
       settings_(std::move(settings)),
-      driver_(evaluator, encoder, settings_.parallelGames * settings_.search.leavesPerTree, cache) {
+      driver_(evaluator, encoder, settings_.parallelGames * settings_.search.leavesPerTree, cache),
+      adjudicator_(variant_, settings_.plyCapAdjudication) {
   settings_.search.rootNoise = true;
   if (!(settings_.fullSearchFraction > 0 && settings_.fullSearchFraction <= 1))
     throw std::invalid_argument("SelfPlaySettings: fullSearchFraction must be in (0, 1], not " +
@@ -69,6 +70,9 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
     throw std::invalid_argument("SelfPlaySettings: fastPlayouts must be in [1, playouts = " +
                                 std::to_string(settings_.search.playouts) + "], not " +
                                 std::to_string(settings_.fastPlayouts));
+  if (!(settings_.plyCapAdjudication >= 0 && settings_.plyCapAdjudication <= 1))
+    throw std::invalid_argument("SelfPlaySettings: plyCapAdjudication must be in [0, 1], not " +
+                                std::to_string(settings_.plyCapAdjudication));
 }
 
 void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressCallback& progress,
@@ -157,11 +161,17 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
 
       const game::Outcome outcome = tree.rootPosition().outcome(settings_.search.plyCap);
       if (!outcome.over()) continue;
-      // Game over: every sample learns the result from its mover's view.
+      // Game over: every sample learns the result from its mover's view (a game at the ply
+      // cap, the adjudicated one where that is on).
+      int winner = outcome.winner;
+      if (outcome.reason == game::EndReason::kPlyCap && winner < 0 && adjudicator_.enabled()) {
+        winner = adjudicator_.winner(tree.rootPosition());
+        if (winner >= 0) s.record.adjudicated = winner == 0 ? "sente" : "gote";
+      }
       std::vector<Sample> done;
       done.reserve(s.samples.size());
       for (PendingSample& p : s.samples) {
-        p.sample.result = int8_t(outcome.winner < 0 ? 0 : (outcome.winner == p.mover ? 1 : -1));
+        p.sample.result = int8_t(winner < 0 ? 0 : (winner == p.mover ? 1 : -1));
         done.push_back(std::move(p.sample));
       }
       finishRecord(s.record, outcome);

@@ -11,6 +11,7 @@
 #include "mcts/search.h"
 #include "nn/encoder.h"
 #include "selfplay/game_record.h"
+#include "selfplay/ply_cap_adjudication.h"
 #include "selfplay/replay_file.h"
 #include "selfplay/sample.h"
 
@@ -25,6 +26,9 @@ struct SelfPlaySettings {
   // fastPlayouts without noise whose position is not trained on. 1 searches every move fully.
   double fullSearchFraction = 1.0;
   int fastPlayouts = 32;
+  // Games at the ply cap: the side ahead in material by this share of the start's material is
+  // credited with the win in the samples (selfplay/ply_cap_adjudication.h); 0 = off.
+  double plyCapAdjudication = 0;
   std::string modelId;         // written into the game records
   uint64_t seed = 1;
 };
@@ -58,6 +62,7 @@ class SelfPlayRunner {
   const nn::Encoder& encoder_;
   SelfPlaySettings settings_;
   mcts::SearchDriver driver_;
+  PlyCapAdjudicator adjudicator_;
   uint64_t gamesStarted_ = 0;
 };
 

@@ -503,6 +503,15 @@ TEST_F(TrainConfigErrors, RepetitionContemptReachesSelfPlayOnly) {
   expectRefused("selfplay: {repetition_contempt: -0.1}\n", {"selfplay.repetition_contempt"});
 }
 
+TEST_F(TrainConfigErrors, PlyCapAdjudicationReachesSelfPlay) {
+  const auto c = training::loadTrainConfig(write("selfplay: {ply_cap_adjudication: 0.05}\n"));
+  EXPECT_DOUBLE_EQ(training::selfplaySettingsFor(c).plyCapAdjudication, 0.05);
+  const auto defaults = training::loadTrainConfig(write("variant: micro\n"));
+  EXPECT_DOUBLE_EQ(training::selfplaySettingsFor(defaults).plyCapAdjudication, 0.0) << "off unless asked for";
+  expectRefused("selfplay: {ply_cap_adjudication: 1.5}\n", {"selfplay.ply_cap_adjudication"});
+  expectRefused("selfplay: {ply_cap_adjudication: -0.1}\n", {"selfplay.ply_cap_adjudication"});
+}
+
 TEST_F(TrainConfigErrors, InferenceSetting) {
   EXPECT_EQ(training::loadTrainConfig(write("variant: micro\n")).inference, nn::Inference::kAuto);
   EXPECT_EQ(training::loadTrainConfig(write("inference: eigen\n")).inference, nn::Inference::kEigen);

@@ -44,6 +44,7 @@ selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& c) {
   s.search.plyCap = c.plyCap;
   s.parallelGames = c.parallelGames;
   s.temperatureMoves = c.temperatureMoves;
+  s.plyCapAdjudication = c.plyCapAdjudication;
   s.fullSearchFraction = c.fullSearchFraction;
   s.fastPlayouts = std::min(c.fastPlayouts, c.selfplaySearch.playouts);
   s.search.forcedPlayoutsK = float(c.forcedPlayouts);
@@ -79,7 +80,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
                                "leaves_per_tree", "solver", "leaf_mate_plies", "root_mate_plies",
                                "root_mate_nodes", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
                                "threads", "workers", "full_search_fraction", "fast_playouts", "forced_playouts",
-                               "gumbel_actions", "gumbel_c_scale", "repetition_contempt"});
+                               "gumbel_actions", "gumbel_c_scale", "repetition_contempt", "ply_cap_adjudication"});
     c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
     c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
     c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
@@ -95,6 +96,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.gumbelActions = r.integer(n, "selfplay", "gumbel_actions", 0, 1024, c.gumbelActions);
     c.gumbelCScale = r.real(n, "selfplay", "gumbel_c_scale", 0.001, 100, c.gumbelCScale);
     c.repetitionContempt = r.real(n, "selfplay", "repetition_contempt", 0, 1, c.repetitionContempt);
+    c.plyCapAdjudication = r.real(n, "selfplay", "ply_cap_adjudication", 0, 1, c.plyCapAdjudication);
     if (c.fullSearchFraction < 1 && c.fastPlayouts > c.selfplaySearch.playouts)
       r.fail("selfplay.fast_playouts", "must not exceed selfplay.playouts (" + std::to_string(c.selfplaySearch.playouts) + ")",
              n["fast_playouts"]);

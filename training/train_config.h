@@ -73,6 +73,10 @@ struct TrainRunConfig {
   // Self-play's search scores a move that repeats a position as a draw this much worse for its
   // mover (mcts/search_params.h); 0 = off. chu.yaml sets it: its games collapse into shuffles.
   double repetitionContempt = 0.0;
+  // Self-play games drawn at the ply cap are scored by material for training
+  // (selfplay/ply_cap_adjudication.h): the margin, as a share of one side's start material;
+  // 0 = off. chu.yaml sets it: its games rarely end before the cap.
+  double plyCapAdjudication = 0.0;
 
   // training
   int batchSize = 256;

@@ -351,7 +351,7 @@ class Run {
           variant_, encoder_, [&] { return loadEvaluator(best); }, s,
           config_.selfplayWorkers, 18);
       const selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
-      int64_t plies = 0, decisive = 0;
+      int64_t plies = 0, decisive = 0, adjudicated = 0;
       int played = 0;
       const double start = nowSeconds();
       runner.play(
@@ -365,6 +365,7 @@ class Run {
             plies += record.plies;
             ++played;
             decisive += record.result != "draw";
+            adjudicated += !record.adjudicated.empty();
             saveState();
           },
           [&](const selfplay::SelfPlayProgress& p) {
@@ -383,13 +384,17 @@ class Run {
       const bool complete = !gStop && wanted == config_.gamesPerIteration && played == wanted;
       if (played > 0) {
         char line[256];
-        std::snprintf(line, sizeof line, "iter %d selfplay done: %d games in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive",
+        std::snprintf(line, sizeof line,
+                      "iter %d selfplay done: %d games in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive%s",
                       state_.iteration, played, seconds, played * 3600.0 / seconds, double(plies) / played,
-                      100.0 * decisive / played);
+                      100.0 * decisive / played,
+                      config_.plyCapAdjudication > 0
+                          ? (", " + std::to_string(adjudicated) + " adjudicated at the ply cap").c_str()
+                          : "");
         status(line, true);
         metric({{"event", "selfplay"}, {"games", played}, {"seconds", seconds},
                 {"games_per_hour", played * 3600.0 / seconds}, {"avg_plies", double(plies) / played},
-                {"decisive", double(decisive) / played},
+                {"decisive", double(decisive) / played}, {"adjudicated", double(adjudicated) / played},
                 {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)},
                 {"cache_hits", runner.searchStats().cacheHits}, {"complete", complete}});
       }

@@ -1,0 +1,26 @@
+#include "selfplay/ply_cap_adjudication.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace poppy::selfplay {
+
+PlyCapAdjudicator::PlyCapAdjudicator(const game::VariantPtr& variant, double margin)
+    : margin_(margin), values_(game::mobilityValues(*variant)) {
+  const game::Position start(variant);
+  startMaterial_ = std::max(game::material(start, 0, values_), game::material(start, 1, values_));
+  if (startMaterial_ <= 0) startMaterial_ = 1;  // a start with nothing but kings: any gain counts
+}
+
+double PlyCapAdjudicator::balance(const game::Position& pos) const {
+  return (game::material(pos, 0, values_) - game::material(pos, 1, values_)) / startMaterial_;
+}
+
+int PlyCapAdjudicator::winner(const game::Position& pos) const {
+  if (!enabled()) return -1;
+  const double b = balance(pos);
+  if (std::abs(b) < margin_) return -1;
+  return b > 0 ? 0 : 1;
+}
+
+}  // namespace poppy::selfplay
