@@ -30,8 +30,8 @@ inline void check(bool ok, const std::string& what) {
 inline const std::vector<game::VariantPtr>& shippedVariants() {
   static const std::vector<game::VariantPtr> variants = [] {
     std::vector<game::VariantPtr> v;
-    // chu last: corpus files pick a variant by their first byte, 0-6 as before chu came.
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu"})
+    // New variants last: corpus files pick a variant by their first byte, 0-6 as before chu came.
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari"})
       v.push_back(game::loadVariant(name));
     return v;
   }();

@@ -160,9 +160,14 @@ int Position::generate(MoveList* out) const {
     if (numHomeSeen < 128) homeSeen[numHomeSeen++] = HomeSeen{homeKey, promoter};
     return true;
   };
+  // Yari shogi: a move may not complete a repetition (repetition_ban.cpp); before the
+  // repetition count's worth of plies has been played, none can.
+  const bool repetitionBanned =
+      v.repetitionResult == RepetitionResult::kIllegal && int(states_.size()) > 2 * (v.repetitionCount - 1);
   // Adds one candidate; returns true when generation should stop.
   auto emit = [&](Move m) {
     if (skipBanned && m.isTwoLeg() && m.to == m.from && !m.isFlip() && !board_[m.mid()]) return false;
+    if (repetitionBanned && repeatsTooOften(m)) return false;
     if (homeKey >= 0 && !firstHome(m)) return false;
     ++count;
     if constexpr (kStopAtFirst) {

@@ -21,6 +21,7 @@ Outcome Position::outcome(int plyCap) const {
     const Outcome end = royalCaptureOutcome();
     if (end.over()) return end;
   } else if (!hasLegalMove()) {
+    if (v.stalemateDraws && !inCheck()) return Outcome{EndReason::kStalemate, -1};
     return Outcome{EndReason::kNoLegalMove, opponent(side_)};
   }
 

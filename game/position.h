@@ -30,6 +30,7 @@ enum class EndReason {
   kRoyalsCaptured,  // royal capture: the side to move has no royal piece left
   kBareKing,        // royal capture: a side is left with its royal piece alone
   kBareKings,       // royal capture: both sides have nothing but their royal piece (a draw)
+  kStalemate,       // no legal move and not in check, where the variant draws it (yari shogi)
 };
 
 struct Outcome {
@@ -94,6 +95,11 @@ class Position {
   Outcome outcome(int plyCap = 0) const;
   // How often the current position occurred before (0 the first time).
   int repetitionsSoFar() const;
+  // Yari shogi (repetition result `illegal`): would m bring back a position for the
+  // repetitionCount-th time? Such a move is not legal (repetition_ban.cpp).
+  bool repeatsTooOften(Move m) const;
+  // The hash after a board move or drop without two legs or burns (repetition_ban.cpp).
+  uint64_t hashAfter(Move m) const;
 
   // Recomputes the hash from scratch (tests compare it with the incremental one).
   uint64_t computeHash() const;

@@ -57,7 +57,8 @@ enum class PromotionKind {
 
 enum class RepetitionResult {
   kDraw,            // the default (docs/RULES.md)
-  kLossForRepeater  // tori shogi: the player whose move completes the repetition loses
+  kLossForRepeater,  // tori shogi: the player whose move completes the repetition loses
+  kIllegal           // yari shogi: a move that would complete the repetition is not legal
 };
 
 enum class PlyCapRule {
@@ -129,6 +130,8 @@ class Variant {
   int repetitionCount = 4;
   RepetitionResult repetitionResult = RepetitionResult::kDraw;
   bool perpetualCheckLoses = true;
+  // No legal move while not in check: a draw (yari shogi) instead of a loss (shogi).
+  bool stalemateDraws = false;
 
   PlyCapRule plyCapRule = PlyCapRule::kDraw;
   std::vector<int> impassePoints;      // per face

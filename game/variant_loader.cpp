@@ -72,7 +72,7 @@ class Reader : public common::YamlReader {
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
                         "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune",
-                        "no_skip_after_skip"});
+                        "no_skip_after_skip", "stalemate"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -169,9 +169,10 @@ class Reader : public common::YamlReader {
     if (const YAML::Node rep = root["repetition"]) {
       onlyKeys(rep, "repetition", {"count", "result", "perpetual_check"});
       v->repetitionCount = integer(rep, "repetition", "count", 2, 100, 4);
-      v->repetitionResult = choice(rep, "repetition", "result", {"draw", "loss_for_repeater"}, "draw") == "draw"
-                                ? RepetitionResult::kDraw
-                                : RepetitionResult::kLossForRepeater;
+      const std::string result = choice(rep, "repetition", "result", {"draw", "loss_for_repeater", "illegal"}, "draw");
+      v->repetitionResult = result == "draw"                ? RepetitionResult::kDraw
+                            : result == "loss_for_repeater" ? RepetitionResult::kLossForRepeater
+                                                            : RepetitionResult::kIllegal;
       v->perpetualCheckLoses = choice(rep, "repetition", "perpetual_check", {"loses", "allowed"}, "loses") == "loses";
     }
 
@@ -191,6 +192,10 @@ class Reader : public common::YamlReader {
     }
 
     v->noSkipAfterSkip = boolean(root, "", "no_skip_after_skip", false);
+    v->stalemateDraws = choice(root, "", "stalemate", {"loss", "draw"}, "loss") == "draw";
+    if (v->stalemateDraws && v->royalCapture)
+      fail("stalemate", "does not apply with `royal_capture: true` (a side without moves there is never stalemated)",
+           root["stalemate"]);
     if (const YAML::Node immune = root["burn_immune"]) {
       v->burnImmuneFaces = faceSet(*v, immune, "burn_immune");
       bool anyBurner = false;
@@ -221,6 +226,11 @@ class Reader : public common::YamlReader {
     }
 
     v->compile();
+    // The banned repetition is found from the hash a move would give (game/repetition_ban.cpp),
+    // which follows plain board moves and drops only.
+    if (v->repetitionResult == RepetitionResult::kIllegal && (v->specialFaces() || v->lionFaces))
+      fail("repetition.result", "'illegal' is supported only where every move is a plain board move or a drop "
+                                "(no multi-leg moves, powers or lion rules)", root["repetition"]["result"]);
     if (!root["start"]) fail("start", "is required (the start position in SFEN)");
     v->startSfen = as<std::string>(root["start"], "start", "an SFEN string");
     try {

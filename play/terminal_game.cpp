@@ -397,7 +397,7 @@ void TerminalGame::drawBoard() {
 void TerminalGame::announceOutcome(const game::Outcome& o) {
   switch (o.reason) {
     case game::EndReason::kNoLegalMove:
-      out_ << (pos_.inCheck() ? "Checkmate. " : "No legal move, which loses (as in shogi). ");
+      out_ << (pos_.inCheck() ? "Checkmate. " : "No legal move, which loses here (as in shogi). ");
       break;
     case game::EndReason::kRepetition:
       out_ << "Repetition (sennichite): the same position occurred " << pos_.variant().repetitionCount
@@ -417,6 +417,9 @@ void TerminalGame::announceOutcome(const game::Outcome& o) {
       break;
     case game::EndReason::kBareKings:
       out_ << "Both sides have nothing left but their royal pieces. ";
+      break;
+    case game::EndReason::kStalemate:
+      out_ << "Stalemate: no legal move, and not in check. ";
       break;
     case game::EndReason::kNone:
       return;

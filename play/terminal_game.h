@@ -4,7 +4,7 @@
 // game as one JSONL record (selfplay/game_record.h) however the session ends.
 //
 // Recorded result and reason:
-//   finished game   result sente/gote/draw, reason checkmate/repetition/perpetual_check/ply_cap
+//   finished game   result sente/gote/draw, reason checkmate/repetition/perpetual_check/ply_cap/stalemate
 //   person resigns  result = the engine's side,  reason "resign"
 //   quit, EOF, ^C   result "draw",                reason "unfinished" (nobody won; the reason
 //                   says it was not played out, so no reader mistakes it for a real draw)

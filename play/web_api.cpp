@@ -31,6 +31,8 @@ std::string endText(const game::Position& pos, const game::Outcome& o) {
       return "bare king";
     case game::EndReason::kBareKings:
       return "bare kings";
+    case game::EndReason::kStalemate:
+      return "stalemate";
     case game::EndReason::kNone:
       break;
   }

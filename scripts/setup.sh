@@ -21,7 +21,7 @@ PACKAGES=(
   nlohmann-json3-dev  # game records, run state, metrics, opening books
   libcpp-httplib-dev  # the local web server of `poppy serve`
   chromium          # headless browser for the end-to-end test of the web page
-  nodejs npm        # runs lishogi's shogiops, the second perft reference (tests/reference/shogiops)
+  nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
 )
 
@@ -45,6 +45,12 @@ fi
 if [ ! -d tests/reference/shogiops/node_modules ]; then
   echo "setup: installing shogiops (npm) in tests/reference/shogiops"
   (cd tests/reference/shogiops && npm ci --no-audit --no-fund)
+fi
+# ffish (Fairy-Stockfish as WebAssembly), pinned by tests/reference/ffish/package-lock.json: the
+# yari shogi reference of tests/test_yari.cpp (the Debian Fairy-Stockfish 11.1 has no custom pieces).
+if [ ! -d tests/reference/ffish/node_modules ]; then
+  echo "setup: installing ffish (npm) in tests/reference/ffish"
+  (cd tests/reference/ffish && npm ci --no-audit --no-fund)
 fi
 
 BUILD="${POPPY_BUILD:-build}"

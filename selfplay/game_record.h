@@ -1,7 +1,7 @@
 // Game records: one JSON object per line (JSONL), appended as self-play games finish:
 //   {"id":"...", "variant":"micro", "start":"<SFEN>", "moves":["2e2d", ...],
 //    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap"|
-//    "royals_captured"|"bare_king"|"bare_kings" (royal capture, chu),
+//    "royals_captured"|"bare_king"|"bare_kings" (royal capture, chu)|"stalemate" (yari),
 //    "plies":N, "model":"..."}
 // Self-play records also carry "samples":N, the positions trained on (fewer than the plies with
 // playout cap randomisation); a record without it trained on every ply. A self-play game drawn
@@ -30,7 +30,7 @@ struct GameRecord {
   std::vector<std::string> moves;  // USI
   std::string result;   // "sente", "gote" or "draw"
   std::string reason;   // "checkmate", "repetition", "perpetual_check", "ply_cap", "royals_captured",
-                        // "bare_king", "bare_kings" (chu), or a forfeit:
+                        // "bare_king", "bare_kings" (chu), "stalemate" (yari), or a forfeit:
                         // "resign", "illegal_move", "timeout", "crash";
                         // or "unfinished" (a game a person left; result "draw")
   int plies = 0;        // moves played

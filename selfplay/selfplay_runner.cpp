@@ -19,6 +19,7 @@ std::string reasonName(game::EndReason reason) {
     case game::EndReason::kRoyalsCaptured: return "royals_captured";
     case game::EndReason::kBareKing: return "bare_king";
     case game::EndReason::kBareKings: return "bare_kings";
+    case game::EndReason::kStalemate: return "stalemate";
     case game::EndReason::kNone: break;
   }
   return "none";

@@ -66,8 +66,8 @@ class SelfPlayRunner {
   uint64_t gamesStarted_ = 0;
 };
 
-// "checkmate", "repetition", "perpetual_check", "ply_cap", "royals_captured", "bare_king" or
-// "bare_kings" for a finished game.
+// "checkmate", "repetition", "perpetual_check", "ply_cap", "royals_captured", "bare_king",
+// "bare_kings" or "stalemate" for a finished game.
 std::string reasonName(game::EndReason reason);
 
 // Fills a finished game's result, reason and ply count from its outcome.

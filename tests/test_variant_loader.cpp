@@ -370,7 +370,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -403,7 +403,7 @@ std::string startFieldOf(const std::string& path) {
 }
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
-  const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi"};
+  const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -436,6 +436,7 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"judkins", "rbnsgk/5p/6/6/P5/KGSNBR b - 1"},
       {"gorogoro", "sgkgs/5/1ppp1/1PPP1/5/SGKGS b - 1"},
       {"tori", "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1"},
+      {"yari", "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR b - 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }

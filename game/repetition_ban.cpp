@@ -1,0 +1,41 @@
+// Yari shogi's repetition rule (seed 002: "three-fold repetition of position is illegal"): a
+// move that would bring back a position for the third time is not a legal move. The check
+// needs the hash the move would give, computed here without making the move, so that move
+// generation stays const and cheap; the loader allows the rule only where every move is a plain
+// board move or a drop (no two-leg moves, burns or lion rules, whose hashes this does not
+// follow). tests/test_yari.cpp checks hashAfter against makeMove on random games.
+#include "game/position.h"
+
+namespace poppy::game {
+
+uint64_t Position::hashAfter(Move m) const {
+  const Variant& v = *variant_;
+  const Color us = side_;
+  uint64_t h = hash();
+  if (m.isDrop()) {
+    const int face = m.dropFace();
+    const int kind = v.faces[face].handKind;
+    h ^= v.handKey(us, kind, hand_[us][kind]) ^ v.handKey(us, kind, hand_[us][kind] - 1);
+    h ^= v.boardKey(makePiece(us, face), m.to);
+  } else {
+    const Piece p = board_[m.from];
+    if (const Piece cap = board_[m.to]) {
+      h ^= v.boardKey(cap, m.to);
+      const int kind = v.faces[faceOf(cap)].handKind;
+      if (v.dropsEnabled && kind >= 0)
+        h ^= v.handKey(us, kind, hand_[us][kind]) ^ v.handKey(us, kind, hand_[us][kind] + 1);
+    }
+    const Piece np = m.isFlip() ? makePiece(us, v.faces[faceOf(p)].flipTo) : p;
+    h ^= v.boardKey(p, m.from) ^ v.boardKey(np, m.to);
+  }
+  return h ^ v.sideKey(us) ^ v.sideKey(opponent(us));
+}
+
+bool Position::repeatsTooOften(Move m) const {
+  const uint64_t h = hashAfter(m);
+  int seen = 0;
+  for (const State& s : states_) seen += s.hash == h;
+  return seen + 1 >= variant_->repetitionCount;
+}
+
+}  // namespace poppy::game
