@@ -219,6 +219,7 @@ int Position::generate(MoveList* out) const {
   // two-leg moves existed.
   auto addWithFlips = [&](auto make, Square from, Square to, int face, bool capture) {
     const Face& f = v.faces[face];
+    if (f.reverts) return emit(make(true));  // whale's far-rank dolphin turns back as it moves
     const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, us, to);
     switch (v.promotion) {
       case PromotionKind::kNone:
@@ -315,9 +316,13 @@ int Position::generate(MoveList* out) const {
       const int perFile = v.maxPerFile[face];
       int onFile[kMaxFiles] = {};
       if (perFile) {
+        // A face that reverts (whale's far-rank dolphin) is a passing state of the same piece,
+        // and counts with it; a promotion (shogi's tokin) does not.
+        const int other = v.faces[face].flipTo;
         const Piece same = makePiece(us, face);
+        const Piece passing = other >= 0 && v.faces[other].reverts ? makePiece(us, other) : same;
         for (Square s = 0; s < n; ++s)
-          if (board_[s] == same) ++onFile[v.colOf(s)];
+          if (board_[s] == same || board_[s] == passing) ++onFile[v.colOf(s)];
       }
       for (Square to = 0; to < n; ++to) {
         if (board_[to]) continue;

@@ -18,6 +18,7 @@ std::string rulesText(const Variant& v) {
     // Written only where set, as below.
     if (f.hasPowers()) out << " area " << f.areaSteps << " burn " << f.burnCount << " igui " << f.iguiCount;
     if (f.freezes) out << " freezes";
+    if (f.reverts) out << " reverts";
     out << "\n";
   }
   for (const HandKind& h : v.handKinds)

@@ -33,7 +33,11 @@ struct Face {
   // other than freezers, cannot move and attack nothing.
   bool freezes = false;
   int flipTo = -1;      // the other face, -1 when the piece has one face
-  int handKind = -1;    // index into Variant::handKinds
+  // A passing state rather than a promotion (whale shogi's dolphin on the far rank, which moves
+  // once as a bishop): every move of a piece showing this face turns it back to its other face.
+  bool reverts = false;
+  int handKind = -1;    // index into Variant::handKinds: where the captor puts it (whale shogi's
+                        // porpoise: the killer whale's kind; `captured_as`)
   bool royal = false;
   // "P", "+P", "Z'": as SFEN writes it for sente.
   std::string token() const { return (promoted ? "+" : "") + letterToken(); }

@@ -41,8 +41,10 @@ class Reader : public common::YamlReader {
   }
 
   Face readFace(const YAML::Node& node, const std::string& key, char letter, bool prime, bool promoted) const {
-    onlyKeys(node, key, promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui", "freeze"}
-                                 : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui", "freeze"});
+    onlyKeys(node, key,
+             promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui", "freeze", "reverts"}
+                      : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui", "freeze",
+                                              "captured_as"});
     Face f;
     f.letter = letter;
     f.prime = prime;
@@ -64,6 +66,7 @@ class Reader : public common::YamlReader {
     f.burnCount = integer(node, key, "burn", 1, 2, 0);
     f.iguiCount = integer(node, key, "igui", 1, 2, 0);
     f.freezes = boolean(node, key, "freeze", false);
+    if (promoted) f.reverts = boolean(node, key, "reverts", false);
     return f;
   }
 
@@ -110,7 +113,8 @@ class Reader : public common::YamlReader {
         v->faces[face].flipTo = face + 1;
         hk.otherFace = face + 1;
       }
-      if (!f.royal) v->handKinds.push_back(hk);
+      // A piece `captured_as` another never goes to hand itself (whale shogi's porpoise).
+      if (!f.royal && !node["captured_as"]) v->handKinds.push_back(hk);
     }
     // Checkmate is how games end: a variant without a king has no way to finish.
     bool anyRoyal = false;
@@ -124,6 +128,23 @@ class Reader : public common::YamlReader {
                            "' is royal: a piece that turns royal needs `royal_capture: true` (a side may then have two royals)");
     for (Face& f : v->faces)
       f.handKind = v->handKindOf(f.letter, f.prime);
+    // `captured_as: K`: the captor takes the piece K into hand instead (both faces).
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const YAML::Node capturedAs = pieces[i]["captured_as"];
+      if (!capturedAs) continue;
+      const std::string pieceKey = "pieces[" + std::to_string(i) + "]";
+      const std::string key = pieceKey + ".captured_as";
+      const std::string token = as<std::string>(capturedAs, key, "a piece letter");
+      const int target = faceToken(*v, token, key, capturedAs);
+      const Face& t = v->faces[size_t(target)];
+      if (t.promoted || t.handKind < 0)
+        fail(key, "'" + token + "' must be the letter of a piece that can be in hand", capturedAs);
+      const std::string letter = as<std::string>(pieces[i]["letter"], pieceKey + ".letter", "a letter");
+      if (letter == token) fail(key, "'" + token + "' is the piece itself", capturedAs);
+      if (boolean(pieces[i], pieceKey, "royal", false)) fail(key, "a royal piece is never captured into hand", capturedAs);
+      for (Face& f : v->faces)
+        if (f.letter == letter[0] && f.prime == (letter.size() == 2)) f.handKind = t.handKind;
+    }
 
     const YAML::Node promo = root["promotion"];
     if (promo) {

@@ -115,7 +115,7 @@ TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
   // docs/RULES.md, "Reference perft counts from the start position", column d2.
   const std::map<std::string, std::string> d2 = {{"micro", "80"},    {"minishogi", "181"}, {"kyoto", "137"},
                                                  {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
-                                                 {"shogi", "900"},   {"yari", "400"}};
+                                                 {"shogi", "900"},   {"yari", "400"}, {"whale", "49"}};
   for (const auto& [variant, count] : d2) {
     const CmdResult r = poppy({"perft", "--variant", variant, "--depth", "2"});
     expectSuccess(r);

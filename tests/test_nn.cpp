@@ -147,8 +147,8 @@ std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position&
   return out;
 }
 
-// The seven, chu, yari, mitsugumi (not yet in configs/variants) and the test boards of its powers.
-const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari",
+// The seven, chu, yari, whale, mitsugumi (not yet in configs/variants) and the test boards of its powers.
+const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale",
                                  "configs/variants/in-progress/mitsugumi.yaml", "tests/data/fire_demon.yaml",
                                  "tests/data/tetrarch.yaml"};
 

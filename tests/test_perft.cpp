@@ -34,6 +34,8 @@ INSTANTIATE_TEST_SUITE_P(
                       PerftCase{"shogi", {30, 900, 25470, 719731}},
                       // Fairy-Stockfish 230826 (ffish) with tests/reference/ffish/yari.ini.
                       PerftCase{"yari", {20, 400, 7960, 158404}},
+                      // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
+                      PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).
                       PerftCase{"chu", {36, 1296, 48315, 1801639}}),
     [](const auto& info) { return std::string(info.param.variant); });

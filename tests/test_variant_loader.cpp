@@ -370,7 +370,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -403,7 +403,8 @@ std::string startFieldOf(const std::string& path) {
 }
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
-  const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari"};
+  const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
+                                          "tori",  "shogi",     "yari",  "whale"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -437,6 +438,7 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"gorogoro", "sgkgs/5/1ppp1/1PPP1/5/SGKGS b - 1"},
       {"tori", "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1"},
       {"yari", "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR b - 1"},
+      {"whale", "bnpwgh/dddddd/6/6/DDDDDD/HGWPNB b - 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }
