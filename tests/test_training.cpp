@@ -384,6 +384,21 @@ TEST_F(Checkpoints, AnotherNetworkShapeVariantOrEncoderIsRefused) {
 // ---------------------------------------------------------------------------------------------
 // Run configurations
 
+// Every shipped run configuration loads, names a variant that loads, and builds its self-play
+// settings (a config whose keys drifted from the loader's would stop `poppy train` at start).
+TEST(TrainConfig, EveryShippedConfigLoads) {
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(POPPY_SOURCE_DIR) + "/configs/train")) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    ++seen;
+    const training::TrainRunConfig c = training::loadTrainConfig(entry.path().string());
+    EXPECT_NO_THROW(game::loadVariant(c.variant));
+    EXPECT_NO_THROW(training::selfplaySettingsFor(c));
+  }
+  EXPECT_GE(seen, 5);  // micro, micro-gpu, chu, whale, yari
+}
+
 TEST(TrainConfig, ShippedMicroConfigLoads) {
   const std::string path = std::string(POPPY_SOURCE_DIR) + "/configs/train/micro.yaml";
   const training::TrainRunConfig c = training::loadTrainConfig(path);
