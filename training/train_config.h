@@ -75,7 +75,7 @@ struct TrainRunConfig {
   double repetitionContempt = 0.0;
   // Self-play games drawn at the ply cap are scored by material for training
   // (selfplay/ply_cap_adjudication.h): the margin, as a share of one side's start material;
-  // 0 = off. chu.yaml sets it: its games rarely end before the cap.
+  // 0 = off. Meant for games that rarely end before the cap (chu; tried there, README).
   double plyCapAdjudication = 0.0;
 
   // training
