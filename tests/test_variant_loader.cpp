@@ -227,6 +227,20 @@ TEST_F(LoaderFiles, BadBetza) {
               {"pieces[1].area"});
   expectError("burn_immune_without_burner", edit("start: kbgs", "burn_immune: [B]\nstart: kbgs"), {"burn_immune", "no piece burns"});
   expectError("letter_prime", edit("letter: B,", "letter: \"B''\","), {"pieces[1].letter", "a prime"});
+  // Whale's keys: captured_as must name another piece that can be in hand, and never on a
+  // royal piece; reverts belongs on a flip face only. Yari's: the repetition ban and stalemate.
+  expectError("captured_as_unknown", edit("name: silver, moves: FfW,", "name: silver, moves: FfW, captured_as: Q,"),
+              {"pieces[3].captured_as", "'Q'"});
+  expectError("captured_as_royal_target", edit("name: silver, moves: FfW,", "name: silver, moves: FfW, captured_as: K,"),
+              {"pieces[3].captured_as", "in hand"});
+  expectError("captured_as_itself", edit("name: silver, moves: FfW,", "name: silver, moves: FfW, captured_as: S,"),
+              {"pieces[3].captured_as"});
+  expectError("captured_as_on_royal", edit("name: king, moves: K,", "name: king, moves: K, captured_as: G,"),
+              {"pieces[0].captured_as", "royal"});
+  expectError("reverts_on_setup_face", edit("name: silver, moves: FfW,", "name: silver, moves: FfW, reverts: true,"),
+              {"pieces[3].reverts", "unknown"});
+  expectError("repetition_result", edit("result: draw", "result: forbidden"), {"repetition.result", "illegal"});
+  expectError("stalemate_value", edit("start: kbgs", "stalemate: win\nstart: kbgs"), {"stalemate", "draw"});
 }
 
 // Supported XBetza loads: the special moves go to Face::special, the rest stays plain.
