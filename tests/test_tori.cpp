@@ -25,22 +25,6 @@ using namespace poppy::testing;
 
 namespace {
 
-// The set of legal USI board moves starting on one square ("4d4c", "4c4b+").
-std::set<std::string> movesFrom(const Position& pos, const std::string& from) {
-  std::set<std::string> out;
-  for (const auto& m : legalUsi(pos))
-    if (m.size() >= 4 && m.compare(0, from.size(), from) == 0 && m.find('*') == std::string::npos)
-      out.insert(m);
-  return out;
-}
-
-// Expected set: from + each target ("4d", {"4c", "3b+"}) -> {"4d4c", "4d3b+"}.
-std::set<std::string> expect(const std::string& from, const std::vector<std::string>& targets) {
-  std::set<std::string> out;
-  for (const auto& t : targets) out.insert(from + t);
-  return out;
-}
-
 // Legal drops of one hand letter ("S", "+F"), as USI strings.
 std::vector<std::string> dropsOf(const Position& pos, const std::string& token) {
   std::vector<std::string> out;
@@ -67,21 +51,21 @@ std::string centreGote(const std::string& token) { return "1k5/7/7/3" + token + 
 TEST(ToriMoves, PhoenixSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/7/7/3K3/7/7/7 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3c", "4c", "5c", "3d", "5d", "3e", "4e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3c", "4c", "5c", "3d", "5d", "3e", "4e", "5e"}));
 }
 
 // Seed 002: "Crane as K, but not sideways."
 TEST(ToriMoves, CraneSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("C"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3c", "4c", "5c", "3e", "4e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3c", "4c", "5c", "3e", "4e", "5e"}));
 }
 
 // Seed 002: "Falcon as K, but not straight back." (4d is outside the zone: no promotion.)
 TEST(ToriMoves, FalconSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("F"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3c", "4c", "5c", "3d", "5d", "3e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3c", "4c", "5c", "3d", "5d", "3e", "5e"}));
 }
 
 // Seed 002: "Pheasant one square diagonally backwards or two squares straight ahead, leaping
@@ -89,7 +73,7 @@ TEST(ToriMoves, FalconSente) {
 TEST(ToriMoves, PheasantSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("P"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4b", "3e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4b", "3e", "5e"}));
 }
 
 // Seed 002: pheasant "two squares straight ahead" -- from rank b that is off the board, so only
@@ -97,7 +81,7 @@ TEST(ToriMoves, PheasantSente) {
 TEST(ToriMoves, PheasantNearFarEdgeOnlyStepsBack) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "k6/3P3/7/7/7/7/6K b - 1");
-  EXPECT_EQ(movesFrom(pos, "4b"), expect("4b", {"3c", "5c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4b"), movesFromTo("4b", {"3c", "5c"}));
 }
 
 // Seed 002: "Quail any number of squares straight ahead or diagonally backwards to the left, or
@@ -106,7 +90,7 @@ TEST(ToriMoves, PheasantNearFarEdgeOnlyStepsBack) {
 TEST(ToriMoves, RightQuailSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("R"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4c", "4b", "4a", "5e", "6f", "7g", "3e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4c", "4b", "4a", "5e", "6f", "7g", "3e"}));
 }
 
 // Seed 002: "backward movements reversed (left quail)": any number diagonally backwards to the
@@ -114,14 +98,14 @@ TEST(ToriMoves, RightQuailSente) {
 TEST(ToriMoves, LeftQuailSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("L"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4c", "4b", "4a", "3e", "2f", "1g", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4c", "4b", "4a", "3e", "2f", "1g", "5e"}));
 }
 
 // Seed 002: "Swallow one square straight ahead, as shogi P."
 TEST(ToriMoves, SwallowSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("S"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4c"}));
 }
 
 // Seed 002: Eagle "can move (1) over any distance diagonally forward or straight back, or (2) one
@@ -129,7 +113,7 @@ TEST(ToriMoves, SwallowSente) {
 TEST(ToriMoves, EagleSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("+F"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {
                                                    "3c", "2b", "1a", "5c", "6b", "7a",  // (1) diag fwd
                                                    "4e", "4f", "4g",                    // (1) back
                                                    "3d", "5d", "4c",                    // (2)
@@ -142,7 +126,7 @@ TEST(ToriMoves, EagleSente) {
 TEST(ToriMoves, GooseSente) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreSente("+S"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"2b", "6b", "4f"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"2b", "6b", "4f"}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -155,21 +139,21 @@ TEST(ToriMoves, GooseSente) {
 TEST(ToriMovesGote, Phoenix) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/7/7/3k3/7/7/5K1 w - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3c", "4c", "5c", "3d", "5d", "3e", "4e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3c", "4c", "5c", "3d", "5d", "3e", "4e", "5e"}));
 }
 
 // Seed 002: "Crane as K, but not sideways."
 TEST(ToriMovesGote, Crane) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("c"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3c", "4c", "5c", "3e", "4e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3c", "4c", "5c", "3e", "4e", "5e"}));
 }
 
 // Seed 002: "Falcon as K, but not straight back." Gote's straight back is 4c.
 TEST(ToriMovesGote, Falcon) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("f"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3e", "4e", "5e", "3d", "5d", "3c", "5c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3e", "4e", "5e", "3d", "5d", "3c", "5c"}));
 }
 
 // Seed 002: pheasant "one square diagonally backwards or two squares straight ahead". Gote's
@@ -177,7 +161,7 @@ TEST(ToriMovesGote, Falcon) {
 TEST(ToriMovesGote, Pheasant) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("p"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4f", "3c", "5c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4f", "3c", "5c"}));
 }
 
 // Seed 002, right quail rotated: ahead 4e..4g; back-left (towards rank a and lower files) any
@@ -185,21 +169,21 @@ TEST(ToriMovesGote, Pheasant) {
 TEST(ToriMovesGote, RightQuail) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("r"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4e", "4f", "4g", "3c", "2b", "1a", "5c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4e", "4f", "4g", "3c", "2b", "1a", "5c"}));
 }
 
 // Seed 002, left quail rotated: ahead 4e..4g; back-right any distance 5c, 6b, 7a; back-left 3c.
 TEST(ToriMovesGote, LeftQuail) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("l"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4e", "4f", "4g", "5c", "6b", "7a", "3c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4e", "4f", "4g", "5c", "6b", "7a", "3c"}));
 }
 
 // Seed 002: "Swallow one square straight ahead" -- for gote, 4e.
 TEST(ToriMovesGote, Swallow) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("s"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4e"}));
 }
 
 // Seed 002, eagle rotated: diagonally forward (towards rank g) any distance, straight back
@@ -207,7 +191,7 @@ TEST(ToriMovesGote, Swallow) {
 TEST(ToriMovesGote, Eagle) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("+f"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {
                                                    "5e", "6f", "7g", "3e", "2f", "1g",  // diag fwd
                                                    "4c", "4b", "4a",                    // back
                                                    "3d", "5d", "4e",                    // one step
@@ -219,7 +203,7 @@ TEST(ToriMovesGote, Eagle) {
 TEST(ToriMovesGote, Goose) {
   auto v = tori();
   Position pos = Position::fromSfen(v, centreGote("+s"));
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"6f", "2f", "4b"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"6f", "2f", "4b"}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +215,7 @@ TEST(ToriMovesGote, Goose) {
 TEST(ToriLeaps, PheasantLeapsOverOwnPiece) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/7/3C3/3P3/7/7/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4b", "3e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4b", "3e", "5e"}));
 }
 
 // Seed 002, "Capture is by displacement": the pheasant leaps an enemy swallow on 4c and takes the
@@ -239,7 +223,7 @@ TEST(ToriLeaps, PheasantLeapsOverOwnPiece) {
 TEST(ToriLeaps, PheasantLeapsAndCaptures) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/3c3/3s3/3P3/7/7/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4b", "3e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4b", "3e", "5e"}));
   pos.makeMove(pos.parseUsi("4d4b"));
   EXPECT_EQ(tokenAt(pos, "4b"), "P");
   EXPECT_EQ(tokenAt(pos, "4c"), "s");  // the leapt piece stays
@@ -250,14 +234,14 @@ TEST(ToriLeaps, PheasantLeapsAndCaptures) {
 TEST(ToriLeaps, PheasantCannotLandOnOwnPiece) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/3C3/3s3/3P3/7/7/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3e", "5e"}));
 }
 
 // Seed 002: gote's pheasant leaps too (over a sente swallow on 4e to 4f).
 TEST(ToriLeaps, GotePheasantLeaps) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/7/7/3p3/3S3/7/5K1 w - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4f", "3c", "5c"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4f", "3c", "5c"}));
 }
 
 // Seed 002: goose "leaping the intervening square" -- pieces on 3c, 5c and 4e (own and enemy)
@@ -265,14 +249,14 @@ TEST(ToriLeaps, GotePheasantLeaps) {
 TEST(ToriLeaps, GooseLeapsOverOccupiedSquares) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/7/2s1C2/3+S3/3C3/7/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"2b", "6b", "4f"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"2b", "6b", "4f"}));
 }
 
 // Seed 002: the goose captures an enemy on its landing square but not its own piece.
 TEST(ToriLeaps, GooseLandingSquares) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/1p3C1/7/3+S3/7/7/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"6b", "4f"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"6b", "4f"}));
   pos.makeMove(pos.parseUsi("4d6b"));
   EXPECT_EQ(tokenAt(pos, "6b"), "+S");
   EXPECT_EQ(field(pos.sfen(), 2), "P");
@@ -283,7 +267,7 @@ TEST(ToriLeaps, GooseLandingSquares) {
 TEST(ToriBlocking, RightQuailSlidesAreBlocked) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/3s3/7/3R3/7/1C5/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"4c", "4b", "5e", "3e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"4c", "4b", "5e", "3e"}));
 }
 
 // Same for the left quail: own crane on 4c stops the forward slide completely; an enemy pheasant
@@ -291,7 +275,7 @@ TEST(ToriBlocking, RightQuailSlidesAreBlocked) {
 TEST(ToriBlocking, LeftQuailSlidesAreBlocked) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/7/3C3/3L3/7/5p1/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3e", "2f", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3e", "2f", "5e"}));
 }
 
 // Seed 002, eagle: the diagonal-forward and straight-back slides are blocked by pieces, and the
@@ -300,7 +284,7 @@ TEST(ToriBlocking, LeftQuailSlidesAreBlocked) {
 TEST(ToriBlocking, EagleSlidesAndTwoStepAreBlocked) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "1k5/5C1/2s4/3+F3/2c1C2/3C3/5K1 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4d"), expect("4d", {"3c", "5c", "4c", "3d", "5d", "4e", "5e"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4d"), movesFromTo("4d", {"3c", "5c", "4c", "3d", "5d", "4e", "5e"}));
 }
 
 // Seed 002, eagle "one or two squares diagonally backwards": with the first square empty the
@@ -309,7 +293,7 @@ TEST(ToriBlocking, EagleTwoStepDiagonalBackEndpoints) {
   auto v = tori();
   // Own crane on 6f, enemy pheasant on 2f (it does not attack sente's phoenix on 2g).
   Position pos = Position::fromSfen(v, "1k5/7/7/3+F3/7/1C3p1/5K1 b - 1");
-  const auto moves = movesFrom(pos, "4d");
+  const auto moves = boardMovesFrom(pos, "4d");
   EXPECT_TRUE(moves.count("4d5e"));
   EXPECT_FALSE(moves.count("4d6f"));
   EXPECT_TRUE(moves.count("4d3e"));
@@ -328,8 +312,8 @@ TEST(ToriBlocking, EagleTwoStepDiagonalBackEndpoints) {
 TEST(ToriPromotion, FalconIntoZoneMustPromote) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/7/3F3/k5K/7/7/7 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4c"),
-            expect("4c", {"3b+", "4b+", "5b+", "3c", "5c", "3d", "5d"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4c"),
+            movesFromTo("4c", {"3b+", "4b+", "5b+", "3c", "5c", "3d", "5d"}));
   const auto into = movesBetween(pos, "4c", "4b");
   ASSERT_EQ(into.size(), 1u);
   EXPECT_TRUE(into[0].isFlip());
@@ -342,8 +326,8 @@ TEST(ToriPromotion, FalconIntoZoneMustPromote) {
 TEST(ToriPromotion, FalconWithinAndOutOfZoneMustPromote) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/3F3/7/k5K/7/7/7 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4b"),
-            expect("4b", {"3a+", "4a+", "5a+", "3b+", "5b+", "3c+", "5c+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4b"),
+            movesFromTo("4b", {"3a+", "4a+", "5a+", "3b+", "5b+", "3c+", "5c+"}));
   pos.makeMove(pos.parseUsi("4b3c+"));
   EXPECT_EQ(tokenAt(pos, "3c"), "+F");
 }
@@ -360,8 +344,8 @@ TEST(ToriPromotion, FalconCapturingIntoZoneMustPromote) {
 TEST(ToriPromotion, SwallowIntoAndWithinZoneMustPromote) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/5S1/3S3/k5K/7/7/7 b - 1");
-  EXPECT_EQ(movesFrom(pos, "4c"), expect("4c", {"4b+"}));
-  EXPECT_EQ(movesFrom(pos, "2b"), expect("2b", {"2a+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4c"), movesFromTo("4c", {"4b+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "2b"), movesFromTo("2b", {"2a+"}));
   pos.makeMove(pos.parseUsi("2b2a+"));
   EXPECT_EQ(tokenAt(pos, "2a"), "+S");
 }
@@ -370,16 +354,16 @@ TEST(ToriPromotion, SwallowIntoAndWithinZoneMustPromote) {
 TEST(ToriPromotion, GoteSwallowMustPromote) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/7/7/k5K/3s3/5s1/7 w - 1");
-  EXPECT_EQ(movesFrom(pos, "4e"), expect("4e", {"4f+"}));
-  EXPECT_EQ(movesFrom(pos, "2f"), expect("2f", {"2g+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4e"), movesFromTo("4e", {"4f+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "2f"), movesFromTo("2f", {"2g+"}));
 }
 
 // Gote's falcon: from rank e into rank f promotes, sideways/back staying outside does not.
 TEST(ToriPromotion, GoteFalconIntoZoneMustPromote) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/7/7/k5K/3f3/7/7 w - 1");
-  EXPECT_EQ(movesFrom(pos, "4e"),
-            expect("4e", {"3f+", "4f+", "5f+", "3e", "5e", "3d", "5d"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4e"),
+            movesFromTo("4e", {"3f+", "4f+", "5f+", "3e", "5e", "3d", "5d"}));
 }
 
 // Gote's falcon on rank f: within (to rank g or sideways) and out of the zone (diagonally back to
@@ -387,8 +371,8 @@ TEST(ToriPromotion, GoteFalconIntoZoneMustPromote) {
 TEST(ToriPromotion, GoteFalconWithinAndOutOfZoneMustPromote) {
   auto v = tori();
   Position pos = Position::fromSfen(v, "7/7/7/k5K/7/3f3/7 w - 1");
-  EXPECT_EQ(movesFrom(pos, "4f"),
-            expect("4f", {"3g+", "4g+", "5g+", "3f+", "5f+", "3e+", "5e+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "4f"),
+            movesFromTo("4f", {"3g+", "4g+", "5g+", "3f+", "5f+", "3e+", "5e+"}));
   pos.makeMove(pos.parseUsi("4f5e+"));
   EXPECT_EQ(tokenAt(pos, "5e"), "+f");
 }

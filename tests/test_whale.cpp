@@ -27,19 +27,6 @@ VariantPtr whale() {
   return v;
 }
 
-std::set<std::string> movesFrom(const Position& pos, const std::string& from) {
-  std::set<std::string> out;
-  for (const auto& m : legalUsi(pos))
-    if (m.compare(0, from.size(), from) == 0 && m.find('*') == std::string::npos) out.insert(m);
-  return out;
-}
-
-std::set<std::string> expect(const std::string& from, const std::vector<std::string>& targets) {
-  std::set<std::string> out;
-  for (const auto& t : targets) out.insert(from + t);
-  return out;
-}
-
 // One sente piece on 3d; gote's white whale on 1a, sente's on 6f. 3d's rank, file and
 // diagonals (to 6a, 1b, 5f and 1f) miss both, so neither blocks anything.
 Position onThreeD(const std::string& token) { return Position::fromSfen(whale(), "5w/6/6/3" + token + "2/6/W5 b - 1"); }
@@ -56,29 +43,29 @@ std::vector<std::string> dropsOf(const Position& pos, char letter) {
 // Each piece's moves as the seed describes them, from 3d.
 TEST(WhaleMoves, EveryPieceFromThreeD) {
   // "one square forward straight or diagonally, or one square straight back"
-  EXPECT_EQ(movesFrom(onThreeD("B"), "3d"), expect("3d", {"3c", "4c", "2c", "3e"}));
+  EXPECT_EQ(boardMovesFrom(onThreeD("B"), "3d"), movesFromTo("3d", {"3c", "4c", "2c", "3e"}));
   // "forward like a rook, backward like a bishop"
-  EXPECT_EQ(movesFrom(onThreeD("G"), "3d"), expect("3d", {"3c", "3b", "3a", "4e", "5f", "2e", "1f"}));
+  EXPECT_EQ(boardMovesFrom(onThreeD("G"), "3d"), movesFromTo("3d", {"3c", "3b", "3a", "4e", "5f", "2e", "1f"}));
   // "one square diagonally or one square straight back"
-  EXPECT_EQ(movesFrom(onThreeD("H"), "3d"), expect("3d", {"4c", "2c", "4e", "2e", "3e"}));
+  EXPECT_EQ(boardMovesFrom(onThreeD("H"), "3d"), movesFromTo("3d", {"4c", "2c", "4e", "2e", "3e"}));
   // "as rook, or one square diagonally"
-  EXPECT_EQ(movesFrom(onThreeD("K"), "3d"), expect("3d", {"3c", "3b", "3a", "3e", "3f", "4d", "5d", "6d", "2d", "1d",
+  EXPECT_EQ(boardMovesFrom(onThreeD("K"), "3d"), movesFromTo("3d", {"3c", "3b", "3a", "3e", "3f", "4d", "5d", "6d", "2d", "1d",
                                                           "4c", "2c", "4e", "2e"}));
   // "one square sideways, or one straight back, or two squares straight ahead"
-  EXPECT_EQ(movesFrom(onThreeD("N"), "3d"), expect("3d", {"4d", "2d", "3e", "3b"}));
+  EXPECT_EQ(boardMovesFrom(onThreeD("N"), "3d"), movesFromTo("3d", {"4d", "2d", "3e", "3b"}));
   // "one square sideways"
-  EXPECT_EQ(movesFrom(onThreeD("P"), "3d"), expect("3d", {"4d", "2d"}));
+  EXPECT_EQ(boardMovesFrom(onThreeD("P"), "3d"), movesFromTo("3d", {"4d", "2d"}));
   // "one square straight ahead", not yet at the far rank
-  EXPECT_EQ(movesFrom(onThreeD("D"), "3d"), expect("3d", {"3c"}));
+  EXPECT_EQ(boardMovesFrom(onThreeD("D"), "3d"), movesFromTo("3d", {"3c"}));
   // "moves as orthochess king"
-  EXPECT_EQ(movesFrom(Position::fromSfen(whale(), "5w/6/6/3W2/6/6 b - 1"), "3d"),
-            expect("3d", {"3c", "4c", "2c", "4d", "2d", "3e", "4e", "2e"}));
+  EXPECT_EQ(boardMovesFrom(Position::fromSfen(whale(), "5w/6/6/3W2/6/6 b - 1"), "3d"),
+            movesFromTo("3d", {"3c", "4c", "2c", "4d", "2d", "3e", "4e", "2e"}));
 }
 
 // "leaping if necessary": the narwhal's two-square move jumps a piece on 3c, its own or not.
 TEST(WhaleMoves, NarwhalLeaps) {
-  EXPECT_EQ(movesFrom(Position::fromSfen(whale(), "5w/6/3d2/3N2/6/W5 b - 1"), "3d"), expect("3d", {"4d", "2d", "3e", "3b"}));
-  EXPECT_EQ(movesFrom(Position::fromSfen(whale(), "5w/6/3B2/3N2/6/W5 b - 1"), "3d"), expect("3d", {"4d", "2d", "3e", "3b"}));
+  EXPECT_EQ(boardMovesFrom(Position::fromSfen(whale(), "5w/6/3d2/3N2/6/W5 b - 1"), "3d"), movesFromTo("3d", {"4d", "2d", "3e", "3b"}));
+  EXPECT_EQ(boardMovesFrom(Position::fromSfen(whale(), "5w/6/3B2/3N2/6/W5 b - 1"), "3d"), movesFromTo("3d", {"4d", "2d", "3e", "3b"}));
 }
 
 // "on reaching end rank it moves once like a bishop then reverts to D": the step onto rank a
@@ -86,18 +73,18 @@ TEST(WhaleMoves, NarwhalLeaps) {
 // 3a (4b 5c 6d, 2b 1c), and the move turns it back into a dolphin that steps forward again.
 TEST(WhaleDolphin, ReachesTheFarRankMovesOnceAsABishopThenReverts) {
   auto pos = Position::fromSfen(whale(), "5w/3D2/6/6/6/W5 b - 1");
-  EXPECT_EQ(movesFrom(pos, "3b"), expect("3b", {"3a+"}));
+  EXPECT_EQ(boardMovesFrom(pos, "3b"), movesFromTo("3b", {"3a+"}));
   pos.makeMove(pos.parseUsi("3b3a"));
   EXPECT_EQ(tokenAt(pos, "3a"), "+D");
   pos.makeMove(pos.parseUsi("1a1b"));  // gote's whale steps aside
-  EXPECT_EQ(movesFrom(pos, "3a"), expect("3a", {"4b-", "5c-", "6d-", "2b-", "1c-"}));
+  EXPECT_EQ(boardMovesFrom(pos, "3a"), movesFromTo("3a", {"4b-", "5c-", "6d-", "2b-", "1c-"}));
   pos.makeMove(pos.parseUsi("3a5c"));  // the turn back is forced: '-' may be left out too
   EXPECT_EQ(tokenAt(pos, "5c"), "D");
   pos.makeMove(pos.parseUsi("1b1a"));
-  EXPECT_EQ(movesFrom(pos, "5c"), expect("5c", {"5b"}));
+  EXPECT_EQ(boardMovesFrom(pos, "5c"), movesFromTo("5c", {"5b"}));
   // Gote's dolphin does the same towards rank f.
   const auto gote = Position::fromSfen(whale(), "5w/6/6/6/3d2/W5 w - 1");
-  EXPECT_EQ(movesFrom(gote, "3e"), expect("3e", {"3f+"}));
+  EXPECT_EQ(boardMovesFrom(gote, "3e"), movesFromTo("3e", {"3f+"}));
 }
 
 // "Captured pieces other than P change sides ... A captured P is removed permanently from play,

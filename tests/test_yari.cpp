@@ -34,19 +34,6 @@ namespace {
 
 VariantPtr yari() { return loadVariant("yari"); }
 
-std::set<std::string> movesFrom(const Position& pos, const std::string& from) {
-  std::set<std::string> out;
-  for (const auto& m : legalUsi(pos))
-    if (m.compare(0, from.size(), from) == 0 && m.find('*') == std::string::npos) out.insert(m);
-  return out;
-}
-
-std::set<std::string> expect(const std::string& from, const std::vector<std::string>& targets) {
-  std::set<std::string> out;
-  for (const auto& t : targets) out.insert(from + t);
-  return out;
-}
-
 // One piece on 4e, the kings on 1a (gote) and 7i (sente): neither lies on 4e's rank, file or
 // diagonals (which end at 1b, 7b, 1h, 7h), so they block nothing.
 Position centre(const std::string& token, char side) {
@@ -60,51 +47,51 @@ const NodeReference kFfish{"ffish", "ffish", "0.7.10"};
 // Seed: "R as shogi (or orthochess) R but not backwards". Forward to 4a and sideways; entering
 // the zone (4c, 4b, 4a) it may promote or not (on 4a it can still move sideways).
 TEST(YariMoves, YariRook) {
-  EXPECT_EQ(movesFrom(centre("R", 'b'), "4e"),
-            expect("4e", {"4d", "4c", "4c+", "4b", "4b+", "4a", "4a+", "3e", "2e", "1e", "5e", "6e", "7e"}));
+  EXPECT_EQ(boardMovesFrom(centre("R", 'b'), "4e"),
+            movesFromTo("4e", {"4d", "4c", "4c+", "4b", "4b+", "4a", "4a+", "3e", "2e", "1e", "5e", "6e", "7e"}));
 }
 
 // "B as shogi lance, or one step diagonally forwards": on 4a it could never move again, so
 // the move there must promote.
 TEST(YariMoves, YariBishop) {
-  EXPECT_EQ(movesFrom(centre("B", 'b'), "4e"), expect("4e", {"4d", "4c", "4c+", "4b", "4b+", "4a+", "3d", "5d"}));
+  EXPECT_EQ(boardMovesFrom(centre("B", 'b'), "4e"), movesFromTo("4e", {"4d", "4c", "4c+", "4b", "4b+", "4a+", "3d", "5d"}));
 }
 
 // "N as shogi N+L": the knight's two forward leaps (3c, 5c: in the zone) and the lance.
 TEST(YariMoves, YariKnight) {
-  EXPECT_EQ(movesFrom(centre("N", 'b'), "4e"),
-            expect("4e", {"4d", "4c", "4c+", "4b", "4b+", "4a+", "3c", "3c+", "5c", "5c+"}));
+  EXPECT_EQ(boardMovesFrom(centre("N", 'b'), "4e"),
+            movesFromTo("4e", {"4d", "4c", "4c+", "4b", "4b+", "4a+", "3c", "3c+", "5c", "5c+"}));
 }
 
 TEST(YariMoves, PawnAndKing) {
-  EXPECT_EQ(movesFrom(centre("P", 'b'), "4e"), expect("4e", {"4d"}));
+  EXPECT_EQ(boardMovesFrom(centre("P", 'b'), "4e"), movesFromTo("4e", {"4d"}));
   const auto king = Position::fromSfen(yari(), "6k/7/7/7/3K3/7/7/7/7 b - 1");
-  EXPECT_EQ(movesFrom(king, "4e"), expect("4e", {"4d", "3d", "5d", "3e", "5e", "4f", "3f", "5f"}));
+  EXPECT_EQ(boardMovesFrom(king, "4e"), movesFromTo("4e", {"4d", "3d", "5d", "3e", "5e", "4f", "3f", "5f"}));
 }
 
 // "promotes to normal shogi R": both ways along rank and file.
 TEST(YariMoves, PromotedRookIsAShogiRook) {
-  EXPECT_EQ(movesFrom(centre("+R", 'b'), "4e"),
-            expect("4e", {"4d", "4c", "4b", "4a", "4f", "4g", "4h", "4i", "3e", "2e", "1e", "5e", "6e", "7e"}));
+  EXPECT_EQ(boardMovesFrom(centre("+R", 'b'), "4e"),
+            movesFromTo("4e", {"4d", "4c", "4b", "4a", "4f", "4g", "4h", "4i", "3e", "2e", "1e", "5e", "6e", "7e"}));
 }
 
 // "Gold, which moves as shogi gold or as R backwards" (both the bishop's and knight's).
 TEST(YariMoves, YariGold) {
-  const auto gold = expect("4e", {"4d", "3d", "5d", "3e", "5e", "4f", "4g", "4h", "4i"});
-  EXPECT_EQ(movesFrom(centre("+B", 'b'), "4e"), gold);
-  EXPECT_EQ(movesFrom(centre("+N", 'b'), "4e"), gold);
+  const auto gold = movesFromTo("4e", {"4d", "3d", "5d", "3e", "5e", "4f", "4g", "4h", "4i"});
+  EXPECT_EQ(boardMovesFrom(centre("+B", 'b'), "4e"), gold);
+  EXPECT_EQ(boardMovesFrom(centre("+N", 'b'), "4e"), gold);
 }
 
 // "Silver, which [moves] one step straight or diagonally forwards or as R backwards".
 TEST(YariMoves, YariSilver) {
-  EXPECT_EQ(movesFrom(centre("+P", 'b'), "4e"), expect("4e", {"4d", "3d", "5d", "4f", "4g", "4h", "4i"}));
+  EXPECT_EQ(boardMovesFrom(centre("+P", 'b'), "4e"), movesFromTo("4e", {"4d", "3d", "5d", "4f", "4g", "4h", "4i"}));
 }
 
 // Gote's pieces move the other way, with the zone at ranks g-i.
 TEST(YariMoves, GotePieces) {
-  EXPECT_EQ(movesFrom(centre("r", 'w'), "4e"),
-            expect("4e", {"4f", "4g", "4g+", "4h", "4h+", "4i", "4i+", "3e", "2e", "1e", "5e", "6e", "7e"}));
-  EXPECT_EQ(movesFrom(centre("+p", 'w'), "4e"), expect("4e", {"4f", "3f", "5f", "4d", "4c", "4b", "4a"}));
+  EXPECT_EQ(boardMovesFrom(centre("r", 'w'), "4e"),
+            movesFromTo("4e", {"4f", "4g", "4g+", "4h", "4h+", "4i", "4i+", "3e", "2e", "1e", "5e", "6e", "7e"}));
+  EXPECT_EQ(boardMovesFrom(centre("+p", 'w'), "4e"), movesFromTo("4e", {"4f", "3f", "5f", "4d", "4c", "4b", "4a"}));
 }
 
 // "Pawn as shogi, except that it may be dropped to give mate". Gote's king on 1a, its own pawn

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,22 @@ inline std::vector<std::string> legalUsi(const game::Position& pos) {
 inline bool hasLegal(const game::Position& pos, const std::string& usi) {
   const auto all = legalUsi(pos);
   return std::find(all.begin(), all.end(), usi) != all.end();
+}
+
+// The set of legal USI board moves starting on one square ("4d4c", "4c4b+"); drops never
+// match (they start with a letter).
+inline std::set<std::string> boardMovesFrom(const game::Position& pos, const std::string& from) {
+  std::set<std::string> out;
+  for (const auto& m : legalUsi(pos))
+    if (m.compare(0, from.size(), from) == 0 && m.find('*') == std::string::npos) out.insert(m);
+  return out;
+}
+
+// Expected set: from + each target ("4d", {"4c", "3b+"}) -> {"4d4c", "4d3b+"}.
+inline std::set<std::string> movesFromTo(const std::string& from, const std::vector<std::string>& targets) {
+  std::set<std::string> out;
+  for (const auto& t : targets) out.insert(from + t);
+  return out;
 }
 
 // Legal board moves from one square to another (to see which flip forms exist).
