@@ -33,14 +33,12 @@ Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
 void Encoder::buildSpatialPlanes() {
   const game::Variant& v = *variant_;
   std::set<std::tuple<int, int, int, int, int, int>> kinds;  // (type, flip, dr, dc, dr2, dc2) / face
-  std::set<std::pair<int, int>> faceSteps;  // (dr, dc) of the face being read, for its burns
+  std::set<bool> burnFlips;  // flips a burn can make
+  std::set<int> burnMasks;   // sets of one or two of the eight neighbours a burn can take
   auto addStep = [&](int dx, int dy, bool flip) {
     // Betza's forward (dy > 0) is towards rank a for the mover on the rotated board.
     const int dc = dx, dr = -dy;
-    if ((dc || dr) && std::abs(dc) < v.files && std::abs(dr) < v.ranks) {
-      kinds.insert({0, flip, dr, dc, 0, 0});
-      faceSteps.insert({dr, dc});
-    }
+    if ((dc || dr) && std::abs(dc) < v.files && std::abs(dr) < v.ranks) kinds.insert({0, flip, dr, dc, 0, 0});
   };
   auto addRide = [&](int dx, int dy, int from, int range, bool flip) {
     const int limit = range == 0 ? std::max(v.files, v.ranks) : range;
@@ -53,7 +51,6 @@ void Encoder::buildSpatialPlanes() {
                          (v.promotion != game::PromotionKind::kZone || !f.promoted);
     for (const bool flip : {false, true}) {
       if (flip && !canFlip) continue;
-      faceSteps.clear();
       for (const game::MoveVector& mv : f.moves) addRide(mv.dx, mv.dy, 1, mv.range, flip);
       for (const game::SpecialMove& sm : f.special) {
         const game::Leg& a = sm.first;
@@ -75,23 +72,19 @@ void Encoder::buildSpatialPlanes() {
         for (int dy = -1; dy <= 1; ++dy)
           for (int dx = -1; dx <= 1; ++dx)
             if (dx || dy) kinds.insert({1, flip, -dy, dx, dy, -dx});
-      // A burn is any step of the face (or none: a double igui) with a choice of burned
-      // neighbours, in the mover's directions: one plane per (step, mask).
-      std::vector<int> masks;  // every mask of one or two of the eight directions
-      for (int d1 = 0; d1 < 8; ++d1) {
-        masks.push_back(1 << d1);
-        for (int d2 = d1 + 1; d2 < 8; ++d2) masks.push_back((1 << d1) | (1 << d2));
+      // Burns and double igui: which flips and which sets of burned neighbours occur.
+      if (f.burnCount > 0 || f.iguiCount >= 2) burnFlips.insert(flip);
+      for (int mask = 1; mask < 256; ++mask) {
+        const int bits = __builtin_popcount(unsigned(mask));
+        if (bits <= f.burnCount || (bits == 2 && f.iguiCount >= 2)) burnMasks.insert(mask);
       }
-      auto bits = [](int mask) { return __builtin_popcount(unsigned(mask)); };
-      if (f.burnCount > 0)
-        for (const auto& [dr, dc] : faceSteps)
-          for (int mask : masks)
-            if (bits(mask) <= f.burnCount) kinds.insert({3, flip, dr, dc, mask, 0});
-      if (f.iguiCount >= 2)
-        for (int mask : masks)
-          if (bits(mask) == 2) kinds.insert({3, flip, 0, 0, mask, 0});
     }
   }
+  // A burn is read at its destination: one plane per (burner slot, flip, burned neighbours).
+  countBurnSlots();
+  for (int slot = 0; slot < burnSlots_; ++slot)
+    for (const bool flip : burnFlips)
+      for (const int mask : burnMasks) kinds.insert({3, flip, slot, mask, 0, 0});
   if (v.dropsEnabled)
     for (size_t face = 0; face < v.faces.size(); ++face)
       if (v.faces[face].handKind >= 0) kinds.insert({2, 0, int(face), 0, 0, 0});
@@ -99,11 +92,7 @@ void Encoder::buildSpatialPlanes() {
   stepPlane_.assign(size_t(2 * (2 * v.ranks - 1) * (2 * v.files - 1)), -1);
   twoLegPlane_.assign(2 * 81, -1);
   dropPlane_.assign(v.faces.size(), -1);
-  for (const auto& kind : kinds)
-    if (std::get<0>(kind) == 3) {
-      burnPlane_.assign(stepPlane_.size() * 256, -1);
-      break;
-    }
+  if (burnSlots_ > 0) burnPlane_.assign(size_t(burnKey(burnSlots_, false, 0)), -1);
   for (const auto& [type, flip, a, b, c, d] : kinds) {
     const int plane = int(planeKinds_.size());
     PlaneKind k;
@@ -118,8 +107,8 @@ void Encoder::buildSpatialPlanes() {
       twoLegPlane_[size_t(twoLegSlot(flip, b, a, d, c))] = plane;
     } else if (type == 3) {
       k.type = PlaneKind::kBurn;
-      k.dr = a, k.dc = b, k.mask = c;
-      burnPlane_[size_t(burnSlot(flip, b, a, c))] = plane;
+      k.slot = a, k.mask = b;
+      burnPlane_[size_t(burnKey(a, flip, b))] = plane;
     } else {
       k.type = PlaneKind::kDrop;
       k.face = a;
@@ -127,6 +116,60 @@ void Encoder::buildSpatialPlanes() {
     }
     planeKinds_.push_back(k);
   }
+}
+
+// A burning piece's slot must tell apart every burner the mover can have. Pieces never appear
+// out of nothing, so the start position's pieces that burn or can come to (by a flip, or by
+// being captured and dropped as another face) bound it, both sides' together (a captured
+// burner is dropped by its captor).
+void Encoder::countBurnSlots() {
+  const game::Variant& v = *variant_;
+  const int faces = int(v.faces.size());
+  burns_.assign(size_t(faces), false);
+  for (int f = 0; f < faces; ++f) burns_[size_t(f)] = v.faces[size_t(f)].burnCount > 0 || v.faces[size_t(f)].iguiCount >= 2;
+  auto canBurn = [&](int face) {
+    std::vector<bool> seen(size_t(faces), false);
+    std::vector<int> todo{face};
+    while (!todo.empty()) {
+      const int f = todo.back();
+      todo.pop_back();
+      if (f < 0 || seen[size_t(f)]) continue;
+      if (burns_[size_t(f)]) return true;
+      seen[size_t(f)] = true;
+      todo.push_back(v.faces[size_t(f)].flipTo);
+      const int kind = v.faces[size_t(f)].handKind;
+      if (kind >= 0) {
+        todo.push_back(v.handKinds[size_t(kind)].setupFace);
+        todo.push_back(v.handKinds[size_t(kind)].otherFace);
+      }
+    }
+    return false;
+  };
+  const game::Position start(variant_);
+  burnSlots_ = 0;
+  for (game::Square s = 0; s < v.numSquares(); ++s)
+    if (start.at(s) && canBurn(game::faceOf(start.at(s)))) ++burnSlots_;
+  for (game::Color c = 0; c < 2; ++c)
+    for (size_t kind = 0; kind < v.handKinds.size(); ++kind)
+      if (canBurn(v.handKinds[kind].setupFace)) burnSlots_ += start.handCount(c, int(kind));
+}
+
+int Encoder::burnerSlot(const game::Position& pos, game::Square from) const {
+  int slot = 0;
+  for (int o = 0; o < orient(pos, from); ++o) {
+    const game::Piece p = pos.at(orient(pos, o));
+    slot += p && game::colorOf(p) == pos.sideToMove() && burns_[size_t(game::faceOf(p))];
+  }
+  return std::min(slot, burnSlots_ - 1);
+}
+
+int Encoder::burnerSquare(const game::Position& pos, int slot) const {
+  for (int o = 0; o < variant_->numSquares(); ++o) {
+    const game::Square s = orient(pos, o);
+    const game::Piece p = pos.at(s);
+    if (p && game::colorOf(p) == pos.sideToMove() && burns_[size_t(game::faceOf(p))] && slot-- == 0) return s;
+  }
+  return -1;
 }
 
 void Encoder::encode(const game::Position& pos, float* out) const {
@@ -182,12 +225,13 @@ int Encoder::spatialIndex(const game::Position& pos, game::Move m) const {
     return plane < 0 ? -1 : plane * n + orient(pos, m.to);
   }
   const int from = orient(pos, m.from), to = orient(pos, m.to);
-  int plane;
   if (m.isBurn()) {
     if (burnPlane_.empty()) return -1;
-    plane = burnPlane_[size_t(burnSlot(m.isFlip(), v.colOf(to) - v.colOf(from), v.rankOf(to) - v.rankOf(from),
-                                       orientMask(pos, m.burnMask())))];
-  } else if (m.isTwoLeg()) {
+    const int plane = burnPlane_[size_t(burnKey(burnerSlot(pos, m.from), m.isFlip(), orientMask(pos, m.burnMask())))];
+    return plane < 0 ? -1 : plane * n + to;
+  }
+  int plane;
+  if (m.isTwoLeg()) {
     const int mid = orient(pos, m.mid());
     plane = twoLegPlane_[size_t(twoLegSlot(m.isFlip(), v.colOf(mid) - v.colOf(from), v.rankOf(mid) - v.rankOf(from),
                                            v.colOf(to) - v.colOf(mid), v.rankOf(to) - v.rankOf(mid)))];
@@ -207,10 +251,13 @@ game::Move Encoder::spatialMove(const game::Position& pos, int index) const {
     const int col = v.colOf(s) + dc, rank = v.rankOf(s) + dr;
     return col < 0 || col >= v.files || rank < 0 || rank >= v.ranks ? -1 : v.square(col, rank);
   };
+  if (k.type == PlaneKind::kBurn) {
+    const int from = burnerSquare(pos, k.slot);
+    if (from < 0) return game::Move::none();
+    return game::Move::burn(from, orient(pos, sq), orientMask(pos, k.mask), k.flip);
+  }
   const int mid = shifted(sq, k.dc, k.dr);
   if (mid < 0) return game::Move::none();
-  if (k.type == PlaneKind::kBurn)
-    return game::Move::burn(orient(pos, sq), orient(pos, mid), orientMask(pos, k.mask), k.flip);
   if (k.type == PlaneKind::kStep) return game::Move::board(orient(pos, sq), orient(pos, mid), k.flip);
   const int to = shifted(mid, k.dc2, k.dr2);
   if (to < 0) return game::Move::none();

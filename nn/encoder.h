@@ -25,6 +25,9 @@ class Encoder {
   int policySize() const { return policySize_; }
   // Spatial layout (large boards, multi-leg moves): policy planes per square; 0 when dense.
   int policyPlanes() const { return policyPlanes_; }
+  // Spatial layout: how many burning pieces of the mover the burn planes tell apart (0 where
+  // no face burns or captures two without moving).
+  int burnSlots() const { return burnSlots_; }
 
   // Planes, each height x width floats, in this order:
   //   own pieces, one plane per face; opponent pieces, one plane per face;
@@ -40,10 +43,16 @@ class Encoder {
   // - Spatial (AlphaZero's chess layout, for larger boards or multi-leg moves): index
   //   plane * squares + square, where the square is the move's start (a drop's target) and the
   //   plane its kind: a displacement some piece of the variant can make, with or without a flip;
-  //   a two-leg move's pair of steps; a drop of one face; a burn's step (none for a double
-  //   igui) and burned neighbours. A 1x1 convolution gives the planes, so the head grows with
-  //   the board's area, not its square.
-  // Every legal move has exactly one index.
+  //   a two-leg move's pair of steps; a drop of one face. A burn (or a double igui) is read at
+  //   its destination instead: its plane is (which burner, flip, burned neighbours), the
+  //   burner being the k-th of the mover's burning pieces in board order (square 0 first, on
+  //   the rotated board). That keeps the burn planes at slots x 36 (mitsugumi: 216) where a
+  //   plane per (step, neighbours) needed 4,068. A 1x1 convolution gives the planes, so the head
+  //   grows with the board's area, not its square.
+  // Every legal move has exactly one index, as long as the mover has no more burning pieces
+  // than burnSlots(): the variant's start holds that many that can burn (both sides', since
+  // captured pieces change sides), so play from the start never has more. In a position set up
+  // with more, the extra burners' burns share the last slot's indices.
   int moveIndex(const game::Position& pos, game::Move m) const;
   // The move an index stands for in `pos` (not checked for legality).
   game::Move indexToMove(const game::Position& pos, int index) const;
@@ -54,6 +63,11 @@ class Encoder {
   }
 
   void buildSpatialPlanes();
+  void countBurnSlots();
+  // The slot of the mover's burner on `from` (its rank among the mover's burners in the
+  // rotated board's order), and the square of the burner in a slot (-1 when there is none).
+  int burnerSlot(const game::Position& pos, game::Square from) const;
+  int burnerSquare(const game::Position& pos, int slot) const;
   int spatialIndex(const game::Position& pos, game::Move m) const;
   game::Move spatialMove(const game::Position& pos, int index) const;
 
@@ -61,6 +75,8 @@ class Encoder {
   int planes_ = 0;
   int policySize_ = 0;
   int policyPlanes_ = 0;
+  int burnSlots_ = 0;
+  std::vector<bool> burns_;  // [face]: a burn or double igui is one of its moves
 
   // Spatial layout. A plane's move: displacement (dc, dr) in columns and ranks of the rotated
   // board, for two-leg moves the first step to the middle square and the second from there.
@@ -69,17 +85,18 @@ class Encoder {
     bool flip = false;
     int dc = 0, dr = 0, dc2 = 0, dr2 = 0, face = -1;
     int mask = 0;  // kBurn: the burned neighbours, directions of the mover's view
+    int slot = 0;  // kBurn: which of the mover's burners
   };
   std::vector<PlaneKind> planeKinds_;
   std::vector<int> stepPlane_;    // [flip][dr][dc] -> plane or -1 (offsets by the board size)
   std::vector<int> twoLegPlane_;  // [flip][dr1][dc1][dr2][dc2], each step in -1..1 -> plane or -1
   std::vector<int> dropPlane_;    // [face] -> plane or -1
-  std::vector<int> burnPlane_;    // [stepSlot][mask] -> plane or -1; empty where nothing burns
+  std::vector<int> burnPlane_;    // [burnKey] -> plane or -1; empty where nothing burns
   int stepSlot(bool flip, int dc, int dr) const {
     const int w = 2 * variant_->files - 1, h = 2 * variant_->ranks - 1;
     return (int(flip) * h + dr + variant_->ranks - 1) * w + dc + variant_->files - 1;
   }
-  int burnSlot(bool flip, int dc, int dr, int mask) const { return stepSlot(flip, dc, dr) * 256 + mask; }
+  static int burnKey(int slot, bool flip, int mask) { return (slot * 2 + int(flip)) * 256 + mask; }
   // A Move::kBurn mask (board directions, game/neighbours.h) in the mover's view and back: for
   // gote the board turns 180 degrees, direction d becoming d + 4.
   static int orientMask(const game::Position& pos, int mask) {

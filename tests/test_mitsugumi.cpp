@@ -1,4 +1,4 @@
-// Mitsugumi shogi's variant file (configs/variants/in-progress/mitsugumi.yaml): it loads, its
+// Mitsugumi shogi's variant file (configs/variants/mitsugumi.yaml): it loads, its
 // start position is the seed's, the first move's list is the one counted by hand below, and
 // random games keep make/unmake, the hash and the text of every move consistent.
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ namespace {
 
 VariantPtr mitsugumi() {
   static const VariantPtr v =
-      loadVariantFile(std::string(POPPY_SOURCE_DIR) + "/configs/variants/in-progress/mitsugumi.yaml");
+      loadVariantFile(std::string(POPPY_SOURCE_DIR) + "/configs/variants/mitsugumi.yaml");
   return v;
 }
 

@@ -147,9 +147,9 @@ std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position&
   return out;
 }
 
-// The seven, chu, yari, whale, mitsugumi (not yet in configs/variants) and the test boards of its powers.
+// The seven, chu, yari, whale, mitsugumi and the test boards of its powers.
 const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale",
-                                 "configs/variants/in-progress/mitsugumi.yaml", "tests/data/fire_demon.yaml",
+                                 "mitsugumi", "tests/data/fire_demon.yaml",
                                  "tests/data/tetrarch.yaml"};
 
 // ---------------------------------------------------------------------------------------------
@@ -254,6 +254,56 @@ TEST(Encoder, ChuUsesTheSpatialLayout) {
   EXPECT_NE(plain, igui);
   EXPECT_NE(igui, onward);
   EXPECT_EQ(plain % 144, igui % 144) << "both read at the lion's square";
+}
+
+// The fire demon test board's planes (tests/data/fire_demon.yaml, 7x7, no promotion), counted
+// by hand. Steps: the fire demon's area moves reach all 48 squares within three king steps,
+// its sideways and diagonal slides add the squares 4-6 away (6 sideways + 12 diagonal): 66;
+// the vice general's, king's, gold's and pawn's steps are all among them. Two-leg moves: out to
+// a neighbour and back (a turn skip or an igui), 8. Drops: fire demon, vice general, gold,
+// pawn: 4. Burns, read at the destination: the start holds 4 fire demons (2 a side; a captured
+// one is dropped by its captor, so one side may come to have all 4), each burning one of the 8
+// neighbours or two of them (28): 4 x 36 = 144. 66 + 8 + 4 + 144 = 222 planes (a plane per
+// (step, neighbours), as before, needed 66 x 36 + 28 = 2,404 for the burns alone).
+TEST(Encoder, BurnsAreReadAtTheDestinationPerBurner) {
+  const game::VariantPtr v = game::loadVariant("tests/data/fire_demon.yaml");
+  const nn::Encoder enc(v);
+  EXPECT_EQ(enc.burnSlots(), 4);
+  EXPECT_EQ(enc.policyPlanes(), 222);
+  // Mitsugumi's start (seed 004's setup, per side): a fire demon, two water buffaloes (which
+  // promote to fire demons) and two chariot soldiers (which promote to heavenly tetrarchs,
+  // which take two neighbours without moving): 5 a side, 10 slots.
+  EXPECT_EQ(nn::Encoder(game::loadVariant("mitsugumi")).burnSlots(), 10);
+  // Chu has no burning: no slots.
+  EXPECT_EQ(nn::Encoder(game::loadVariant("chu")).burnSlots(), 0);
+
+  // Two burners of sente: the one on the lower square of the mover's board order (rank a
+  // first) is slot 0. 7d burns at 6c from 7c; 3f (slot 1) burns at 4e.
+  const game::Position pos = game::Position::fromSfen(v, "3k3/7/1p5/Z6/3p3/4Z2/3K3 b - 1");
+  const int n = v->numSquares();
+  const int first = enc.moveIndex(pos, pos.parseUsi("7d7cx6c"));
+  const int second = enc.moveIndex(pos, pos.parseUsi("3f3ex4e"));
+  EXPECT_EQ(first % n, v->square(0, 2)) << "read at the destination 7c";
+  EXPECT_EQ(second % n, v->square(4, 4)) << "read at the destination 3e";
+  EXPECT_NE(first / n, second / n) << "two burners, two planes";
+  // Gote's view is rotated: the same burn by gote's fire demon on the mirrored board, from
+  // gote's side, is the same index.
+  const game::Position mirrored = game::Position::fromSfen(v, "3k3/2z4/3P3/6z/5P1/7/3K3 w - 1");
+  EXPECT_EQ(enc.moveIndex(mirrored, mirrored.parseUsi("5b5cx4c")), second);
+
+  // A position set up with more burners than slots (6 sente fire demons) still gives every
+  // move an index inside the policy, and the first slots' burns still map back.
+  const game::Position crowded = game::Position::fromSfen(v, "3k3/7/p5p/Z1Z1Z1Z/7/1Z3Z1/3K3 b - 1");
+  game::MoveList moves;
+  crowded.generateLegal(moves);
+  int burnsMappedBack = 0;
+  for (const game::Move m : moves) {
+    const int index = enc.moveIndex(crowded, m);
+    ASSERT_GE(index, 0) << crowded.moveToUsi(m);
+    ASSERT_LT(index, enc.policySize()) << crowded.moveToUsi(m);
+    burnsMappedBack += m.isBurn() && enc.indexToMove(crowded, index) == m;
+  }
+  EXPECT_GT(burnsMappedBack, 0);
 }
 
 TEST(Encoder, IndexOutsideThePolicyIsNoMove) {

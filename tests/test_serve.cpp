@@ -878,6 +878,64 @@ TEST(Serve, LionDoubleMoveByClickingTheMiddleSquare) {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
+// Mitsugumi: a fire demon on 7g with gote pawns on 8f and 6f (kings in the corners). A move
+// that lands next to both pawns (7f, say) burns none, either or both: four moves to one square,
+// so the page asks which, and the burn of both is played from the dialog.
+const char* const kFireDemonQuery =
+    "selftest=burn&variant=mitsugumi&side=both&sfen=12k/13/13/13/13/5p1p5/6Z6/13/13/13/13/13/K12%20b%20-%201";
+
+std::vector<std::string> historyOf(int port, const std::string& game) {
+  httplib::Client client("127.0.0.1", port);
+  auto r = client.Get(("/api/state?game=" + game).c_str());
+  if (!r) return {};
+  return json::parse(r->body).at("history").get<std::vector<std::string>>();
+}
+
+TEST(Serve, FireDemonBurnChosenInTheDialog) {
+  const auto dir = freshTempDir("poppy_test_serve_", "burn");
+  ServerProcess server({}, (dir / "serve.log").string());
+  const json result = selftestResult(runPageSelftest(server.port(), dir, kFireDemonQuery));
+  ASSERT_TRUE(result.is_object());
+  ASSERT_EQ(result.value("done", false), true) << result.dump();
+  const std::string move = result.at("move");
+  EXPECT_EQ(move.substr(0, 2), "7g") << move;
+  EXPECT_NE(move.find("x8f"), std::string::npos) << move;
+  EXPECT_NE(move.find("x6f"), std::string::npos) << move;
+  // The dialog: no burn, 8f, 6f, both, each named.
+  ASSERT_EQ(result.at("choices").size(), 4u) << result.dump();
+  int noBurn = 0, both = 0;
+  for (const auto& c : result.at("choices")) {
+    const std::string text = c;
+    noBurn += text.find(": no burn") != std::string::npos;
+    both += text.find(" and ") != std::string::npos;
+  }
+  EXPECT_EQ(noBurn, 1) << result.dump();
+  EXPECT_EQ(both, 1) << result.dump();
+  EXPECT_EQ(historyOf(server.port(), result.at("game")), std::vector<std::string>{move});
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// The same board: clicking the fire demon twice offers its turn skip and taking both pawns
+// without moving (its only double igui); the igui is played.
+TEST(Serve, FireDemonDoubleIguiByClickingItTwice) {
+  const auto dir = freshTempDir("poppy_test_serve_", "igui");
+  ServerProcess server({}, (dir / "serve.log").string());
+  const json result = selftestResult(runPageSelftest(server.port(), dir, std::string(kFireDemonQuery) + "&igui=1"));
+  ASSERT_TRUE(result.is_object());
+  ASSERT_EQ(result.value("done", false), true) << result.dump();
+  const std::string move = result.at("move");
+  EXPECT_EQ(move.substr(0, 4), "7g7g") << move;
+  ASSERT_EQ(result.at("choices").size(), 2u) << result.dump();
+  const std::string pass = result.at("choices")[0], igui = result.at("choices")[1];
+  const bool passFirst = pass.find(": pass") != std::string::npos;
+  EXPECT_NE((passFirst ? igui : pass).find("without moving"), std::string::npos) << result.dump();
+  EXPECT_NE((passFirst ? pass : igui).find(": pass"), std::string::npos) << result.dump();
+  EXPECT_EQ(historyOf(server.port(), result.at("game")), std::vector<std::string>{move});
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
 #endif  // POPPY_BINARY
 
 }  // namespace

@@ -396,7 +396,7 @@ TEST(TrainConfig, EveryShippedConfigLoads) {
     EXPECT_NO_THROW(game::loadVariant(c.variant));
     EXPECT_NO_THROW(training::selfplaySettingsFor(c));
   }
-  EXPECT_GE(seen, 5);  // micro, micro-gpu, chu, whale, yari
+  EXPECT_GE(seen, 6);  // micro, micro-gpu, chu, whale, yari, mitsugumi
 }
 
 TEST(TrainConfig, ShippedMicroConfigLoads) {

@@ -418,7 +418,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);

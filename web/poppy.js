@@ -330,11 +330,7 @@ function choose(options, title) {
       const b = document.createElement('button');
       b.type = 'button';
       b.setAttribute('data-usi', m.usi);
-      // Mitsugumi's burns: the squares emptied besides the destination (none: a plain move).
-      const burnText = burning ? (m.burns.length ? `: burn ${m.burns.join(' and ')}` : ': no burn') : '';
-      b.textContent = burning ? `${m.usi}${burnText}`
-          : m.mid ? `${m.usi}${m.to === m.from ? (isEmpty(m.mid) ? ': pass' : ': igui') : ''}`
-          : `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
+      b.textContent = choiceText(m, burning);
       b.onclick = () => { box.hidden = true; resolve(m.usi); };
       return b;
     });
@@ -342,6 +338,17 @@ function choose(options, title) {
     $('choice-cancel').onclick = () => { box.hidden = true; resolve(null); };
     box.hidden = false;
   });
+}
+
+// A dialog button's text. Mitsugumi's burns name the squares they empty besides the destination
+// (a double igui: without moving; none: a plain move, when other choices burn).
+function choiceText(m, burning) {
+  if (m.burns && m.burns.length) {
+    return `${m.usi}: ${m.to === m.from ? 'take' : 'burn'} ${m.burns.join(' and ')}${m.to === m.from ? ' without moving' : ''}`;
+  }
+  if (m.mid) return `${m.usi}${m.to === m.from ? (isEmpty(m.mid) ? ': pass' : ': igui') : ''}`;
+  if (burning) return `${m.usi}: no burn`;
+  return `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
 }
 
 function isEmpty(square) {
@@ -365,11 +372,16 @@ function onSquareClick(square) {
     const sel = ui.selected;
     if (sel.mid) return attempt(sel, square);  // the second step of a lion's move
     if (sel.from === square) {
-      // The selected piece again: a pass where it has one (a lion, chu), else deselect.
-      const passes = s.legal_moves.filter((m) => m.from === square && m.mid && m.to === square && isEmpty(m.mid));
-      if (passes.length === 0) { ui.selected = null; render(); return ui.pending; }
+      // The selected piece again: a pass where it has one (a lion, chu), or taking two of its
+      // neighbours without moving (a double igui: mitsugumi's fire demon and tetrarch), else
+      // deselect.
+      const stays = s.legal_moves.filter((m) => m.from === square && m.to === square &&
+                                               ((m.mid && isEmpty(m.mid)) || m.burns.length > 0));
+      if (stays.length === 0) { ui.selected = null; render(); return ui.pending; }
+      const title = stays.some((m) => m.burns.length) ? 'Stay on this square: pass, or take which pieces?'
+                                                      : 'Pass (stay on this square)?';
       return act(async () => {
-        const usi = await choose(passes, 'Pass (stay on this square)?');
+        const usi = await choose(stays, title);
         if (usi) await tryMove(usi);
         else { ui.selected = null; render(); }
       });
@@ -651,6 +663,28 @@ async function selftestLion() {
   });
 }
 
+// With ?selftest=burn&sfen=... (mitsugumi): plays the first move that lands next to two enemies
+// and burns both, by clicking the fire demon, the square and the burn in the dialog; with
+// &igui=1, the first double igui instead, by clicking the piece twice. Stop point: dialog.
+async function selftestBurn() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    const s = ui.state;
+    out.game = s.game;
+    const igui = new URLSearchParams(location.search).get('igui') === '1';
+    const burn = s.legal_moves.find((m) => m.burns.length === 2 && (m.to === m.from) === igui);
+    out.move = burn.usi;
+    click(squareEl(burn.from));
+    click(squareEl(burn.to));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    out.choices = [...document.querySelectorAll('#choice-buttons button')].map((b) => b.textContent);
+    if (selftestStop() === 'dialog') return;
+    click(document.querySelector(`#choice-buttons [data-usi="${burn.usi}"]`));
+    await ui.pending;
+    out.history = ui.state.history;
+  });
+}
+
 // ---- start -----------------------------------------------------------------------------------
 
 // Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
@@ -693,6 +727,7 @@ async function main() {
   await newGame(params.get('sfen'));
   if (params.get('selftest') === 'promotion') await selftestPromotion();
   else if (params.get('selftest') === 'lion') await selftestLion();
+  else if (params.get('selftest') === 'burn') await selftestBurn();
   else if (params.get('selftest')) await selftest();
 }
 
