@@ -2,6 +2,7 @@
 // its preferred moves, drawn as text, JSON or SVG, or exported as an opening book) and what its
 // self-play games actually played. The `openings` group is shared: `openings history` lives in
 // another file and registers itself on the same group, whichever comes first.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
 #include "play/analyzer.h"
+#include "play/game_file.h"
 #include "play/opening_stats.h"
 #include "play/opening_tree.h"
 #include "selfplay/game_record.h"
@@ -124,7 +126,7 @@ void runTree(const TreeArgs& a) {
   // Read the records first: a bad file should fail before minutes of searching.
   std::vector<std::pair<std::string, std::vector<selfplay::GameRecord>>> records;
   for (const std::string& path : a.records) {
-    records.emplace_back(path, selfplay::readGameRecords(path));
+    records.emplace_back(path, play::readGameFile(path, variant->name));
     play::checkGameRecords(records.back().second, path, variant);
   }
   play::OpeningTree tree = buildTree(a, variant);
@@ -147,13 +149,29 @@ void runBook(const TreeArgs& a, const std::string& out) {
                (long long)tree.searches);
 }
 
-void runGames(const GamesArgs& a) {
-  const std::string path = fs::is_directory(a.runDir) ? (fs::path(a.runDir) / "games.jsonl").string() : a.runDir;
-  if (!fs::exists(path)) {
-    throw std::runtime_error(fs::is_directory(a.runDir) ? "run directory '" + a.runDir + "' has no games.jsonl"
-                                                        : "'" + a.runDir + "': no such run directory or file");
+// The games of a run directory (games.jsonl), of a folder of KIF and CSA files, or of one file.
+std::vector<selfplay::GameRecord> gamesAt(const std::string& where) {
+  if (!fs::is_directory(where)) {
+    if (!fs::exists(where)) throw std::runtime_error("'" + where + "': no such run directory or file");
+    return play::readGameFile(where);
   }
-  const std::vector<selfplay::GameRecord> records = selfplay::readGameRecords(path);
+  const fs::path games = fs::path(where) / "games.jsonl";
+  if (fs::exists(games)) return play::readGameFile(games.string());
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(where))
+    if (entry.is_regular_file() && play::gameFormatOf(entry.path().string()) != play::GameFormat::kJsonl)
+      files.push_back(entry.path().string());
+  if (files.empty()) throw std::runtime_error("directory '" + where + "' has no games.jsonl and no .kif, .kifu or .csa files");
+  std::sort(files.begin(), files.end());
+  std::vector<selfplay::GameRecord> records;
+  for (const std::string& f : files)
+    for (selfplay::GameRecord& r : play::readGameFile(f)) records.push_back(std::move(r));
+  return records;
+}
+
+void runGames(const GamesArgs& a) {
+  const std::string path = a.runDir;
+  const std::vector<selfplay::GameRecord> records = gamesAt(path);
   for (const selfplay::GameRecord& r : records)
     if (r.variant != records.front().variant)
       throw std::runtime_error("game records '" + path + "' mix variants ('" + records.front().variant + "' and '" +
@@ -176,7 +194,7 @@ void addOpeningsCommands(CLI::App& app) {
   CLI::App* treeCmd = openings->add_subcommand(
       "tree", "The tree of the moves the network prefers from the start, with visit shares and win rates");
   addTreeOptions(treeCmd, *tree);
-  treeCmd->add_option("--records", tree->records, "Game records (JSONL, e.g. a run's games.jsonl) to count games per node")
+  treeCmd->add_option("--records", tree->records, "Game records to count games per node: JSONL (a run's games.jsonl), .kif/.kifu or .csa files")
       ->check(CLI::ExistingFile);
   treeCmd->add_option("--format", tree->format, "text, json or svg")
       ->check(CLI::IsMember({"text", "json", "svg"}))
@@ -187,7 +205,7 @@ void addOpeningsCommands(CLI::App& app) {
   auto games = std::make_shared<GamesArgs>();
   CLI::App* gamesCmd =
       openings->add_subcommand("games", "The opening lines a run's self-play played most, and how they scored");
-  gamesCmd->add_option("RUN_DIR", games->runDir, "Run directory (its games.jsonl) or a game-records file")->required();
+  gamesCmd->add_option("RUN_DIR", games->runDir, "Run directory (its games.jsonl), a folder of .kif/.kifu/.csa files, or one game-records file (JSONL, KIF, CSA)")->required();
   gamesCmd->add_option("--depth", games->depth, "Plies that make a line")->check(CLI::Range(1, 1000))->capture_default_str();
   gamesCmd->add_option("--top", games->top, "Lines shown per group")->check(CLI::Range(1, 100000))->capture_default_str();
   gamesCmd->add_flag("--by-generation", games->byGeneration, "One table per generation (the records' model)");

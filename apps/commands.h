@@ -17,6 +17,7 @@ void addMatchCommand(CLI::App& app);
 void addLadderCommand(CLI::App& app);  // ladder: a player against an engine at several strengths
 void addPlayCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);  // serve: the web page
+void addRecordsCommands(CLI::App& app);  // records export, import: KIF and CSA files
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
 void addSearchBench(CLI::App* bench);     // bench search
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   poppy::apps::addLadderCommand(app);
   poppy::apps::addPlayCommand(app);
   poppy::apps::addServeCommand(app);
+  poppy::apps::addRecordsCommands(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

@@ -21,7 +21,7 @@ PACKAGES=(
   nlohmann-json3-dev  # game records, run state, metrics, opening books
   libcpp-httplib-dev  # the local web server of `poppy serve`
   chromium          # headless browser for the end-to-end test of the web page
-  nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari)
+  nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
 )
 
@@ -51,6 +51,13 @@ fi
 if [ ! -d tests/reference/ffish/node_modules ]; then
   echo "setup: installing ffish (npm) in tests/reference/ffish"
   (cd tests/reference/ffish && npm ci --no-audit --no-fund)
+fi
+
+# tsshogi (ShogiHome's game record library), pinned by tests/reference/tsshogi/package-lock.json:
+# the independent KIF and CSA reader and writer of tests/test_game_files.cpp.
+if [ ! -d tests/reference/tsshogi/node_modules ]; then
+  echo "setup: installing tsshogi (npm) in tests/reference/tsshogi"
+  (cd tests/reference/tsshogi && npm ci --no-audit --no-fund)
 fi
 
 BUILD="${POPPY_BUILD:-build}"

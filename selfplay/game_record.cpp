@@ -20,7 +20,7 @@ using Json = nlohmann::ordered_json;  // keeps the documented key order in the f
 const char* const kResults[] = {"sente", "gote", "draw"};
 const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",      "royals_captured",
                                 "bare_king", "bare_kings", "stalemate",       "resign",       "illegal_move",
-                                "timeout",   "crash",      "unfinished"};
+                                "timeout",   "crash",      "unfinished",      "impasse"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -34,7 +34,7 @@ void validate(const GameRecord& r) {
   if (!oneOf(r.reason, kReasons)) {
     throw GameRecordError("reason '" + r.reason +
                           "' is not checkmate, repetition, perpetual_check, ply_cap, royals_captured, bare_king, "
-                          "bare_kings, stalemate, resign, illegal_move, timeout, crash or unfinished");
+                          "bare_kings, stalemate, resign, illegal_move, timeout, crash, unfinished or impasse");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
   if (r.samples > r.plies) throw GameRecordError("samples exceed the plies");

@@ -11,7 +11,8 @@
 // other side wins) and an optional "detail" string saying what happened, e.g.
 //   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
 // Games a person plays (`poppy play`) may also end with reason "resign" (result: the winner) or
-// "unfinished" (left before the end; result "draw", meaning nobody won).
+// "unfinished" (left before the end; result "draw", meaning nobody won). Games read from KIF or
+// CSA files (play/game_file.h) may end with "impasse" (持将棋, a draw; 入玉勝ち, a win).
 // Appends write whole lines in one write() under an exclusive flock() and fsync, so several
 // processes may append to one file. A crash mid-append can leave an unterminated last line: readers
 // ignore it (when it does not parse), and the next append first cuts it off.
@@ -32,7 +33,8 @@ struct GameRecord {
   std::string reason;   // "checkmate", "repetition", "perpetual_check", "ply_cap", "royals_captured",
                         // "bare_king", "bare_kings" (chu), "stalemate" (yari), or a forfeit:
                         // "resign", "illegal_move", "timeout", "crash";
-                        // or "unfinished" (a game a person left; result "draw")
+                        // or "unfinished" (a game a person left; result "draw");
+                        // or "impasse" (KIF and CSA files: 持将棋, 入玉勝ち)
   int plies = 0;        // moves played
   std::string model;    // the model that played (name or path)
   std::string detail;   // optional (written only when not empty): what ended a forfeited game

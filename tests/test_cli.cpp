@@ -466,6 +466,48 @@ TEST(CliInference, AModelPlaysWithEachSetting) {
   }
 }
 
+// poppy records: a match's JSONL records out as KIF and CSA files, back in as JSONL, and the
+// folder of KIF files read by `openings games` as the JSONL records are.
+TEST(CliRecords, ExportImportAndOpeningsOfAFolder) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "records");
+  const std::string records = (dir / "games.jsonl").string();
+  expectSuccess(poppy({"match", "--variant", "shogi", "--a", "random", "--b", "random", "--games", "4", "--ply-cap", "60",
+                       "--records", records, "--summary", "none"}));
+  for (const char* format : {"kif", "csa"}) {
+    const CmdResult ex = poppy({"records", "export", records, "--format", format, "--out", (dir / format).string()});
+    expectSuccess(ex);
+    EXPECT_THAT(ex.err, HasSubstr(std::string("wrote 4 ") + format + " files")) << ex.describe();
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir / format)) files.push_back(e.path().string());
+    ASSERT_EQ(files.size(), 4u);
+    std::vector<std::string> args = {"records", "import"};
+    args.insert(args.end(), files.begin(), files.end());
+    args.insert(args.end(), {"--out", (dir / (std::string(format) + ".jsonl")).string()});
+    const CmdResult im = poppy(args);
+    expectSuccess(im);
+    EXPECT_THAT(im.err, HasSubstr("appended 4 game(s)")) << im.describe();
+  }
+  // The opening lines of the folder of KIF files are those of the JSONL records.
+  const CmdResult fromJsonl = poppy({"openings", "games", records, "--depth", "2"});
+  const CmdResult fromKif = poppy({"openings", "games", (dir / "kif").string(), "--depth", "2"});
+  expectSuccess(fromJsonl);
+  expectSuccess(fromKif);
+  EXPECT_EQ(fromKif.out, fromJsonl.out);
+  // Chu cannot be written as KIF: every game is skipped with the reason, and the command fails.
+  const std::string chu = (dir / "chu.jsonl").string();
+  expectSuccess(poppy({"match", "--variant", "chu", "--a", "random", "--b", "random", "--games", "1", "--ply-cap", "4",
+                       "--records", chu, "--summary", "none"}));
+  const CmdResult refused = poppy({"records", "export", chu, "--out", (dir / "chu").string()});
+  EXPECT_EQ(refused.code, 2) << refused.describe();
+  EXPECT_THAT(refused.err, HasSubstr("variant 'chu' has a board larger than 9x9")) << refused.describe();
+  // A KIF file with an illegal move names the file, the line and the move.
+  poppy::testing::spit(dir / "bad.kif", "手合割：平手\n手数----指手---------消費時間--\n   1 ７五歩(77)\n");
+  const CmdResult bad = poppy({"records", "import", (dir / "bad.kif").string(), "--out", (dir / "bad.jsonl").string()});
+  EXPECT_EQ(bad.code, 2) << bad.describe();
+  EXPECT_THAT(bad.err, HasSubstr("bad.kif:3: move 1")) << bad.describe();
+  EXPECT_FALSE(fs::exists(dir / "bad.jsonl"));
+}
+
 TEST(CliErrors, UsageErrorsExitWithTwo) {
   // CLI11's own codes (104 for a bad number, 105 for a failed check, 109 for an unknown option)
   // are all usage errors: one exit code, 2, for every command.
