@@ -180,10 +180,21 @@ Move Position::parseUsi(const std::string& text) const {
           return x;
       }
   }
-  if (!plain && !flip)
+  if (!plain && !flip) {
+    // Mitsugumi's rules that forbid a move the piece's pattern allows say so by name.
+    if (isFrozen(from))
+      return fail("the piece on " + squareName(from) + " is frozen: an enemy piece that freezes (a heavenly tetrarch) stands next to it");
+    if (to == from && mid >= 0 && !board_[mid] && v.noSkipAfterSkip && lastMoveSkipped())
+      return fail("a turn skip may not answer the opponent's turn skip");
+    for (int d = 0; d < 8 && to != from; ++d) {
+      const Square b = (burnMask >> d) & 1 ? neighbourOf(v, to, d) : -1;
+      if (b >= 0 && board_[b] && (v.burnImmuneFaces >> faceOf(board_[b]) & 1))
+        return fail("burning never takes the " + v.faces[size_t(faceOf(board_[b]))].name + " on " + squareName(b));
+    }
     return fail("the piece on " + squareName(from) + " cannot legally go to " + squareName(to) +
                 (mid >= 0 ? " through " + squareName(mid) : std::string()) +
                 (burnMask ? std::string(" burning those squares") : std::string()));
+  }
   if (suffix == 0) {
     if (plain) return *plain;
     return *flip;  // the flip is forced: accept the move without its suffix

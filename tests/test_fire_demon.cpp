@@ -91,6 +91,13 @@ TEST(FireDemon, NeverBurnsAFireDemon) {
   // It may still capture the fire demon by moving onto it (one area step); next to 5e then
   // are 6d, 5d, 4d, 6e, 4e, 6f, 5f, 4f, none an enemy: no burn.
   EXPECT_EQ(movesTo(pos, "4d", "5e"), (Moves{"4d5e"}));
+  // Naming it as burned is refused with the reason.
+  try {
+    pos.parseUsi("4d5dx5e");
+    ADD_FAILURE() << "a fire demon was burned";
+  } catch (const MoveError& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("burning never takes the fire demon on 5e"));
+  }
 }
 
 TEST(FireDemon, TakesOneOrTwoNeighboursWithoutMovingAFireDemonIncluded) {
@@ -153,7 +160,7 @@ TEST(FireDemon, UsiTextOfBurnsReadsBackAndBadTextIsNamed) {
   };
   EXPECT_THAT(error("4d3dx5f"), HasSubstr("5f is not next to 3d"));
   EXPECT_THAT(error("4d3dx4cx4c"), HasSubstr("named twice"));
-  EXPECT_THAT(error("4d4ex5e"), HasSubstr("cannot legally go to 4e"));  // the fire demon is immune
+  EXPECT_THAT(error("4d4ex5e"), HasSubstr("burning never takes the fire demon on 5e"));
   EXPECT_THAT(error("4d3dx"), HasSubstr("bad burned square"));
   EXPECT_THAT(error("4d3dx4c+"), HasSubstr("does not flip"));
 }

@@ -360,6 +360,29 @@ TEST(WebApi, BurnsListTheSquaresTheyEmpty) {
   EXPECT_EQ(after.at("hands").at("sente")[0].at("count"), 2);
 }
 
+// Mitsugumi's rules refuse a move with their reason, through the API as through `position` and
+// `play` (all three pass on the rules' message): burning a fire demon (the fire demon board: a
+// gote fire demon on 5e next to 4e), moving a frozen piece and a skip answering a skip (the
+// tetrarch board, tests/test_tetrarch.cpp).
+TEST(WebApi, MitsugumiRulesNameWhyAMoveIsRefused) {
+  std::vector<game::VariantPtr> variants = {game::loadVariant("tests/data/fire_demon.yaml"),
+                                            game::loadVariant("tests/data/tetrarch.yaml")};
+  play::WebApiOptions options;
+  options.playouts = 8;
+  options.defaultVariant = "fire_demon_test";
+  play::WebApi api(variants, options);
+  auto refusal = [&](const std::string& variant, const std::string& sfen, const std::vector<std::string>& moves) {
+    const json s = post(api, "/api/new", {{"variant", variant}, {"side", "both"}, {"sfen", sfen}});
+    for (size_t i = 0; i + 1 < moves.size(); ++i) post(api, "/api/move", {{"game", s.at("game")}, {"move", moves[i]}});
+    return post(api, "/api/move", {{"game", s.at("game")}, {"move", moves.back()}}, 400).at("error").get<std::string>();
+  };
+  EXPECT_THAT(refusal("fire_demon_test", "k6/7/3p3/3Z3/2z1p2/7/6K b - 1", {"4d4ex5e"}),
+              HasSubstr("burning never takes the fire demon on 5e"));
+  EXPECT_THAT(refusal("tetrarch_test", "1k5/7/4g2/3T3/2p4/7/5K1 w - 1", {"3c3d"}), HasSubstr("the piece on 3c is frozen"));
+  EXPECT_THAT(refusal("tetrarch_test", "1k1n3/7/7/7/3N3/7/5K1 b - 1", {"4e4d4e", "4a4b4a"}),
+              HasSubstr("a turn skip may not answer the opponent's turn skip"));
+}
+
 TEST(WebApi, OpeningExplorerGoesDownTheTree) {
   auto v = game::loadVariant("micro");
   play::OpeningBook book("micro");

@@ -80,6 +80,14 @@ TEST(Tetrarch, FreezesTheEnemiesNextToIt) {
   EXPECT_TRUE(pos.isFrozen(sq(pos.variant(), "5e")));
   EXPECT_FALSE(pos.isFrozen(sq(pos.variant(), "4d")));
   EXPECT_EQ(legalUsi(pos).size(), 5u);
+  // Moving a frozen piece is refused with the reason (the gold's 3c3d, a gold's step forwards
+  // from gote's side).
+  try {
+    pos.parseUsi("3c3d");
+    ADD_FAILURE() << "a frozen gold moved";
+  } catch (const MoveError& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("the piece on 3c is frozen"));
+  }
   // A frozen piece attacks nothing: the gote gold on 3c would attack 2c beside it (a gold moves
   // one square sideways), where the sente king now stands. Frozen: no check.
   EXPECT_FALSE(at({{"4d", "T"}, {"3c", "g"}, {"2c", "K"}, {"6a", "k"}}).inCheck());
@@ -126,6 +134,7 @@ TEST(TurnSkips, NoSkipRightAfterTheOpponentsSkip) {
     ADD_FAILURE() << "a skip right after a skip was accepted";
   } catch (const MoveError& e) {
     EXPECT_THAT(std::string(e.what()), HasSubstr("4a4b4a"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("a turn skip may not answer the opponent's turn skip"));
   }
   pos.makeMove(pos.parseUsi("4a4b"));
   EXPECT_EQ(skips(pos), 1);
