@@ -160,10 +160,11 @@ int Position::generate(MoveList* out) const {
     if (numHomeSeen < 128) homeSeen[numHomeSeen++] = HomeSeen{homeKey, promoter};
     return true;
   };
-  // Yari shogi: a move may not complete a repetition (repetition_ban.cpp); before the
-  // repetition count's worth of plies has been played, none can.
+  // Yari shogi: a move may not complete a repetition (repetition_ban.cpp); until some position
+  // has come back repetitionCount - 1 times, none can (State::mostRepeats), and the check, a
+  // scan of the game's history for each move, is skipped.
   const bool repetitionBanned =
-      v.repetitionResult == RepetitionResult::kIllegal && int(states_.size()) > 2 * (v.repetitionCount - 1);
+      v.repetitionResult == RepetitionResult::kIllegal && states_.back().mostRepeats >= v.repetitionCount - 1;
   // Adds one candidate; returns true when generation should stop.
   auto emit = [&](Move m) {
     if (skipBanned && m.isTwoLeg() && m.to == m.from && !m.isFlip() && !board_[m.mid()]) return false;

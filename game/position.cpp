@@ -142,6 +142,7 @@ void Position::makeMove(Move m) {
   side_ = opponent(us);
   h ^= v.sideKey(us) ^ v.sideKey(side_);
   st.hash = h;
+  if (v.repetitionResult == RepetitionResult::kIllegal) st.mostRepeats = std::max(states_.back().mostRepeats, occurrences(h));
   states_.push_back(st);
   states_.back().inCheck = checkAfterMove();
 }

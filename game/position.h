@@ -100,6 +100,8 @@ class Position {
   bool repeatsTooOften(Move m) const;
   // The hash after a board move or drop without two legs or burns (repetition_ban.cpp).
   uint64_t hashAfter(Move m) const;
+  // How often a position with hash h would have occurred, counting it once more (1: new).
+  uint8_t occurrences(uint64_t h) const;
 
   // Recomputes the hash from scratch (tests compare it with the incremental one).
   uint64_t computeHash() const;
@@ -114,6 +116,10 @@ class Position {
     uint64_t hash = 0;
     bool inCheck = false;  // side to move is in check here
     int16_t lionCapture = -1;  // lionCaptureSquare() here
+    // Yari shogi's repetition ban (repetition_ban.cpp): the most times any position of the game
+    // so far has occurred (1 until one comes back). Below the repetition count less one no move
+    // can be banned, and move generation skips the check.
+    uint8_t mostRepeats = 1;
   };
   struct Pin {
     Square square;

@@ -4,6 +4,8 @@
 // generation stays const and cheap; the loader allows the rule only where every move is a plain
 // board move or a drop (no two-leg moves, burns or lion rules, whose hashes this does not
 // follow). tests/test_yari.cpp checks hashAfter against makeMove on random games.
+#include <algorithm>
+
 #include "game/position.h"
 
 namespace poppy::game {
@@ -31,11 +33,12 @@ uint64_t Position::hashAfter(Move m) const {
   return h ^ v.sideKey(us) ^ v.sideKey(opponent(us));
 }
 
-bool Position::repeatsTooOften(Move m) const {
-  const uint64_t h = hashAfter(m);
-  int seen = 0;
+uint8_t Position::occurrences(uint64_t h) const {
+  int seen = 1;  // the position with this hash about to be added
   for (const State& s : states_) seen += s.hash == h;
-  return seen + 1 >= variant_->repetitionCount;
+  return uint8_t(std::min(seen, 255));
 }
+
+bool Position::repeatsTooOften(Move m) const { return occurrences(hashAfter(m)) >= variant_->repetitionCount; }
 
 }  // namespace poppy::game

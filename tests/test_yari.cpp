@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -165,6 +166,40 @@ TEST(YariEnd, AMoveThatRepeatsAPositionThreeTimesIsIllegal) {
   // Twice is allowed: after six plies 7h7i brought its position back a second time.
   pos.unmakeMove();
   EXPECT_TRUE(hasLegal(pos, "7h7i"));
+}
+
+// Random king walks on an otherwise empty board bring positions back all the time: at every
+// ply the legal moves are exactly the king steps that stay on the board and off the squares next
+// to the other king, less those that would bring a position back the third time (found by
+// making the step and counting).
+TEST(YariEnd, RandomKingWalksBanExactlyTheThirdRepetitions) {
+  auto pos = Position::fromSfen(yari(), "6k/7/7/7/7/7/7/7/K6 b - 1");
+  const Variant& v = pos.variant();
+  std::mt19937 rng(5);
+  int banned = 0, plies = 0;
+  for (; plies < 400; ++plies) {
+    const Square king = pos.kingSquare(pos.sideToMove()), other = pos.kingSquare(1 - pos.sideToMove());
+    std::set<std::string> expected;
+    for (int dr = -1; dr <= 1; ++dr)
+      for (int dc = -1; dc <= 1; ++dc) {
+        const int col = v.colOf(king) + dc, rank = v.rankOf(king) + dr;
+        if ((!dc && !dr) || col < 0 || col >= v.files || rank < 0 || rank >= v.ranks) continue;
+        if (std::abs(col - v.colOf(other)) <= 1 && std::abs(rank - v.rankOf(other)) <= 1) continue;
+        const Move step = Move::board(king, v.square(col, rank), false);
+        pos.makeMove(step);
+        const bool third = pos.repetitionsSoFar() + 1 >= 3;
+        pos.unmakeMove();
+        if (third) ++banned;
+        else expected.insert(pos.moveToUsi(step));
+      }
+    const std::vector<std::string> legal = legalUsi(pos);
+    ASSERT_EQ(std::set<std::string>(legal.begin(), legal.end()), expected) << "ply " << plies << ": " << pos.sfen();
+    if (expected.empty()) break;  // the ban left no move: stalemate
+    auto it = expected.begin();
+    std::advance(it, rng() % expected.size());
+    pos.makeMove(pos.parseUsi(*it));
+  }
+  EXPECT_GT(banned, 10) << plies << " plies";
 }
 
 // The repetition ban reads the hash a move would give without making it; on random games it
