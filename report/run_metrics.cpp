@@ -244,6 +244,7 @@ RunMetrics loadRunMetrics(const std::string& runDir) {
   } else {
     run.problems.push_back(gamesPath.string() + ": missing, so game lengths and results come from metrics.jsonl");
   }
+  run.references = loadReferenceResults(runDir, run.problems);
   return run;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "report/reference_elo.h"
 #include "report/svg_chart.h"  // kMissing
 
 namespace poppy::report {
@@ -94,6 +95,8 @@ struct RunMetrics {
   std::string variant;
   double gateThreshold = 0.55;  // the trainer's default when config.yaml does not say
   std::vector<std::string> problems;  // of every file read, "FILE:LINE: ..." or "FILE: ..."
+  // Matches of generations against fixed opponents (RUN_DIR/reference, report/reference_elo.h).
+  std::vector<ReferenceResult> references;
   // When the run began: the start of its first logged phase (wall clock seconds).
   double startTime() const;
 };

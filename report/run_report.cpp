@@ -87,7 +87,7 @@ BarChart gateChart(const RunMetrics& run) {
 
 LineChart eloChart(const RunMetrics& run) {
   LineChart c;
-  c.title = "Elo of each promoted model";
+  c.title = "Gate Elo of each promoted model (summed gate results, no fixed opponent)";
   c.xLabel = "generation of the best model";
   c.yLabel = "Elo (gen-0000 = 0, summed gate results)";
   LineSeries s{"best model", {0.0}, {0.0}};
@@ -155,18 +155,27 @@ std::string csv(const NamedChart& c) {
 }  // namespace
 
 std::vector<NamedChart> runCharts(const RunMetrics& run) {
-  return {
+  std::vector<NamedChart> charts = {
       {"losses", "Mean policy, value and total (policy + value) loss of each train phase.", lossChart(run)},
       {"games-per-hour", "Self-play games finished per hour in each self-play phase.", speedChart(run)},
       {"gates", "Score of each candidate against the best model; the dashed line is the pass threshold.",
        gateChart(run)},
-      {"elo", "Elo of each new best model, the sum of the gate results that promoted it and its ancestors.",
+      {"elo",
+       "Gate Elo of each new best model: the sum of the gate results that promoted it and its ancestors, each "
+       "against the model before it. It grows whenever a gate passes, so it measures no strength against a fixed "
+       "opponent: see the reference Elo for that (poppy report --reference).",
        eloChart(run)},
       {"game-length", "Average number of plies of the self-play games of each iteration.", lengthChart(run)},
       {"results", run.haveGameRecords ? "How the self-play games of each iteration ended."
                                       : "No games.jsonl in the run: no results to show.",
        resultChart(run)},
   };
+  if (!run.references.empty())
+    charts.push_back({"reference-elo",
+                      "Elo of chosen generations against fixed opponents, from the matches in the run's reference "
+                      "folder, with 95% intervals: a measure with a fixed zero, unlike the gate Elo.",
+                      referenceEloChart(run.references)});
+  return charts;
 }
 
 std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& run) {

@@ -348,13 +348,21 @@ std::string toCsv(const LineChart& chart) {
 }
 
 std::string toCsv(const BarChart& chart) {
+  // A series with error bars gets two more columns, its interval's bounds.
+  auto hasInterval = [](const BarSeries& s) { return !s.low.empty() || !s.high.empty(); };
+  auto value = [](const std::vector<double>& v, size_t i) { return i < v.size() ? formatNumber(v[i]) : std::string(); };
   std::string out = csvField(chart.xLabel);
-  for (const BarSeries& series : chart.series) out += "," + csvField(series.name);
+  for (const BarSeries& series : chart.series) {
+    out += "," + csvField(series.name);
+    if (hasInterval(series)) out += "," + csvField(series.name + " (low)") + "," + csvField(series.name + " (high)");
+  }
   out += "\n";
   for (size_t i = 0; i < chart.categories.size(); ++i) {
     out += csvField(chart.categories[i]);
-    for (const BarSeries& series : chart.series)
-      out += "," + (i < series.values.size() ? formatNumber(series.values[i]) : std::string());
+    for (const BarSeries& series : chart.series) {
+      out += "," + value(series.values, i);
+      if (hasInterval(series)) out += "," + value(series.low, i) + "," + value(series.high, i);
+    }
     out += "\n";
   }
   return out;

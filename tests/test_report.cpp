@@ -452,6 +452,44 @@ TEST(RunReport, WritesEveryChartCsvAndIndex) {
   removeUnlessFailed(dir);
 }
 
+// Reference matches in the run's reference folder (summaries as poppy match writes them) are
+// charted per generation and opponent, with their 95% intervals in the CSV; a file that is not
+// such a summary is reported by name and skipped.
+TEST(RunReport, ReferenceMatchesAreChartedWithTheirIntervals) {
+  const fs::path dir = handWrittenRun("reference");
+  fs::create_directories(dir / "reference");
+  auto summary = [](const std::string& a, const std::string& b, int wins, int losses, double elo, double low, double high) {
+    return R"({"format": "poppy-match-summary", "version": 1, "finished": true, "variant": "micro", "a": {"player": ")" + a +
+           R"("}, "b": {"player": ")" + b + R"("}, "games": )" + std::to_string(wins + losses) + R"(, "wins": )" +
+           std::to_string(wins) + R"(, "draws": 0, "losses": )" + std::to_string(losses) + R"(, "elo": )" +
+           std::to_string(elo) + R"(, "elo_low": )" + std::to_string(low) + R"(, "elo_high": )" + std::to_string(high) + "}";
+  };
+  spit(dir / "reference" / "gen-0001-vs-rollout1000.summary.json",
+       summary("model:" + (dir / "models" / "gen-0001.model").string() + ":128", "rollout:1000", 30, 10, 190.8, 75.5, 340.2));
+  spit(dir / "reference" / "gen-0000-vs-rollout1000.summary.json",
+       summary("model:run/models/gen-0000.model", "rollout:1000", 10, 30, -190.8, -340.2, -75.5));
+  spit(dir / "reference" / "stray.summary.json", summary("rollout:10", "random", 1, 1, 0, -1, 1));
+  spit(dir / "reference" / "broken.summary.json", "{not json");
+  const RunMetrics run = loadRunMetrics(dir.string());
+  ASSERT_EQ(run.references.size(), 2u);
+  EXPECT_EQ(run.references[0].generation, 0);
+  EXPECT_EQ(run.references[1].generation, 1);
+  EXPECT_EQ(run.references[1].wins, 30);
+  const std::string all = ::testing::PrintToString(run.problems);
+  EXPECT_THAT(all, HasSubstr("stray.summary.json: player A is not a generation's model"));
+  EXPECT_THAT(all, HasSubstr("broken.summary.json"));
+  const fs::path out = dir / "out";
+  writeRunReport(run, out.string());
+  EXPECT_EQ(xmlProblem(slurp(out / "reference-elo.svg")), "");
+  EXPECT_EQ(slurp(out / "reference-elo.csv"),
+            "generation,rollout:1000,rollout:1000 (low),rollout:1000 (high)\n"
+            "gen-0000,-190.8,-340.2,-75.5\ngen-0001,190.8,75.5,340.2\n");
+  EXPECT_THAT(slurp(out / "index.html"), HasSubstr("reference-elo.svg"));
+  // The gate Elo says what it is.
+  EXPECT_THAT(slurp(out / "elo.svg"), HasSubstr("summed gate results, no fixed opponent"));
+  removeUnlessFailed(dir);
+}
+
 TEST(RunMetrics, RefusesWhatIsNotARun) {
   const fs::path dir = freshDir("errors");
   auto message = [](const fs::path& p) {
@@ -627,6 +665,33 @@ TEST_F(TinyRun, ReportWritesChartsCsvsAndIndex) {
   ASSERT_EQ(poppy({"report", run().string(), "--out", other.string()}).code, 0);
   EXPECT_EQ(slurp(other / "losses.svg"), slurp(out / "losses.svg"));
   EXPECT_EQ(slurp(other / "index.html"), slurp(out / "index.html"));
+}
+
+// poppy report --reference plays the chosen generations against a fixed opponent, once: the
+// matches' summaries go to RUN/reference and their Elo into the report.
+TEST_F(TinyRun, ReportPlaysReferenceMatchesOnce) {
+  const fs::path out = *root_ / "with-reference";
+  const CmdResult r = poppy({"report", run().string(), "--reference", "random", "--generations", "every:2", "--games", "4",
+                             "--playouts", "4", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  // every:2 of generations 0, 1, 2: 0 and 2.
+  EXPECT_TRUE(fs::exists(run() / "reference" / "gen-0000-vs-random.summary.json"));
+  EXPECT_TRUE(fs::exists(run() / "reference" / "gen-0002-vs-random.summary.json"));
+  EXPECT_FALSE(fs::exists(run() / "reference" / "gen-0001-vs-random.summary.json"));
+  const std::string csv = slurp(out / "reference-elo.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  EXPECT_THAT(csv, HasSubstr("gen-0002,"));
+  // Again: nothing is played twice.
+  const CmdResult again = poppy({"report", run().string(), "--reference", "random", "--generations", "every:2",
+                                 "--games", "4", "--out", out.string()});
+  ASSERT_EQ(again.code, 0) << again.describe();
+  EXPECT_THAT(again.err, HasSubstr("already played"));
+  EXPECT_THAT(again.err, Not(HasSubstr("4 games, 32 at once")));
+  expectCleanError(poppy({"report", run().string(), "--reference", "random", "--generations", "7"}),
+                   "the run has no model of generation 7");
+  expectCleanError(poppy({"report", run().string(), "--reference", "random", "--generations", "every:x"}),
+                   "every:N needs a whole N");
+  fs::remove_all(run() / "reference");
 }
 
 TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {

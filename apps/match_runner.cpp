@@ -1,0 +1,81 @@
+#include "apps/match_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "common/progress_line.h"
+#include "game/variant_loader.h"
+#include "nn/network_backend.h"
+#include "play/match_openings.h"
+#include "play/match_report.h"
+
+namespace poppy::apps {
+
+void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
+  nn::setNetworkThreads(o.threads);
+  const auto variant = game::loadVariant(o.variant);
+  const nn::Encoder encoder(variant);
+  selfplay::MatchSettings ms;
+  if (!o.openings.empty()) {
+    ms.openings = play::loadOpenings(o.openings, variant, o.plyCap);
+    if (!gamesGiven) o.games = int(2 * ms.openings.size());
+  }
+  const std::string stem = play::defaultMatchFileStem(o.a.player, o.b.player);
+  if (o.records.empty()) o.records = stem + ".jsonl";
+  if (o.summary.empty()) o.summary = stem + ".summary.json";
+  if (o.records == "none") o.records.clear();
+  if (o.summary == "none") o.summary.clear();
+
+  // An unwritable records file is found now, not after the first game.
+  if (!o.records.empty()) selfplay::appendGameRecords(o.records, {});
+  MatchPlayer a = makeMatchPlayer(o.a, "-a", o.players, variant);
+  MatchPlayer b = makeMatchPlayer(o.b, "-b", o.players, variant);
+  ms.games = o.games;
+  ms.parallelGames = o.parallel;
+  ms.plyCap = o.plyCap;
+  ms.openingTemperaturePlies = o.openingPlies;
+  ms.seed = o.seed;
+  ms.idPrefix = recordIdPrefix("match");
+
+  play::MatchInfo info;
+  info.variant = variant->name;
+  info.a = {o.a.player, o.a.nodes, o.a.movetimeMs, o.a.book};
+  info.b = {o.b.player, o.b.nodes, o.b.movetimeMs, o.b.book};
+  info.gamesWanted = o.games;
+  info.parallel = o.parallel;
+  info.plyCap = o.plyCap;
+  info.seed = o.seed;
+  info.openings = o.openings;
+  info.openingsCount = int(ms.openings.size());
+  info.records = o.records;
+
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  double lastSummary = 0;
+  common::ProgressLine progressLine;
+  std::fprintf(stderr, "%s vs %s: %d games, %d at once\n", o.a.player.c_str(), o.b.player.c_str(), o.games,
+               std::min(o.parallel, o.games));
+  const auto r = selfplay::playMatch(variant, encoder, a.loaded.spec, b.loaded.spec, ms,
+                                     [&](const selfplay::MatchResult& s, int wanted) {
+    // Each game is saved as soon as it ends, so an interrupted match keeps its games.
+    if (!o.records.empty()) selfplay::appendGameRecords(o.records, {s.records.back()});
+    const double t = seconds();
+    if (!o.summary.empty() && t - lastSummary >= 10) {
+      play::writeMatchSummary(o.summary, info, s, t, false);
+      lastSummary = t;
+    }
+    progressLine.update(play::progressLine(s, wanted, t), s.games() == wanted);
+  });
+  progressLine.finish();
+  if (!o.summary.empty()) play::writeMatchSummary(o.summary, info, r, seconds(), true);
+  std::printf("%s\n", play::resultLine(r, o.a.player, o.b.player).c_str());
+  int forfeits = 0;
+  for (const auto& rec : r.records) forfeits += !rec.detail.empty();
+  if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout or crash): see the records\n", forfeits);
+  if (!o.records.empty()) std::printf("records: %s\n", o.records.c_str());
+  if (!o.summary.empty()) std::printf("summary: %s\n", o.summary.c_str());
+}
+
+}  // namespace poppy::apps

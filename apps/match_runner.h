@@ -1,0 +1,24 @@
+// One match as `poppy match` plays it (players, games, records, summary, progress, result
+// line), for `poppy match` itself and for the reference matches of `poppy report`.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "apps/match_setup.h"
+
+namespace poppy::apps {
+
+struct MatchRunArgs {
+  SideArgs a, b;
+  std::string variant = "micro", records, summary, openings;
+  PlayerSettings players;
+  int games = 100, parallel = 32, plyCap = 200, openingPlies = 2, threads = 1;
+  uint64_t seed = 1;
+};
+
+// Plays the match; `gamesGiven`: --games was given (with --openings the default is two games
+// per opening). Empty records/summary: "match-A-vs-B" files; "none": no file. Throws on bad
+// players, files or openings.
+void runMatchCommand(MatchRunArgs o, bool gamesGiven);
+
+}  // namespace poppy::apps

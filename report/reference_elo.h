@@ -1,0 +1,33 @@
+// Elo of a run's generations against fixed opponents: the summaries of matches (`poppy match`'s
+// summary JSON, play/match_report.h) in RUN_DIR/reference/, which `poppy report --reference`
+// plays and writes, or which anyone may put there. Unlike the gate Elo (each candidate against
+// the previous best, summed) these have a fixed zero: the opponent.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/svg_chart.h"
+
+namespace poppy::report {
+
+struct ReferenceResult {
+  int generation = -1;  // of player A, from its model file's name (gen-0012)
+  std::string opponent;  // player B as the summary names it
+  int games = 0, wins = 0, draws = 0, losses = 0;
+  double elo = kMissing, eloLow = kMissing, eloHigh = kMissing;  // A's, with the 95% interval
+  bool finished = false;  // false: the match was stopped (its figures so far)
+  std::string file;
+};
+
+// The reference folder of a run.
+std::string referenceDir(const std::string& runDir);
+
+// Every *.summary.json of RUN_DIR/reference whose player A is a generation's model, sorted by
+// generation then opponent. A file that cannot be read, or is not such a summary, is skipped with
+// "FILE: what is wrong" in `problems`. No folder: nothing.
+std::vector<ReferenceResult> loadReferenceResults(const std::string& runDir, std::vector<std::string>& problems);
+
+// One bar per (generation, opponent), Elo with its 95% interval as a whisker.
+BarChart referenceEloChart(const std::vector<ReferenceResult>& results);
+
+}  // namespace poppy::report
