@@ -56,6 +56,8 @@ void addMatchCommand(CLI::App& app) {
       ->check(CLI::Range(int64_t(1), int64_t(86400000)))
       ->capture_default_str();
   cmd->add_option("--records", o->records, "Append every game here (JSONL; default match-A-vs-B.jsonl; none: no file)");
+  cmd->add_flag("--resume", o->resume,
+                "Continue a stopped match: the games in --records are kept and not played again (same players, variant and --games)");
   cmd->add_option("--summary", o->summary, "Summary JSON, rewritten as the match runs (default match-A-vs-B.summary.json; none: no file)");
   addPlayerSettingOptions(cmd, o->players);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();

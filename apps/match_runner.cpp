@@ -28,15 +28,34 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   if (o.summary == "none") o.summary.clear();
 
   // An unwritable records file is found now, not after the first game.
+  if (o.resume && o.records.empty()) throw std::invalid_argument("--resume needs the match's --records file");
   if (!o.records.empty()) selfplay::appendGameRecords(o.records, {});
   MatchPlayer a = makeMatchPlayer(o.a, "-a", o.players, variant);
   MatchPlayer b = makeMatchPlayer(o.b, "-b", o.players, variant);
+  selfplay::MatchResult resumed;
+  std::string idPrefix = recordIdPrefix("match");
+  if (o.resume) {
+    // The games already in the records file are kept and not played again.
+    const std::vector<selfplay::GameRecord> done = selfplay::readGameRecords(o.records);
+    if (!done.empty()) {
+      const std::string& first = done.front().id;
+      idPrefix = first.substr(0, first.find_last_not_of("0123456789") + 1);
+      const std::string pair = a.loaded.spec.name + " vs " + b.loaded.spec.name;
+      const std::string swapped = b.loaded.spec.name + " vs " + a.loaded.spec.name;
+      for (const selfplay::GameRecord& r : done)
+        if (r.variant != variant->name || (r.model != pair && r.model != swapped))
+          throw std::invalid_argument("--resume: game " + r.id + " of " + o.records + " is " + r.variant + ", " + r.model +
+                                      ", not this match (" + variant->name + ", " + pair + ")");
+      resumed = selfplay::resultOfRecords(done, idPrefix, ms.alreadyPlayed);
+      std::fprintf(stderr, "resuming: %d of %d games already played (%s)\n", resumed.games(), o.games, o.records.c_str());
+    }
+  }
   ms.games = o.games;
   ms.parallelGames = o.parallel;
   ms.plyCap = o.plyCap;
   ms.openingTemperaturePlies = o.openingPlies;
   ms.seed = o.seed;
-  ms.idPrefix = recordIdPrefix("match");
+  ms.idPrefix = idPrefix;
 
   play::MatchInfo info;
   info.variant = variant->name;
@@ -67,7 +86,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
       lastSummary = t;
     }
     progressLine.update(play::progressLine(s, wanted, t), s.games() == wanted);
-  });
+  }, std::move(resumed));
   progressLine.finish();
   if (!o.summary.empty()) play::writeMatchSummary(o.summary, info, r, seconds(), true);
   std::printf("%s\n", play::resultLine(r, o.a.player, o.b.player).c_str());

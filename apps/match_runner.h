@@ -14,6 +14,7 @@ struct MatchRunArgs {
   PlayerSettings players;
   int games = 100, parallel = 32, plyCap = 200, openingPlies = 2, threads = 1;
   uint64_t seed = 1;
+  bool resume = false;  // continue the match whose games are in `records`
 };
 
 // Plays the match; `gamesGiven`: --games was given (with --openings the default is two games

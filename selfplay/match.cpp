@@ -112,8 +112,29 @@ game::Move timedRolloutMove(mcts::RolloutPlayer& player, const game::Position& p
 
 }  // namespace
 
+MatchResult resultOfRecords(const std::vector<GameRecord>& records, const std::string& idPrefix, std::set<int>& numbers) {
+  MatchResult r;
+  for (const GameRecord& rec : records) {
+    int n = -1;
+    if (rec.id.rfind(idPrefix, 0) == 0 && rec.id.size() > idPrefix.size() &&
+        rec.id.find_first_not_of("0123456789", idPrefix.size()) == std::string::npos && rec.id.size() - idPrefix.size() < 9)
+      n = std::stoi(rec.id.substr(idPrefix.size()));
+    if (n < 0) throw std::invalid_argument("record '" + rec.id + "' is not game of the match '" + idPrefix + "N'");
+    if (!numbers.insert(n).second) throw std::invalid_argument("game " + rec.id + " is recorded twice");
+    const bool aSente = n % 2 == 0;
+    const int aResult = rec.result == "draw" ? 0 : ((rec.result == "sente") == aSente ? 1 : -1);
+    if (aResult == 0) ++r.draws, r.drawsAAsSente += aSente;
+    else if (aResult > 0) ++r.winsA, r.winsAAsSente += aSente;
+    else ++r.lossesA, r.lossesAAsSente += aSente;
+    r.records.push_back(rec);
+    r.aWasSente.push_back(aSente);
+  }
+  return r;
+}
+
 MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,
-                      const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress) {
+                      const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress,
+                      MatchResult resumed) {
   const PlayerSpec* specs[2] = {&a, &b};
   const int slots = std::max(1, std::min(settings.parallelGames, settings.games));
   Side sides[2];
@@ -138,12 +159,15 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
     }
   }
   std::mt19937 rng(uint32_t(settings.seed));
-  MatchResult result;
+  MatchResult result = std::move(resumed);
   const game::Position variantStart(variant);
   std::vector<Game> games(slots);
-  int started = 0;
+  // Games started (or played before, in a resumed match) and the next game number to start.
+  int started = result.games(), next = 0;
   auto startGame = [&](Game& g, int slot) {
-    g.index = started++;
+    while (settings.alreadyPlayed.count(next)) ++next;
+    g.index = next++;
+    ++started;
     if (settings.openings.empty()) {
       g.pos = std::make_unique<game::Position>(variantStart);
     } else {
@@ -174,11 +198,12 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
     g.record.model = (aIsSente(g) ? a.name : b.name) + " vs " + (aIsSente(g) ? b.name : a.name);
     g.active = true;
   };
-  for (size_t slot = 0; slot < games.size(); ++slot) startGame(games[slot], int(slot));
+  for (size_t slot = 0; slot < games.size(); ++slot)
+    if (started < settings.games) startGame(games[slot], int(slot));
 
   // Ends game g: winner is a colour or -1 for a draw; tells external players and starts the
   // next game in the slot.
-  int finished = 0;
+  int finished = result.games();
   auto endGame = [&](Game& g, int slot, game::Color winner) {
     const bool aSente = aIsSente(g);
     const int aResult = winner < 0 ? 0 : ((winner == 0) == aSente ? 1 : -1);

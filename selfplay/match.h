@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,9 @@ struct MatchSettings {
   // assignments; empty: every game starts from the variant's start position.
   std::vector<MatchOpening> openings;
   std::string idPrefix = "match-";  // record ids are idPrefix + game number
+  // A resumed match: the games numbered here were played before (their results are in
+  // `resumed`); the match plays the others, and its result includes them.
+  std::set<int> alreadyPlayed;
 };
 
 struct MatchResult {
@@ -112,8 +116,14 @@ using MatchProgress = std::function<void(const MatchResult& soFar, int gamesWant
 
 // Game i has A as sente when i is even. Throws std::invalid_argument for a network player
 // without an evaluator or an external player without a factory, and whatever a factory throws.
+// `resumed`: the results of settings.alreadyPlayed's games, which the result starts from.
 MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,
-                      const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress = nullptr);
+                      const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress = nullptr,
+                      MatchResult resumed = {});
+
+// The results of a match's earlier games, from their records (ids idPrefix + game number, A
+// sente in the even ones). Throws std::invalid_argument naming a record that does not fit.
+MatchResult resultOfRecords(const std::vector<GameRecord>& records, const std::string& idPrefix, std::set<int>& numbers);
 
 // Elo difference for a score in (0, 1), clamped away from 0 and 1.
 double eloFromScore(double score);

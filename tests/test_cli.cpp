@@ -14,9 +14,11 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "selfplay/game_record.h"
 #include "support/scratch_files.h"
 
 using ::testing::HasSubstr;
@@ -506,6 +508,40 @@ TEST(CliRecords, ExportImportAndOpeningsOfAFolder) {
   EXPECT_EQ(bad.code, 2) << bad.describe();
   EXPECT_THAT(bad.err, HasSubstr("bad.kif:3: move 1")) << bad.describe();
   EXPECT_FALSE(fs::exists(dir / "bad.jsonl"));
+}
+
+// poppy match --resume: a match stopped after 4 of 10 games goes on with the 6 it lacks, numbered
+// after the games it has (colours still alternate by game number), and the summary counts all 10.
+TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "resume");
+  const std::string records = (dir / "r.jsonl").string(), summary = (dir / "s.json").string();
+  const std::vector<std::string> base = {"match", "--variant", "micro", "--a", "rollout:20", "--b", "random",
+                                         "--records", records, "--summary", summary};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return poppy(args);
+  };
+  expectSuccess(with({"--games", "4"}));
+  const CmdResult resumed = with({"--games", "10", "--resume"});
+  expectSuccess(resumed);
+  EXPECT_THAT(resumed.err, HasSubstr("resuming: 4 of 10 games already played")) << resumed.describe();
+  std::set<std::string> ids;
+  int even = 0;
+  for (const auto& r : poppy::selfplay::readGameRecords(records)) {
+    ids.insert(r.id);
+    even += (r.id.back() - '0') % 2 == 0;
+    EXPECT_EQ(r.model, (r.id.back() - '0') % 2 == 0 ? "rollout:20 vs random" : "random vs rollout:20") << r.id;
+  }
+  EXPECT_EQ(ids.size(), 10u);
+  EXPECT_EQ(even, 5);
+  EXPECT_THAT(slurp(summary), HasSubstr("\"games\": 10"));
+  // Nothing left to play: the summary stays; other players are refused by name.
+  expectSuccess(with({"--games", "10", "--resume"}));
+  const CmdResult other = poppy({"match", "--variant", "micro", "--a", "rollout:30", "--b", "random", "--games", "10",
+                                 "--records", records, "--resume"});
+  EXPECT_EQ(other.code, 2) << other.describe();
+  EXPECT_THAT(other.err, HasSubstr("not this match")) << other.describe();
 }
 
 TEST(CliErrors, UsageErrorsExitWithTwo) {
