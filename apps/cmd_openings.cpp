@@ -1,5 +1,5 @@
 // `poppy openings tree|games|book`: what the network prefers in the opening (a searched tree of
-// its preferred moves, drawn as text, JSON or SVG, or exported as an opening book) and what its
+// its preferred moves, drawn as text, JSON, SVG or PNG, or exported as an opening book) and what its
 // self-play games actually played. The `openings` group is shared: `openings history` lives in
 // another file and registers itself on the same group, whichever comes first.
 #include <algorithm>
@@ -18,6 +18,8 @@
 #include "play/game_file.h"
 #include "play/opening_stats.h"
 #include "play/opening_tree.h"
+#include "play/opening_tree_svg.h"
+#include "report/svg_to_png.h"
 #include "selfplay/game_record.h"
 
 namespace poppy::apps {
@@ -38,6 +40,10 @@ struct TreeArgs {
   double minShare = 0.05;
   std::vector<std::string> records;
   uint64_t seed = 1;
+  // The picture (svg, png).
+  play::OpeningTreeSvgOptions picture;
+  std::vector<std::string> diagramLines;
+  double scale = 2;
 };
 
 struct GamesArgs {
@@ -129,12 +135,32 @@ void runTree(const TreeArgs& a) {
     records.emplace_back(path, play::readGameFile(path, variant->name));
     play::checkGameRecords(records.back().second, path, variant);
   }
+  const bool picture = a.format == "svg" || a.format == "png";
+  if (a.format == "png" && a.out.empty()) throw std::invalid_argument("--format png needs --out FILE.png");
+  play::OpeningTreeSvgOptions pictureOptions = a.picture;
+  for (const std::string& line : a.diagramLines) {
+    std::vector<std::string> moves;
+    for (size_t at = 0; at < line.size();) {
+      const size_t space = line.find(' ', at);
+      const std::string move = line.substr(at, space == std::string::npos ? std::string::npos : space - at);
+      if (!move.empty()) moves.push_back(move);
+      at = space == std::string::npos ? line.size() : space + 1;
+    }
+    if (moves.empty()) throw std::invalid_argument("--diagram needs a line of USI moves, as \"7g7f 3c3d\"");
+    pictureOptions.diagramLines.push_back(moves);
+  }
   play::OpeningTree tree = buildTree(a, variant);
   for (const auto& [path, list] : records) play::countGames(tree, list, path, variant);
   if (a.format == "json") {
     writeOutput(play::openingTreeJson(tree), a.out);
-  } else if (a.format == "svg") {
-    writeOutput(play::openingTreeSvg(tree), a.out);
+  } else if (picture) {
+    const std::string svg = play::openingTreeSvg(tree, variant, pictureOptions);
+    if (a.format == "svg") {
+      writeOutput(svg, a.out);
+    } else {
+      report::writeSvgAsPng(svg, a.out, a.scale);
+      std::fprintf(stderr, "openings: wrote %s\n", a.out.c_str());
+    }
   } else {
     writeOutput(play::openingTreeText(tree), a.out);
   }
@@ -196,10 +222,22 @@ void addOpeningsCommands(CLI::App& app) {
   addTreeOptions(treeCmd, *tree);
   treeCmd->add_option("--records", tree->records, "Game records to count games per node: JSONL (a run's games.jsonl), .kif/.kifu or .csa files")
       ->check(CLI::ExistingFile);
-  treeCmd->add_option("--format", tree->format, "text, json or svg")
-      ->check(CLI::IsMember({"text", "json", "svg"}))
+  treeCmd->add_option("--format", tree->format, "text, json, svg or png (a picture; png needs --out)")
+      ->check(CLI::IsMember({"text", "json", "svg", "png"}))
       ->capture_default_str();
   treeCmd->add_option("--out", tree->out, "Write to this file (default: standard output)");
+  treeCmd->add_option("--fold-depth", tree->picture.foldDepth, "Picture: plies drawn (deeper positions are counted on their ancestor)")
+      ->check(CLI::Range(1, play::kMaxOpeningTreeDepth))
+      ->capture_default_str();
+  treeCmd->add_option("--fold-share", tree->picture.foldShare, "Picture: fold moves under this share into one line (the most visited is always drawn)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  treeCmd->add_option("--diagrams", tree->picture.diagrams, "Picture: boards of the this-many lines the network likeliest plays")
+      ->check(CLI::Range(0, 12))
+      ->capture_default_str();
+  treeCmd->add_option("--diagram", tree->diagramLines, "Picture: a board of this line instead (USI moves, as \"3e3d 1a1b\"; repeatable)");
+  treeCmd->add_flag("--letters", tree->picture.board.letters, "Picture: letters on the pieces instead of kanji");
+  treeCmd->add_option("--scale", tree->scale, "PNG: pixels per SVG unit")->check(CLI::Range(0.25, 8.0))->capture_default_str();
   treeCmd->callback([tree] { runTree(*tree); });
 
   auto games = std::make_shared<GamesArgs>();

@@ -3,7 +3,7 @@
 // least minShare, at most maxChildren of them), and search again after each of them, down to
 // `depth` plies. Each node can also count how many recorded games went through it.
 //
-// Renderers: indented text for a terminal, nested JSON, and an SVG drawing (opening_tree_svg.cpp).
+// Renderers: indented text for a terminal, nested JSON, and an SVG drawing (opening_tree_svg.h).
 // No LibTorch here: the network comes in as the Analyzer's mcts::Evaluator.
 #pragma once
 #include <array>
@@ -94,7 +94,6 @@ std::string openingTreeText(const OpeningTree& tree);
 //  "wdl_view": "mover", "root": NODE}; NODE = {"move", "line", "sfen", "prior", "share", "visits",
 //  "wdl": [w, d, l], "win_rate", "games", "searched", "terminal", "playouts", "children": [NODE...]}
 std::string openingTreeJson(const OpeningTree& tree);
-// A left-to-right drawing: one box per node (move, share, win rate), edges as thick as the share.
-std::string openingTreeSvg(const OpeningTree& tree);
+// The SVG drawing is in play/opening_tree_svg.h.
 
 }  // namespace poppy::play

@@ -95,6 +95,12 @@ build() {
     export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     command -v pkg-config > /dev/null || args+=(-DPKG_CONFIG_EXECUTABLE="$deps/usr/bin/pkgconf")
   fi
+  # PNG pictures need librsvg, which cuda-deps/ does not carry (its dependencies are many): with
+  # it missing, this build draws SVG only and says so when asked for a PNG.
+  if pkg-config --exists librsvg-2.0 cairo 2> /dev/null; then args+=(-DPOPPY_PNG=ON); else
+    say "no librsvg2-dev: building without PNG pictures (SVG only)"
+    args+=(-DPOPPY_PNG=OFF)
+  fi
   for d in $(pip_cuda_library_dirs); do linkdirs="$linkdirs${linkdirs:+:}$d"; done
   local ldflags=""
   [ -n "$linkdirs" ] && ldflags="-Wl,-rpath-link,$linkdirs"

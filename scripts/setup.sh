@@ -20,6 +20,8 @@ PACKAGES=(
   zlib1g-dev        # CRC-32 of model files and checkpoints
   nlohmann-json3-dev  # game records, run state, metrics, opening books
   libcpp-httplib-dev  # the local web server of `poppy serve`
+  librsvg2-dev      # PNG pictures of the SVG drawings (report/svg_to_png.cpp)
+  fonts-dejavu-core fonts-ipafont-mincho  # the fonts of those pictures: Latin, and the pieces' kanji
   chromium          # headless browser for the end-to-end test of the web page
   nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)

@@ -17,6 +17,7 @@
 #include "play/analyzer.h"
 #include "play/opening_book.h"
 #include "play/opening_tree.h"
+#include "play/opening_tree_svg.h"
 #include "selfplay/game_record.h"
 #include "support/scratch_files.h"
 
@@ -411,12 +412,17 @@ TEST(OpeningTree, RendersTextJsonAndSvg) {
   same(j["root"], tree.root);
 
   // SVG: well formed, one box and one <text> per node, one edge per parent-child link.
-  const std::string svg = play::openingTreeSvg(tree);
+  // Nothing folded and no boards: every node drawn.
+  play::OpeningTreeSvgOptions picture;
+  picture.foldShare = 0;
+  picture.diagrams = 0;
+  const std::string svg = play::openingTreeSvg(tree, f.v, picture);
   const auto counts = checkXml(svg);
   EXPECT_EQ(counts.count("svg "), 1u);
   EXPECT_EQ(counts.at("text node"), nodes);
   EXPECT_EQ(counts.at("g node"), nodes);
   EXPECT_EQ(counts.at("rect "), nodes + 1);  // plus the background
+  EXPECT_EQ(counts.at("rect key"), 5u);      // the colour key
   EXPECT_EQ(counts.at("path "), nodes - 1);
   forEachNode(tree.root, [&](const play::OpeningNode& n) {
     if (!n.move.empty()) {
@@ -509,6 +515,26 @@ TEST(OpeningsCommand, TreeOnTheShippedModel) {
   r = poppy(std::string("openings tree --model ") + kModel + " --depth 1 --playouts 50 --format svg", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   checkXml(r.out);
+#ifdef POPPY_PNG
+  // A PNG (the picture at twice its size): the PNG signature and the header's size.
+  const std::string png = (dir / "tree.png").string();
+  r = poppy(std::string("openings tree --model ") + kModel + " --depth 1 --playouts 50 --format png --out " +
+                shellQuote(png),
+            dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string bytes = slurp(png);
+  ASSERT_GT(bytes.size(), 24u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  auto bigEndian = [&](size_t at) {
+    return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
+           (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
+  };
+  EXPECT_GE(bigEndian(16), 2u * 620u);  // the picture is at least 620 wide
+  EXPECT_GT(bigEndian(20), 2u * 300u);
+  r = poppy(std::string("openings tree --model ") + kModel + " --depth 1 --playouts 50 --format png", dir);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--format png needs --out"), std::string::npos) << r.err;
+#endif
   std::filesystem::remove_all(dir);
 }
 
