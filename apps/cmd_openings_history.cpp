@@ -1,7 +1,8 @@
 // `poppy openings history RUN_DIR`: how the run's preference for each first move (and the replies
-// to its favourite first moves) changed across its checkpoints (models/gen-NNNN.model). Each
-// checkpoint searches the start position with play::Analyzer; the visit shares and priors go to
-// an SVG chart per ply, a JSON file and a CSV file.
+// to its favourite first moves, and the moves of one chosen position) changed across its
+// checkpoints (models/gen-NNNN.model), beside what its self-play games played, generation by
+// generation. Each checkpoint searches the positions with play::Analyzer; the visit shares and
+// priors go to stacked-area charts, a divergence chart, a table, a JSON file and CSV files.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +14,9 @@
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
+#include "common/generation_name.h"
 #include "play/analyzer.h"
+#include "play/game_file.h"
 #include "report/opening_history.h"
 #include "report/svg_chart.h"
 
@@ -26,7 +29,44 @@ struct HistoryArgs {
   nn::Inference inference = nn::Inference::kAuto;
   int playouts = 400, every = 1, follow = 3, threads = 1;
   double minShare = 0.03;
+  std::string position;  // moves from the start, space separated
 };
+
+std::vector<std::string> splitMoves(const std::string& text) {
+  std::vector<std::string> moves;
+  std::string move;
+  for (char c : text + " ") {
+    if (c == ' ' || c == '\t' || c == ',') {
+      if (!move.empty()) moves.push_back(move);
+      move.clear();
+    } else {
+      move += c;
+    }
+  }
+  return moves;
+}
+
+// What self-play played: the first moves of RUN/games.jsonl, per generation of the model that
+// played (the records' model field, "gen-0003"); games of other models are left out.
+std::vector<report::PlayedOpenings> playedOpenings(const std::string& runDir, const std::string& variant) {
+  const fs::path games = fs::path(runDir) / "games.jsonl";
+  if (!fs::exists(games)) return {};
+  std::map<int, report::PlayedOpenings> byGeneration;
+  for (const selfplay::GameRecord& r : play::readGameFile(games.string(), variant)) {
+    const int generation = common::generationNumber(r.model);
+    if (generation < 0 || r.moves.empty()) continue;
+    report::PlayedOpenings& p = byGeneration[generation];
+    p.generation = generation;
+    ++p.games;
+    ++p.first[r.moves.front()].visits;
+  }
+  std::vector<report::PlayedOpenings> out;
+  for (auto& [generation, p] : byGeneration) {
+    for (auto& [move, stat] : p.first) stat.share = double(stat.visits) / double(p.games);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
 
 struct Checkpoint {
   int generation;
@@ -128,6 +168,20 @@ void runHistory(const HistoryArgs& o) {
   if (h.variant.empty())
     throw std::runtime_error("no checkpoint of " + o.runDir + " could be loaded (" + problems.front() + ")");
   h.startSfen = game::Position(game::loadVariant(h.variant)).sfen();
+  h.position = splitMoves(o.position);
+  if (!h.position.empty()) {
+    // A bad line fails here, naming the move, before any checkpoint is searched.
+    game::Position pos(game::loadVariant(h.variant));
+    for (const std::string& usi : h.position) {
+      try {
+        pos.makeMove(pos.parseUsi(usi));
+      } catch (const std::exception& e) {
+        throw std::invalid_argument("--position \"" + o.position + "\": " + e.what());
+      }
+    }
+    if (pos.outcome(0).over()) throw std::invalid_argument("--position \"" + o.position + "\": the game is over there");
+  }
+  h.played = playedOpenings(o.runDir, h.variant);
   const std::string out = o.out.empty() ? (fs::path(o.runDir) / "report" / "openings-history.svg").string() : o.out;
   if (!fs::path(out).parent_path().empty()) fs::create_directories(fs::path(out).parent_path());
 
@@ -143,6 +197,7 @@ void runHistory(const HistoryArgs& o) {
     row.step = searcher->info().step;
     row.first = searcher->search({});
     for (const std::string& move : h.followed) row.second[move] = searcher->search({move});
+    if (!h.position.empty()) row.chosen = searcher->search(h.position);
     h.checkpoints.push_back(row);
 
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -155,16 +210,26 @@ void runHistory(const HistoryArgs& o) {
   }
 
   const std::string base = stem(out);
-  const std::vector<std::pair<std::string, std::string>> files = {
+  const std::string table = report::historyTable(h);
+  std::vector<std::pair<std::string, std::string>> files = {
       {base + ".svg", report::renderSvg(report::firstMoveChart(h, o.minShare))},
       {base + "-second.svg", report::renderSvg(report::secondMoveChart(h, o.minShare))},
+      {base + "-divergence.svg", report::renderSvg(report::divergenceChart(h))},
+      {base + "-divergence.csv", report::toCsv(report::divergenceChart(h))},
+      {base + "-table.txt", table},
       {base + ".json", report::historyJson(h)},
       {base + ".csv", report::historyCsv(h)},
   };
+  if (!h.position.empty()) files.push_back({base + "-position.svg", report::renderSvg(report::positionChart(h, o.minShare))});
+  if (!h.played.empty()) {
+    files.push_back({base + "-played.svg", report::renderSvg(report::playedChart(h, o.minShare))});
+    files.push_back({base + "-played.csv", report::toCsv(report::playedChart(h, o.minShare))});
+  }
   for (const auto& [path, contents] : files) common::writeFileAtomically(path, contents);
-  std::printf("%zu checkpoints searched (%zu skipped) with %d playouts; wrote %s, %s, %s, %s\n", h.checkpoints.size(),
-              checkpoints.size() - h.checkpoints.size(), o.playouts,
-              files[0].first.c_str(), files[1].first.c_str(), files[2].first.c_str(), files[3].first.c_str());
+  std::fwrite(table.data(), 1, table.size(), stdout);
+  std::printf("%zu checkpoints searched (%zu skipped) with %d playouts; %zu generations of self-play games; wrote:\n",
+              h.checkpoints.size(), checkpoints.size() - h.checkpoints.size(), o.playouts, h.played.size());
+  for (const auto& [path, contents] : files) std::printf("  %s\n", path.c_str());
 }
 
 }  // namespace
@@ -185,6 +250,8 @@ void addOpeningsHistoryCommand(CLI::App& app) {
   cmd->add_option("--playouts", o->playouts, "Playouts per searched position")->check(CLI::Range(1, 1000000));
   cmd->add_option("--every", o->every, "Use every K-th checkpoint (the last is always used)")->check(CLI::Range(1, 100000));
   cmd->add_option("--follow", o->follow, "Search the replies to this many favourite first moves")->check(CLI::Range(0, 100));
+  cmd->add_option("--position", o->position,
+                  "Also follow this position (USI moves from the start, as \"3e3d 1a1b\") across the checkpoints");
   cmd->add_option("--min-share", o->minShare, "Draw a move that reaches this visit share at some checkpoint")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--out", o->out,

@@ -256,7 +256,8 @@ std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string
     write(c.name + ".csv", csv(c));
   }
   std::vector<std::string> extra;
-  for (const char* name : {"openings-history.svg", "openings-history-second.svg"})
+  for (const char* name : {"openings-history.svg", "openings-history-second.svg", "openings-history-position.svg",
+                           "openings-history-divergence.svg", "openings-history-played.svg"})
     if (fs::exists(fs::path(outDir) / name)) extra.push_back(name);
   write("index.html", indexHtml(run, charts, extra));
   return written;

@@ -156,7 +156,104 @@ std::string csvField(const std::string& text) {
   return out + "\"";
 }
 
+namespace {
+
+// The x axis of a line or area chart: tick marks and labels.
+void xTicks(std::ostringstream& s, const Frame& f) {
+  s << "<g class=\"x-ticks\">\n";
+  for (double v : f.x.values) {
+    const std::string x = px(f.mapX(v));
+    s << "<line x1=\"" << x << "\" y1=\"" << px(f.bottom) << "\" x2=\"" << x << "\" y2=\"" << px(f.bottom + 5)
+      << "\" stroke=\"#333333\"/>"
+      << "<text class=\"tick\" x=\"" << x << "\" y=\"" << px(f.bottom + 18) << "\" text-anchor=\"middle\">"
+      << formatTick(v, f.x.decimals) << "</text>\n";
+  }
+  s << "</g>\n";
+}
+
+std::string renderStacked(const LineChart& chart) {
+  Frame f(chart.width, chart.height);
+  const std::vector<double> xs = chart.series.empty() ? std::vector<double>{} : chart.series.front().x;
+  std::vector<double> below(xs.size(), 0.0);
+  double xlo = INFINITY, xhi = -INFINITY, top = 0;
+  bool wholeX = true;
+  for (double x : xs) {
+    if (isMissing(x)) continue;
+    xlo = std::min(xlo, x), xhi = std::max(xhi, x);
+    wholeX = wholeX && isWhole(x);
+  }
+  auto valueAt = [](const LineSeries& series, size_t i) {
+    return i < series.y.size() && !isMissing(series.y[i]) ? std::max(0.0, series.y[i]) : 0.0;
+  };
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double sum = 0;
+    for (const LineSeries& series : chart.series) sum += valueAt(series, i);
+    top = std::max(top, sum);
+  }
+  const bool empty = xlo > xhi;
+  if (empty) xlo = 0, xhi = 1;
+  f.x = niceTicks(xlo, xhi, 6, wholeX ? 1 : 0);
+  f.y = chart.fixedY ? niceTicks(chart.yMin, chart.yMax, 5) : niceTicks(0, std::max(top, 1e-9), 5);
+
+  std::ostringstream s;
+  header(s, f, chart.title);
+  xTicks(s, f);
+  yAxisAndLabels(s, f, chart.xLabel, chart.yLabel);
+  std::vector<std::string> names;
+  std::vector<bool> hasData;
+  for (size_t k = 0; k < chart.series.size(); ++k) {
+    const LineSeries& series = chart.series[k];
+    std::vector<double> upper(xs.size());
+    bool any = false;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      upper[i] = below[i] + valueAt(series, i);
+      any = any || valueAt(series, i) > 0;
+    }
+    // The band: along its top edge left to right, back along its bottom edge.
+    std::string points;
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!isMissing(xs[i])) points += (points.empty() ? "" : " ") + px(f.mapX(xs[i])) + "," + px(f.mapY(upper[i]));
+    for (size_t i = xs.size(); i-- > 0;)
+      if (!isMissing(xs[i])) points += " " + px(f.mapX(xs[i])) + "," + px(f.mapY(below[i]));
+    s << "<g class=\"series\" data-name=\"" << xmlEscape(series.name) << "\">\n";
+    if (xs.size() >= 2 && any)
+      s << "<polygon class=\"band\" fill=\"" << colour(k) << "\" fill-opacity=\"0.85\" stroke=\"#ffffff\" "
+        << "stroke-width=\"0.8\" points=\"" << points << "\"/>\n";
+    // A point per x, for the hover text (and a lone checkpoint, which has no band to draw).
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (isMissing(xs[i]) || valueAt(series, i) <= 0) continue;
+      s << "<rect x=\"" << px(f.mapX(xs[i]) - 2) << "\" y=\"" << px(f.mapY(upper[i])) << "\" width=\"4\" height=\""
+        << px(std::max(0.0, f.mapY(below[i]) - f.mapY(upper[i]))) << "\" fill=\"" << colour(k)
+        << "\" fill-opacity=\"0\"><title>"
+        << xmlEscape(series.name) << ": " << formatNumber(xs[i], 4) << ", " << formatNumber(valueAt(series, i), 4)
+        << "</title></rect>\n";
+    }
+    s << "</g>\n";
+    below = upper;
+    names.push_back(series.name);
+    hasData.push_back(any);
+  }
+  if (empty) noDataNote(s, f);
+  // The legend from the top band down, the order they are stacked in on the chart.
+  std::vector<std::string> reversedNames(names.rbegin(), names.rend());
+  std::vector<bool> reversedData(hasData.rbegin(), hasData.rend());
+  s << "<g class=\"legend\">\n";
+  for (size_t j = 0; j < reversedNames.size(); ++j) {
+    const size_t k = names.size() - 1 - j;
+    const double y = f.top + 8 + 20.0 * double(j);
+    const double x = f.right + 16;
+    s << "<rect x=\"" << px(x) << "\" y=\"" << px(y - 6) << "\" width=\"14\" height=\"12\" fill=\"" << colour(k)
+      << "\"/><text x=\"" << px(x + 20) << "\" y=\"" << px(y + 4) << "\">" << xmlEscape(reversedNames[j])
+      << (reversedData[j] ? "" : " (no data)") << "</text>\n";
+  }
+  s << "</g>\n</svg>\n";
+  return s.str();
+}
+
+}  // namespace
+
 std::string renderSvg(const LineChart& chart) {
+  if (chart.stacked) return renderStacked(chart);
   Frame f(chart.width, chart.height);
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   bool wholeX = true;
@@ -184,15 +281,7 @@ std::string renderSvg(const LineChart& chart) {
 
   std::ostringstream s;
   header(s, f, chart.title);
-  s << "<g class=\"x-ticks\">\n";
-  for (double v : f.x.values) {
-    const std::string x = px(f.mapX(v));
-    s << "<line x1=\"" << x << "\" y1=\"" << px(f.bottom) << "\" x2=\"" << x << "\" y2=\"" << px(f.bottom + 5)
-      << "\" stroke=\"#333333\"/>"
-      << "<text class=\"tick\" x=\"" << x << "\" y=\"" << px(f.bottom + 18) << "\" text-anchor=\"middle\">"
-      << formatTick(v, f.x.decimals) << "</text>\n";
-  }
-  s << "</g>\n";
+  xTicks(s, f);
   yAxisAndLabels(s, f, chart.xLabel, chart.yLabel);
   referenceLines(s, f, chart.references);
   std::vector<std::string> names;

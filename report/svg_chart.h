@@ -52,6 +52,10 @@ struct LineChart {
   bool fixedY = false;
   double yMin = 0, yMax = 1;
   bool yFromZero = false;  // include 0 in the y range (counts, rates)
+  // A stacked area chart (shares that add up to 1): each series is a band on top of the ones
+  // before it, at the first series' x values (a missing value counts as 0). The legend lists the
+  // bands from the top down, as they are drawn.
+  bool stacked = false;
   int width = 720, height = 400;
 };
 

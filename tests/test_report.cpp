@@ -76,6 +76,23 @@ std::vector<std::vector<std::pair<double, double>>> polylines(const std::string&
   return out;
 }
 
+// The points of every band of a stacked area chart (<polygon class="band">), as (x, y) pairs: the
+// top edge left to right, then the bottom edge right to left.
+std::vector<std::vector<std::pair<double, double>>> bands(const std::string& svg) {
+  std::vector<std::vector<std::pair<double, double>>> out;
+  const std::regex band("<polygon class=\"band\"[^>]* points=\"([^\"]*)\"");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), band), end; it != end; ++it) {
+    std::vector<std::pair<double, double>> points;
+    std::istringstream in((*it)[1].str());
+    for (std::string pair; in >> pair;) {
+      const size_t comma = pair.find(',');
+      points.push_back({std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1))});
+    }
+    out.push_back(points);
+  }
+  return out;
+}
+
 std::vector<std::string> tickLabels(const std::string& svg, const std::string& axis) {
   std::vector<std::string> out;
   const size_t start = svg.find("<g class=\"" + axis + "-ticks\">");
@@ -539,18 +556,97 @@ TEST(OpeningHistory, ChartsFollowTheCheckpoints) {
   // Two moves reach 3 %; e5f6 (2 %) is folded into "other moves".
   ASSERT_EQ(groups.size(), 3u) << svg;
   EXPECT_TRUE(groups.count("a1b2") && groups.count("c3d4") && groups.count("other moves"));
+  // Stacked areas: one band per series, its top edge and its bottom edge a point per checkpoint.
+  // The plot runs from y = 44 (share 1) to y = 344 (share 0) in a 720x400 chart.
   for (const auto& [name, body] : groups) {
-    const auto lines = polylines(body);
-    ASSERT_EQ(lines.size(), 1u) << name;
-    EXPECT_EQ(lines[0].size(), 3u) << name;  // one point per checkpoint
+    const auto b = bands(body);
+    ASSERT_EQ(b.size(), 1u) << name;
+    EXPECT_EQ(b[0].size(), 6u) << name;
   }
+  // a1b2 (at the last checkpoint 0.95, drawn first) lies on the axis; "other moves" tops out at 1.
+  const auto a1b2 = bands(groups.at("a1b2"))[0];
+  EXPECT_NEAR(a1b2[2].second, 344 - 300 * 0.95, 0.01);  // gen 5: share 0.95
+  EXPECT_NEAR(a1b2[3].second, 344, 0.01);
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(bands(groups.at("other moves"))[0][i].second, 44, 0.01);
   EXPECT_THAT(renderSvg(secondMoveChart(h, 0.03)), HasSubstr("Replies to a1b2"));
+  // The table: gen 5 prefers a1b2 (95%); its top line is a1b2 x1y1, 0.95 x 0.6 = 57%.
+  const std::string table = historyTable(h, 2);
+  EXPECT_THAT(table, HasSubstr("gen-0005"));
+  EXPECT_THAT(table, HasSubstr("a1b2 95%  c3d4 3%"));
+  EXPECT_THAT(table, HasSubstr("a1b2 x1y1 57%  a1b2 z2z3 38%"));
+  EXPECT_EQ(count(table, "\n"), 4u);  // a header and a row per checkpoint
   const auto json = nlohmann::json::parse(historyJson(h));
   EXPECT_EQ(json["checkpoints"].size(), 3u);
   EXPECT_EQ(json["checkpoints"][2]["first"][0]["move"], "a1b2");  // most visited first at gen 5
   const std::string csv = historyCsv(h);
   EXPECT_EQ(count(csv, "\n"), 1u + 3 * (3 + 2));
   EXPECT_THAT(csv, HasSubstr("5,gen-0005.model,0,a1b2,x1y1,60,0.6,0.5\n"));
+}
+
+TEST(OpeningHistory, JensenShannonDivergenceByHand) {
+  const PositionStats a{{"a", {1, 1.0, 0}}};
+  const PositionStats halves{{"a", {1, 0.5, 0}}, {"b", {1, 0.5, 0}}};
+  const PositionStats b{{"b", {1, 1.0, 0}}};
+  EXPECT_NEAR(jensenShannon(halves, halves), 0.0, 1e-12);
+  EXPECT_NEAR(jensenShannon(a, b), 1.0, 1e-12);  // nothing in common
+  // P = (1, 0), Q = (1/2, 1/2), M = (3/4, 1/4):
+  // KL(P||M) = log2(4/3) = 0.415037; KL(Q||M) = 1/2 log2(2/3) + 1/2 log2(2) = 0.207519;
+  // JSD = (0.415037 + 0.207519) / 2 = 0.311278.
+  EXPECT_NEAR(jensenShannon(a, halves), 0.311278, 1e-6);
+  EXPECT_NEAR(jensenShannon(halves, a), 0.311278, 1e-6);
+  // Shares are renormalised (a search's shown moves may not add up to 1).
+  const PositionStats doubled{{"a", {1, 1.0, 0}}, {"b", {1, 1.0, 0}}};
+  EXPECT_NEAR(jensenShannon(doubled, halves), 0.0, 1e-12);
+  EXPECT_TRUE(isMissing(jensenShannon({}, halves)));
+}
+
+TEST(OpeningHistory, DivergencePositionAndPlayedCharts) {
+  OpeningHistory h;
+  h.position = {"a1b2", "x1y1"};
+  for (int gen : {0, 1, 2}) {
+    CheckpointOpenings c;
+    c.generation = gen;
+    c.model = "gen-000" + std::to_string(gen) + ".model";
+    // gen 0 and 1 agree; gen 2 moves everything to c3d4.
+    c.first = gen < 2 ? PositionStats{{"a1b2", {1, 1.0, 0}}} : PositionStats{{"c3d4", {1, 1.0, 0}}};
+    c.chosen = {{"p1", {1, 0.5, 0}}, {"p2", {1, 0.5, 0}}};
+    h.checkpoints.push_back(c);
+  }
+  const LineChart d = divergenceChart(h);
+  ASSERT_EQ(d.series.size(), 3u);
+  EXPECT_EQ(d.series[0].name, "first: vs previous");
+  EXPECT_TRUE(isMissing(d.series[0].y[0]));  // gen 0 has no previous checkpoint
+  EXPECT_NEAR(d.series[0].y[1], 0.0, 1e-12);
+  EXPECT_NEAR(d.series[0].y[2], 1.0, 1e-12);
+  EXPECT_EQ(d.series[1].name, "first: vs last");
+  EXPECT_NEAR(d.series[1].y[0], 1.0, 1e-12);
+  EXPECT_NEAR(d.series[1].y[2], 0.0, 1e-12);
+  EXPECT_EQ(d.series[2].name, "a1b2 x1y1: vs previous");
+  EXPECT_NEAR(d.series[2].y[2], 0.0, 1e-12);
+  EXPECT_EQ(xmlProblem(renderSvg(d)), "");
+
+  const LineChart p = positionChart(h, 0.03);
+  EXPECT_THAT(p.title, HasSubstr("After a1b2 x1y1"));
+  ASSERT_EQ(p.series.size(), 2u);  // p1 and p2; nothing left for "other moves"
+  EXPECT_TRUE(p.stacked);
+
+  // Played: generation 1 played 3 games, 2 of them a1b2.
+  PlayedOpenings played;
+  played.generation = 1;
+  played.games = 3;
+  played.first = {{"a1b2", {2, 2.0 / 3, 0}}, {"c3d4", {1, 1.0 / 3, 0}}};
+  h.played = {played};
+  const LineChart pc = playedChart(h, 0.03);
+  ASSERT_EQ(pc.series.size(), 2u);
+  EXPECT_EQ(pc.series[0].name, "a1b2");
+  EXPECT_EQ(pc.series[0].x, std::vector<double>{1});
+  EXPECT_NEAR(pc.series[0].y[0], 2.0 / 3, 1e-12);
+  EXPECT_THAT(historyTable(h), HasSubstr("a1b2 67%  c3d4 33% (3)"));
+  const auto json = nlohmann::json::parse(historyJson(h));
+  EXPECT_EQ(json["position"], (std::vector<std::string>{"a1b2", "x1y1"}));
+  EXPECT_EQ(json["played"][0]["games"], 3);
+  EXPECT_EQ(json["checkpoints"][0]["chosen"].size(), 2u);
+  EXPECT_THAT(historyCsv(h), HasSubstr("2,gen-0002.model,0,a1b2 x1y1,p1,1,0.5,0\n"));
 }
 
 #ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
@@ -708,11 +804,18 @@ TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {
   const auto groups = seriesGroups(svg);
   ASSERT_FALSE(groups.empty());
   for (const auto& [name, body] : groups) {
-    const auto lines = polylines(body);
-    ASSERT_EQ(lines.size(), 1u) << name;
-    EXPECT_EQ(lines[0].size(), checkpoints) << name;
+    const auto b = bands(body);
+    ASSERT_EQ(b.size(), 1u) << name;
+    EXPECT_EQ(b[0].size(), 2 * checkpoints) << name;  // top and bottom edge, a point per checkpoint
   }
   EXPECT_EQ(xmlProblem(slurp(*root_ / "history" / "openings-second.svg")), "");
+  EXPECT_EQ(xmlProblem(slurp(*root_ / "history" / "openings-divergence.svg")), "");
+  // The table goes to stdout and to a file, a row per checkpoint.
+  EXPECT_THAT(r.out, HasSubstr("gen-0002"));
+  EXPECT_EQ(slurp(*root_ / "history" / "openings-table.txt"), r.out.substr(0, r.out.find("3 checkpoints searched")));
+  // Self-play's first moves, per generation that played (the run's games.jsonl).
+  const std::string played = slurp(*root_ / "history" / "openings-played.csv");
+  EXPECT_THAT(played, HasSubstr("generation (the best model playing the game)"));
   const auto json = nlohmann::json::parse(slurp(*root_ / "history" / "openings.json"));
   ASSERT_EQ(json["checkpoints"].size(), checkpoints);
   EXPECT_EQ(json["followed"].size(), 2u);
@@ -724,6 +827,16 @@ TEST_F(TinyRun, OpeningsHistoryHasOnePointPerCheckpoint) {
     EXPECT_EQ(c["second"].size(), 2u);
   }
   EXPECT_FALSE(slurp(*root_ / "history" / "openings.csv").empty());
+
+  // A chosen position, searched by every checkpoint; a bad one is refused before any search.
+  const CmdResult chosen = poppy({"openings", "history", run().string(), "--playouts", "8", "--follow", "0",
+                                  "--position", "3e3d 1a1b", "--out", (*root_ / "chosen.svg").string()});
+  ASSERT_EQ(chosen.code, 0) << chosen.describe();
+  const auto chosenJson = nlohmann::json::parse(slurp(*root_ / "chosen.json"));
+  EXPECT_EQ(chosenJson["position"], (std::vector<std::string>{"3e3d", "1a1b"}));
+  EXPECT_FALSE(chosenJson["checkpoints"][0]["chosen"].empty());
+  EXPECT_THAT(slurp(*root_ / "chosen-position.svg"), HasSubstr("After 3e3d 1a1b"));
+  expectCleanError(poppy({"openings", "history", run().string(), "--position", "3e3d 9z9z"}), "9z9z");
 
   // --every 2: gen 0 and the last one.
   const CmdResult thin = poppy({"openings", "history", run().string(), "--playouts", "8", "--every", "2", "--follow",
