@@ -2,10 +2,14 @@
 #include "play/web_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include "common/json_integer.h"
 #include "game/neighbours.h"
+#include "play/board_svg.h"
+#include "play/piece_kanji.h"
+#include "play/time_manager.h"
 
 namespace poppy::play {
 
@@ -52,6 +56,7 @@ json pieceJson(const game::Variant& v, game::Piece p) {
           {"token", f.token()},
           {"letter", f.letterToken()},
           {"name", f.name},
+          {"kanji", pieceKanji(f.name, game::colorOf(p))},
           {"promoted", f.promoted}};
 }
 
@@ -134,7 +139,8 @@ json positionJson(const game::Position& pos, int plyCap) {
       hand.push_back({{"letter", v.faces[hk.setupFace].letterToken()},
                       {"count", count},
                       {"token", v.faces[hk.setupFace].token()},
-                      {"name", v.faces[hk.setupFace].name}});
+                      {"name", v.faces[hk.setupFace].name},
+                      {"kanji", pieceKanji(v.faces[hk.setupFace].name, c)}});
     }
     hands[colorName(c)] = std::move(hand);
   }
@@ -158,7 +164,8 @@ json positionJson(const game::Position& pos, int plyCap) {
                  {"to", pos.squareName(m.to)},
                  {"flip", m.isFlip()},
                  {"face", after.token()},
-                 {"name", after.name}};
+                 {"name", after.name},
+                 {"kanji", pieceKanji(after.name, pos.sideToMove())}};
       if (m.isDrop()) {
         jm["from"] = nullptr;
         jm["drop"] = v.faces[m.dropFace()].letterToken();
@@ -220,7 +227,23 @@ mcts::Evaluator* WebApi::evaluatorFor(const game::Variant& v) const {
   return options_.evaluator && v.name == options_.modelVariant ? options_.evaluator : nullptr;
 }
 
-Analysis WebApi::search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned) {
+int64_t WebApi::now() const {
+  if (options_.nowMs) return options_.nowMs();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void WebApi::checkTime(Game& g, int64_t nowMs, bool orThrow) {
+  const int running = g.clock.running();
+  if (g.flagged < 0 && running >= 0 && g.clock.flagged(running, nowMs)) {
+    g.flagged = running;
+    g.clock.stop();
+  }
+  if (orThrow && g.flagged >= 0)
+    throw ApiError(409, std::string("the game is over: ") + colorName(g.flagged) + " ran out of time");
+}
+
+Analysis WebApi::search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned, double seconds) {
   mcts::SearchParams params;
   params.playouts = playouts;
   params.plyCap = options_.plyCap;
@@ -230,6 +253,7 @@ Analysis WebApi::search(const game::Position& pos, int playouts, const std::atom
   SearchLimits limits;
   limits.playouts = playouts;
   limits.seconds = options_.maxSearchSeconds;
+  if (seconds > 0) limits.seconds = limits.seconds > 0 ? std::min(limits.seconds, seconds) : seconds;
   Analysis a = analyzer.analyze(pos, limits, abandoned);
   // A search cut short because its client left is not an answer: nothing is played or cached.
   if (abandoned && abandoned->load()) throw ApiError(kAbandonedStatus, "the client closed the request");
@@ -257,6 +281,27 @@ json WebApi::stateJson(const Game& g) const {
   out["human"] = g.human < 0 ? "both" : colorName(g.human);
   out["engine"] = evaluatorFor(g.pos.variant()) ? "model " + options_.modelName : std::string("rollout MCTS");
   out["history"] = g.history;
+  if (g.flagged >= 0) {
+    // Lost on time: over, whatever the board says.
+    out["game_over"] = true;
+    out["result"] = {{"reason", "time"}, {"winner", colorName(1 - g.flagged)}};
+    out["legal_moves"] = json::array();
+  }
+  if (!g.clock.settings().enabled()) {
+    out["clock"] = nullptr;
+  } else {
+    const int64_t t = now();
+    const ClockSettings& cs = g.clock.settings();
+    json clock = {{"text", clockText(cs)},
+                  {"main_ms", cs.mainMs},
+                  {"byoyomi_ms", cs.byoyomiMs},
+                  {"increment_ms", cs.incrementMs},
+                  {"running", g.clock.running() >= 0 ? json(colorName(g.clock.running())) : json(nullptr)}};
+    for (int side = 0; side < 2; ++side)
+      clock[colorName(side)] = {{"main_left_ms", g.clock.mainLeftMs(side, t)},
+                                {"byoyomi_left_ms", g.clock.byoyomiLeftMs(side, t)}};
+    out["clock"] = std::move(clock);
+  }
   if (g.history.empty()) {
     out["last_move"] = nullptr;
   } else {
@@ -284,6 +329,12 @@ json WebApi::newGame(const json& request) {
     throw ApiError(400, "side \"" + side + "\" must be sente, gote or both");
   }
   const std::string sfen = stringField(request, "sfen", false);
+  ClockSettings clock;
+  try {
+    clock = parseClock(stringField(request, "clock", false));
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(400, e.what());
+  }
   std::unique_ptr<Game> g;
   try {
     g = std::make_unique<Game>(sfen.empty() ? game::Position(v) : game::Position::fromSfen(v, sfen));
@@ -292,6 +343,10 @@ json WebApi::newGame(const json& request) {
   }
   g->human = human;
   g->startSfen = g->pos.sfen();
+  if (clock.enabled()) {
+    g->clock = GameClock(clock);
+    if (!g->pos.outcome(options_.plyCap).over()) g->clock.start(g->pos.sideToMove(), now());
+  }
   std::shared_ptr<Game> shared(std::move(g));
   {
     std::lock_guard<std::mutex> lock(gamesMutex_);
@@ -312,13 +367,27 @@ json WebApi::newGame(const json& request) {
 json WebApi::state(const std::string& gameId) {
   auto g = findGame(gameId);
   std::lock_guard<std::mutex> lock(g->mutex);
+  checkTime(*g, now(), false);
   return stateJson(*g);
 }
+
+namespace {
+
+// After a move: the clock of the side now to move runs, unless the game ended.
+void passTheClock(GameClock& clock, const game::Position& pos, int plyCap, int64_t nowMs) {
+  if (!clock.settings().enabled()) return;
+  if (pos.outcome(plyCap).over()) clock.stop();
+  else clock.start(pos.sideToMove(), nowMs);
+}
+
+}  // namespace
 
 json WebApi::move(const json& request) {
   auto g = findGame(stringField(request, "game", true));
   const std::string text = stringField(request, "move", true);
   std::lock_guard<std::mutex> lock(g->mutex);
+  const int64_t t = now();
+  checkTime(*g, t, true);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
   if (g->human >= 0 && g->pos.sideToMove() != g->human)
@@ -332,6 +401,8 @@ json WebApi::move(const json& request) {
   }
   g->history.push_back(g->pos.moveToUsi(m));
   g->pos.makeMove(m);
+  g->clock.moved(t);
+  passTheClock(g->clock, g->pos, options_.plyCap, t);
   return stateJson(*g);
 }
 
@@ -339,17 +410,32 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
   auto g = findGame(stringField(request, "game", true));
   const int playouts = playoutsOr(intField(request, "playouts", 0));
   std::lock_guard<std::mutex> lock(g->mutex);
+  checkTime(*g, now(), true);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
   if (g->human >= 0 && g->pos.sideToMove() == g->human)
     throw ApiError(409, std::string("it is your move (") + colorName(g->human) + "): the engine plays only " +
                             colorName(1 - g->human) + " in this game");
-  const Analysis a = search(g->pos, playouts, abandoned);
+  // On a clock the engine thinks as `poppy usi` would with this time left (play/time_manager.h).
+  double seconds = 0;
+  if (g->clock.settings().enabled()) {
+    const int side = g->pos.sideToMove();
+    const ClockSettings& cs = g->clock.settings();
+    seconds = std::max<int64_t>(1, clockBudgetMs(g->clock.mainLeftMs(side, now()), cs.incrementMs, cs.byoyomiMs,
+                                                 TimeSettings{})) /
+              1000.0;
+  }
+  const Analysis a = search(g->pos, playouts, abandoned, seconds);
   if (a.moves.empty()) throw ApiError(409, "the engine has no move here");
   json analysisOut = analysisJson(g->pos, a);
   const game::Move m = a.moves.front().move;  // the most visited move
+  const int64_t t = now();
+  checkTime(*g, t, false);  // an engine too slow for its clock loses like anyone
+  if (g->flagged >= 0) return {{"move", nullptr}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
   g->history.push_back(g->pos.moveToUsi(m));
   g->pos.makeMove(m);
+  g->clock.moved(t);
+  passTheClock(g->clock, g->pos, options_.plyCap, t);
   return {{"move", g->history.back()}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
 }
 
@@ -357,6 +443,7 @@ json WebApi::undo(const json& request) {
   auto g = findGame(stringField(request, "game", true));
   std::lock_guard<std::mutex> lock(g->mutex);
   if (g->history.empty()) throw ApiError(400, "nothing to undo: no move was played in this game");
+  if (g->clock.settings().enabled()) throw ApiError(409, "a game on a clock cannot be taken back");
   // Take back one move, then the engine's moves before it, so the person is to move again.
   do {
     g->pos.unmakeMove();
@@ -462,6 +549,30 @@ json WebApi::openings(const std::string& variantName, const std::string& sfen, i
   return out;
 }
 
+json WebApi::board(const std::string& variantName, const std::string& sfen, const std::string& move,
+                   bool letters) const {
+  const std::string name = variantName.empty() ? options_.defaultVariant : variantName;
+  const game::VariantPtr v = findVariant(name);
+  if (!v) throw ApiError(400, "unknown variant \"" + name + "\"");
+  game::Position pos(v);
+  try {
+    if (!sfen.empty()) pos = game::Position::fromSfen(v, sfen);
+  } catch (const game::SfenError& e) {
+    throw ApiError(400, std::string("bad SFEN: ") + e.what());
+  }
+  if (!move.empty()) {
+    try {
+      pos.makeMove(pos.parseUsi(move));
+    } catch (const game::MoveError& e) {
+      throw ApiError(400, std::string("illegal move: ") + e.what());
+    }
+  }
+  BoardSvgOptions o;
+  o.square = 30;
+  o.letters = letters;
+  return {{"variant", v->name}, {"sfen", pos.sfen()}, {"svg", boardSvg(pos, o)}};
+}
+
 ApiReply WebApi::route(const std::string& method, const std::string& path,
                        const std::map<std::string, std::string>& query, const std::string& body,
                        const std::atomic<bool>* abandoned) {
@@ -501,6 +612,10 @@ ApiReply WebApi::route(const std::string& method, const std::string& path,
       needGet();
       reply.body = openings(param(query, "variant", false), param(query, "sfen", false), intParam(query, "playouts", 0),
                             abandoned);
+    } else if (path == "/api/board") {
+      needGet();
+      reply.body = board(param(query, "variant", false), param(query, "sfen", false), param(query, "move", false),
+                         param(query, "letters", false) == "1");
     } else {
       throw ApiError(404, "no API endpoint " + path);
     }

@@ -5,7 +5,8 @@
 //
 // Endpoints (all replies are JSON; errors are {"error": "..."} with a 4xx status):
 //   GET  /api/variants                      the variants, their sizes and who plays them
-//   POST /api/new     {variant?, side?, sfen?}   a new game -> state
+//   POST /api/new     {variant?, side?, sfen?, clock?}   a new game -> state; clock: "5m/30s"
+//                                            (byoyomi) or "5m+10s" (Fischer), play/game_clock.h
 //   GET  /api/state   ?game=ID
 //   POST /api/move    {game, move}           a person's move (USI); illegal -> 400 with the reason
 //   POST /api/engine-move {game, playouts?}  the engine plays the side to move -> {move, state, analysis}
@@ -14,9 +15,12 @@
 //   GET  /api/openings ?variant=V[&sfen=S][&playouts=N]  the engine's preferred children of a
 //                                            position (shares, win rates, child SFENs), and the
 //                                            opening book's moves when a book is loaded
+//   GET  /api/board   ?variant=V&sfen=S[&move=USI][&letters=1]  {"svg"}: the position (after
+//                                            the move, highlighted) drawn by play/board_svg.h
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +33,7 @@
 #include "game/position.h"
 #include "mcts/evaluator.h"
 #include "play/analyzer.h"
+#include "play/game_clock.h"
 #include "play/opening_book.h"
 
 namespace poppy::play {
@@ -61,6 +66,8 @@ struct WebApiOptions {
   const OpeningBook* book = nullptr;     // optional, for the variant named by book->variant()
   size_t maxGames = 1000;                // the oldest games are forgotten beyond this
   uint64_t seed = 1;
+  // Milliseconds on a steady clock, for the games' clocks (tests give a counter they advance).
+  std::function<int64_t()> nowMs;
 };
 
 // The status of a request whose client left before the answer (nginx's "client closed request").
@@ -94,6 +101,8 @@ class WebApi {
   nlohmann::json analysis(const std::string& gameId, int playouts, const std::atomic<bool>* abandoned = nullptr);
   nlohmann::json openings(const std::string& variant, const std::string& sfen, int playouts,
                           const std::atomic<bool>* abandoned = nullptr);
+  nlohmann::json board(const std::string& variant, const std::string& sfen, const std::string& move,
+                       bool letters) const;
 
   size_t gameCount() const;
 
@@ -105,6 +114,8 @@ class WebApi {
     std::string startSfen;
     int human = 0;  // 0 sente, 1 gote, -1 both sides (no engine replies)
     std::vector<std::string> history;  // USI moves since startSfen
+    GameClock clock;    // settings().enabled() false: no clock
+    int flagged = -1;   // the side whose time ran out (the game is then over), -1 none
     explicit Game(game::Position p) : pos(std::move(p)) {}
   };
 
@@ -114,7 +125,12 @@ class WebApi {
   mcts::Evaluator* evaluatorFor(const game::Variant& v) const;
   // Runs one search under the engine lock (the evaluator serves one search at a time); throws
   // ApiError(kAbandonedStatus) when *abandoned is set by the end.
-  Analysis search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned);
+  // seconds > 0: at most that long (a clock's budget), within maxSearchSeconds.
+  Analysis search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned, double seconds = 0);
+  int64_t now() const;
+  // Ends the game if the side to move has run out of time by `nowMs`; then, or if the game was
+  // already over, throws ApiError 409 naming why (when `orThrow`).
+  void checkTime(Game& g, int64_t nowMs, bool orThrow);
   nlohmann::json stateJson(const Game& g) const;
   nlohmann::json analysisJson(const game::Position& pos, const Analysis& a) const;
 

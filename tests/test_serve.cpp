@@ -414,6 +414,97 @@ TEST(WebApi, OpeningExplorerGoesDownTheTree) {
   EXPECT_FALSE(down.at("children").empty());
 }
 
+// The game clock through the API, on a clock the test moves by hand (WebApiOptions::nowMs).
+TEST(WebApi, ClockChargesEachSideAndTheFlagEndsTheGame) {
+  int64_t now = 1000000;
+  play::WebApiOptions options;
+  options.nowMs = [&now] { return now; };
+  auto api = makeApi(options);
+  // 1 minute + 10 s byoyomi; sente (the person) to move.
+  json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}, {"clock", "1m/10s"}});
+  const std::string id = s.at("game");
+  ASSERT_TRUE(s.at("clock").is_object()) << s.dump();
+  EXPECT_EQ(s.at("clock").at("running"), "sente");
+  EXPECT_EQ(s.at("clock").at("sente").at("main_left_ms"), 60000);
+  EXPECT_EQ(s.at("clock").at("text"), "1:00 + 10s byoyomi");
+  // Sente thinks 20 s: 40 s left; gote's clock runs.
+  now += 20000;
+  s = post(api, "/api/move", {{"game", id}, {"move", s.at("legal_moves")[0].at("usi")}});
+  EXPECT_EQ(s.at("clock").at("sente").at("main_left_ms"), 40000);
+  EXPECT_EQ(s.at("clock").at("running"), "gote");
+  // Gote uses its whole minute and 5 s of byoyomi: still in time, main time 0, byoyomi afresh.
+  now += 65000;
+  s = get(api, "/api/state", {{"game", id}});
+  EXPECT_EQ(s.at("clock").at("gote").at("main_left_ms"), 0);
+  EXPECT_EQ(s.at("clock").at("gote").at("byoyomi_left_ms"), 5000);
+  s = post(api, "/api/move", {{"game", id}, {"move", s.at("legal_moves")[0].at("usi")}});
+  EXPECT_FALSE(s.at("game_over"));
+  // Sente: 40 s + 10 s byoyomi, and 50.001 s pass: sente has lost on time.
+  now += 50001;
+  s = get(api, "/api/state", {{"game", id}});
+  EXPECT_TRUE(s.at("game_over"));
+  EXPECT_EQ(s.at("result").at("reason"), "time");
+  EXPECT_EQ(s.at("result").at("winner"), "gote");
+  EXPECT_TRUE(s.at("legal_moves").empty());
+  const json late = post(api, "/api/move", {{"game", id}, {"move", "3e3d"}}, 409);
+  EXPECT_THAT(late.at("error").get<std::string>(), HasSubstr("sente ran out of time"));
+  // A timed game cannot be taken back; a bad clock is refused, naming it.
+  EXPECT_THAT(post(api, "/api/undo", {{"game", id}}, 409).at("error").get<std::string>(), HasSubstr("clock"));
+  EXPECT_THAT(post(api, "/api/new", {{"variant", "micro"}, {"clock", "5x"}}, 400).at("error").get<std::string>(),
+              HasSubstr("clock \"5x\""));
+  // No clock: "clock" is null and nothing runs out.
+  json plain = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}});
+  EXPECT_TRUE(plain.at("clock").is_null());
+  now += 100000000;
+  EXPECT_FALSE(get(api, "/api/state", {{"game", plain.at("game")}}).at("game_over"));
+}
+
+TEST(WebApi, TheEngineMovesWithinItsClock) {
+  int64_t now = 0;
+  play::WebApiOptions options;
+  options.nowMs = [&now] { return now; };
+  auto api = makeApi(options);
+  // Fischer 10 s + 2 s; the person plays gote, so the engine (sente) moves first.
+  json s = post(api, "/api/new", {{"variant", "micro"}, {"side", "gote"}, {"clock", "10s+2s"}});
+  now += 3000;  // the engine's 3 s (its search is instantaneous on this fake clock)
+  const json r = post(api, "/api/engine-move", {{"game", s.at("game")}});
+  ASSERT_FALSE(r.at("move").is_null());
+  EXPECT_EQ(r.at("state").at("clock").at("sente").at("main_left_ms"), 10000 - 3000 + 2000);
+  EXPECT_EQ(r.at("state").at("clock").at("running"), "gote");
+  // Too slow: 20 s pass before the engine's next move is asked for: it has lost on time.
+  now += 2000;
+  s = post(api, "/api/move", {{"game", s.at("game")}, {"move", r.at("state").at("legal_moves")[0].at("usi")}});
+  now += 20000;
+  const json late = post(api, "/api/engine-move", {{"game", s.at("game")}}, 409);
+  EXPECT_THAT(late.at("error").get<std::string>(), HasSubstr("sente ran out of time"));
+}
+
+TEST(WebApi, BoardPicturesAndKanji) {
+  auto api = makeApi();
+  const json b = get(api, "/api/board", {{"variant", "minishogi"}, {"move", "5e4d"}});
+  const std::string svg = b.at("svg");
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("class=\"last-move\""), std::string::npos);  // the move is highlighted
+  size_t pieces = 0;
+  for (size_t at = svg.find("<g class=\"piece\""); at != std::string::npos; at = svg.find("<g class=\"piece\"", at + 1))
+    ++pieces;
+  EXPECT_EQ(pieces, 12u);  // minishogi's 12 pieces, none in hand
+  EXPECT_NE(svg.find(">王<"), std::string::npos);
+  const json letters = get(api, "/api/board", {{"variant", "minishogi"}, {"letters", "1"}});
+  EXPECT_EQ(letters.at("svg").get<std::string>().find(">王<"), std::string::npos);
+  EXPECT_THAT(get(api, "/api/board", {{"variant", "micro"}, {"sfen", "bad"}}, 400).at("error").get<std::string>(),
+              HasSubstr("bad SFEN"));
+  EXPECT_THAT(get(api, "/api/board", {{"variant", "micro"}, {"move", "9a9b"}}, 400).at("error").get<std::string>(),
+              HasSubstr("illegal move"));
+  // Each piece of a state carries its kanji: 玉 for sente's king, 王 for gote's.
+  const json s = post(api, "/api/new", {{"variant", "micro"}});
+  std::set<std::string> kings;
+  for (const auto& sq : s.at("board"))
+    if (!sq.at("piece").is_null() && sq.at("piece").at("name") == "king")
+      kings.insert(sq.at("piece").at("color").get<std::string>() + sq.at("piece").at("kanji").get<std::string>());
+  EXPECT_EQ(kings, (std::set<std::string>{"sente玉", "gote王"}));
+}
+
 // `poppy serve` answers each HTTP request on its own thread: WebApi::route is called
 // concurrently (ThreadSanitizer runs this test: scripts/sanitize.sh). Four clients play their
 // own games, two of them also share one game, and old games are forgotten meanwhile.
