@@ -1050,6 +1050,115 @@ TEST(Serve, FireDemonDoubleIguiByClickingItTwice) {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
+// Runs a self-test on a fresh rollout server; returns the DOM and the self-test's JSON (which
+// must say done), and leaves the server's state of its game in `state`.
+struct PageRun {
+  std::string dom;
+  json result, state;
+};
+PageRun runPage(const std::string& name, const std::string& query) {
+  PageRun p;
+  const auto dir = freshTempDir("poppy_test_serve_", name);
+  ServerProcess server({}, (dir / "serve.log").string());
+  p.dom = runPageSelftest(server.port(), dir, query);
+  if (p.dom.empty()) return p;
+  p.result = selftestResult(p.dom);
+  if (!p.result.is_object() || !p.result.value("done", false)) {
+    ADD_FAILURE() << "the self-test did not finish: " << p.result.dump();
+    return p;
+  }
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = client.Get(("/api/state?game=" + p.result.at("game").get<std::string>()).c_str());
+  if (r && r->status == 200) p.state = json::parse(r->body);
+  server.stop();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+  return p;
+}
+
+// Gote's pieces are turned towards sente. With kanji the characters turn with them, as on a real
+// board; in letters mode the tokens stay upright (a turned "+P" or "M" reads as something else),
+// and a promoted piece shows its promoted token with its promoted name.
+TEST(Serve, LettersStayUprightOnTheOpponentsPieces) {
+  // Minishogi with gote's tokin on 4c and sente's on 3b.
+  const PageRun p = runPage("letters", "selftest=letters&variant=minishogi&side=both&sfen=rbsgk/2%2BP1p/1%2Bp3/5/KGSBR%20b%20-%201");
+  ASSERT_TRUE(p.result.is_object());
+  ASSERT_EQ(p.result.at("kanji").size(), 13u) << p.result.dump();
+  for (const auto& piece : p.result.at("kanji")) {
+    EXPECT_EQ(piece.at("tile_turned"), piece.at("color") == "gote") << piece.dump();
+    EXPECT_EQ(piece.at("text_upright"), piece.at("color") == "sente") << piece.dump();  // kanji turn with gote's tiles
+  }
+  std::map<std::string, std::string> text;
+  for (const auto& piece : p.result.at("letters")) {
+    EXPECT_EQ(piece.at("tile_turned"), piece.at("color") == "gote") << piece.dump();
+    EXPECT_TRUE(piece.at("text_upright")) << piece.dump();
+    text[piece.at("square")] = piece.at("text").get<std::string>() + "/" + piece.at("small").get<std::string>();
+  }
+  EXPECT_EQ(text.at("4c"), "+P/tokin");  // gote's tokin, read from the SFEN above
+  EXPECT_EQ(text.at("3b"), "+P/tokin");
+  EXPECT_EQ(text.at("1a"), "K/king");
+}
+
+// The bar and its text give sente's expected score (win + half the draws) and, apart from it,
+// the win, draw and loss chances of the analysis the page received.
+TEST(Serve, EvaluationBarShowsTheExpectedScoreAndTheChancesApart) {
+  const PageRun p = runPage("analyse", "selftest=analyse");
+  ASSERT_TRUE(p.result.is_object());
+  const json a = p.result.at("analysis");
+  const bool senteToMove = a.at("side_to_move") == "sente";
+  const double score = senteToMove ? a.at("win_rate").get<double>() : 1 - a.at("win_rate").get<double>();
+  const std::vector<double> wdl = a.at("wdl");
+  const double win = senteToMove ? wdl[0] : wdl[2], loss = senteToMove ? wdl[2] : wdl[0];
+  auto pct = [](double x) { return std::to_string(int(std::lround(100 * x))) + "%"; };
+  const std::string text = domElement(p.dom, "eval-text").second;
+  EXPECT_EQ(text, "engine, for sente: expected score " + pct(score) + " (win " + pct(win) + " \u00b7 draw " +
+                      pct(wdl[1]) + " \u00b7 loss " + pct(loss) + ")");
+  EXPECT_EQ(domElement(p.dom, "eval-label").second, pct(score));
+  std::smatch bar;
+  ASSERT_TRUE(std::regex_search(p.dom, bar, std::regex("data-sente-score=\"([0-9.]+)\""))) << "no score on the bar";
+  EXPECT_NEAR(std::stod(bar[1].str()), score, 0.0006);
+  EXPECT_NE(p.dom.find("<div class=\"eval-end\">gote</div>"), std::string::npos);
+  EXPECT_NE(p.dom.find("<div class=\"eval-end\">sente</div>"), std::string::npos);
+}
+
+// Pointing at a move of the opening explorer shows the board after it, drawn by the server.
+TEST(Serve, ExplorerPreviewsTheBoardAfterAMove) {
+  const PageRun p = runPage("preview", "selftest=preview");
+  ASSERT_TRUE(p.result.is_object());
+  const std::string move = p.result.at("move");
+  auto v = game::loadVariant("micro");
+  game::Position after = game::Position::fromSfen(v, p.result.at("sfen"));
+  after.makeMove(after.parseUsi(move));
+  int pieces = 0;
+  for (game::Square sq = 0; sq < v->numSquares(); ++sq) pieces += after.at(sq) != game::kEmpty;
+  for (int k = 0; k < int(v->handKinds.size()); ++k) pieces += after.handCount(0, k) > 0 ? 1 : 0;
+  for (int k = 0; k < int(v->handKinds.size()); ++k) pieces += after.handCount(1, k) > 0 ? 1 : 0;
+  const size_t at = p.dom.find("id=\"openings-preview-board\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string preview = p.dom.substr(at, p.dom.find("</svg>", at) - at);
+  EXPECT_NE(preview.find("data-move=\"" + move + "\""), std::string::npos) << preview.substr(0, 200);
+  int drawn = 0;
+  for (size_t k = preview.find("class=\"piece\""); k != std::string::npos; k = preview.find("class=\"piece\"", k + 1)) ++drawn;
+  EXPECT_EQ(drawn, pieces);
+  EXPECT_NE(preview.find("class=\"last-move\""), std::string::npos);
+  EXPECT_THAT(domElement(p.dom, "openings-preview-caption").second, HasSubstr("after " + move + ": share "));
+}
+
+// A person who does not move on a 1-second byoyomi clock loses on time: the server says so and
+// the page shows it, the flag on the person's clock.
+TEST(Serve, ClockFlagFallsInTheBrowser) {
+  const PageRun p = runPage("clock", "selftest=clock&clock=0/1s&side=sente");
+  ASSERT_TRUE(p.result.is_object());
+  EXPECT_EQ(p.result.at("clock_text"), "0:00.0 + 1s byoyomi");
+  ASSERT_TRUE(p.state.is_object());
+  EXPECT_TRUE(p.state.at("game_over"));
+  EXPECT_EQ(p.state.at("result").at("reason"), "time");
+  EXPECT_EQ(p.state.at("result").at("winner"), "gote");
+  EXPECT_EQ(domElement(p.dom, "status").second, "Game over: sente ran out of time, gote wins");
+  const std::string clock = domElement(p.dom, "clock-bottom").first;
+  EXPECT_THAT(clock, HasSubstr("flagged"));
+  EXPECT_THAT(clock, HasSubstr("data-side=\"sente\""));
+}
+
 #endif  // POPPY_BINARY
 
 }  // namespace

@@ -3,12 +3,9 @@
 // legal moves, but whatever a person tries is sent, and a refusal is shown as the server words it).
 'use strict';
 
-const KANJI = {
-  king: '玉', rook: '飛', dragon: '龍', bishop: '角', horse: '馬', gold: '金', silver: '銀',
-  'promoted silver': '全', knight: '桂', 'promoted knight': '圭', lance: '香', 'promoted lance': '杏',
-  pawn: '歩', tokin: 'と', phoenix: '鵬', falcon: '鷹', eagle: '鵰', crane: '鶴', pheasant: '雉',
-  'left quail': '鶉', 'right quail': '鶉', swallow: '燕', goose: '鴈',
-};
+// Kanji come from the server with each piece (play/piece_kanji.h): one table for the page and
+// the SVG boards.
+
 
 const ui = {
   variants: [],
@@ -18,6 +15,9 @@ const ui = {
   busy: false,
   pending: Promise.resolve(),  // the action in progress (the self-test awaits it)
   openings: {root: null, path: [], data: null},
+  stateAt: 0,          // performance.now() when the state (and its clock) arrived
+  clockRefresh: 0,     // when the page last asked the server whether a flag fell
+  preview: {key: null, pending: Promise.resolve()},
 };
 
 const $ = (id) => document.getElementById(id);
@@ -88,12 +88,11 @@ function pieceElement(piece, downward) {
   el.className = 'piece';
   if (downward) el.classList.add('down');
   if (piece.promoted) el.classList.add('promoted');
-  const letters = $('letters-toggle').checked || !KANJI[piece.name];
+  const letters = $('letters-toggle').checked || !piece.kanji;
   if (letters) el.classList.add('letters');
   const big = document.createElement('span');
   big.className = 'kanji';
-  big.textContent = letters ? piece.token : KANJI[piece.name];
-  if (!letters && piece.name === 'king' && piece.color === 'gote') big.textContent = '王';
+  big.textContent = letters ? piece.token : piece.kanji;
   const small = document.createElement('span');
   small.className = 'token';
   small.textContent = letters ? piece.name : piece.token;
@@ -173,7 +172,8 @@ function render() {
   let status;
   if (s.game_over) {
     const r = s.result;
-    status = `Game over: ${r.reason}` + (r.winner ? `, ${r.winner} wins` : ', draw');
+    const reason = r.reason === 'time' ? `${r.winner === 'sente' ? 'gote' : 'sente'} ran out of time` : r.reason;
+    status = `Game over: ${reason}` + (r.winner ? `, ${r.winner} wins` : ', draw');
   } else {
     status = `${s.side_to_move} to move` + (s.check ? ' (check)' : '') + ` · move ${s.ply + 1}`;
   }
@@ -183,8 +183,60 @@ function render() {
   $('status').setAttribute('data-game-over', s.game_over ? 'true' : 'false');
   $('history').textContent = s.history.length ? s.history.map((m, i) => `${i + 1}. ${m}`).join('  ') : '';
   $('engine-name').textContent = `${s.engine} · ${s.variant}`;
-  $('undo').disabled = s.history.length === 0 || ui.busy;
+  $('undo').disabled = s.history.length === 0 || ui.busy || !!s.clock;
+  $('undo').title = s.clock ? 'A game on a clock cannot be taken back' : '';
   renderEvaluation();
+  renderClocks();
+}
+
+// ---- clocks ----------------------------------------------------------------------------------
+
+const pct = (x) => `${Math.round(100 * x)}%`;
+
+function formatClock(ms) {
+  ms = Math.max(0, ms);
+  const s = Math.floor(ms / 1000);
+  if (s >= 3600) return `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+  if (s >= 10) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  return `0:0${s}.${Math.floor(ms % 1000 / 100)}`;
+}
+
+// Each side's clock as the server last gave it, less the time since for the side whose clock
+// runs. When a flag falls here the server is asked (it keeps the time that counts).
+function renderClocks() {
+  const s = ui.state;
+  const flipped = viewer() === 'gote';
+  const places = {top: flipped ? 'sente' : 'gote', bottom: flipped ? 'gote' : 'sente'};
+  for (const [place, side] of Object.entries(places)) {
+    const el = $(`clock-${place}`);
+    if (!s || !s.clock) { el.hidden = true; continue; }
+    el.hidden = false;
+    const c = s.clock[side];
+    const used = s.clock.running === side ? performance.now() - ui.stateAt : 0;
+    const main = c.main_left_ms - used;
+    const byoyomi = s.clock.byoyomi_ms > 0 ? c.byoyomi_left_ms - Math.max(0, -main) : 0;
+    const lost = s.game_over && s.result && s.result.reason === 'time' && s.result.winner !== side;
+    const left = Math.max(0, main) + Math.max(0, byoyomi);
+    el.textContent = `${side} ` + (main > 0 || s.clock.byoyomi_ms === 0 ? formatClock(main) : `byoyomi ${formatClock(byoyomi)}`);
+    el.setAttribute('data-side', side);
+    el.setAttribute('data-left-ms', String(Math.round(left)));
+    el.classList.toggle('running', s.clock.running === side && !s.game_over);
+    el.classList.toggle('low', s.clock.running === side && left < 10000 && !lost);
+    el.classList.toggle('flagged', lost);
+    if (s.clock.running === side && left <= 0 && !s.game_over && performance.now() - ui.clockRefresh > 500) {
+      ui.clockRefresh = performance.now();
+      refreshState();
+    }
+  }
+}
+
+// Asks the server for the game's state (a flag may have fallen), unless an action is under way.
+function refreshState() {
+  if (!ui.state || ui.busy) return Promise.resolve();
+  return act(async () => {
+    const state = await api('GET', `/api/state?game=${encodeURIComponent(ui.state.game)}`);
+    if (state.history.length === ui.state.history.length) setState(state);
+  });
 }
 
 function renderHand(el, color) {
@@ -202,7 +254,7 @@ function renderHand(el, color) {
     item.setAttribute('data-letter', h.letter);
     item.setAttribute('data-count', h.count);
     if (ui.selected && ui.selected.drop === h.letter && color === s.side_to_move) item.classList.add('selected');
-    const p = pieceElement({name: h.name, token: h.token, color, promoted: false}, color !== viewer());
+    const p = pieceElement({name: h.name, token: h.token, kanji: h.kanji, color, promoted: false}, color !== viewer());
     p.draggable = !s.game_over && color === s.side_to_move;
     item.append(p);
     const count = document.createElement('span');
@@ -220,14 +272,21 @@ function renderEvaluation() {
   tbody.replaceChildren();
   if (!a) {
     $('eval-fill').style.height = '50%';
+    $('eval-label').textContent = '';
     $('eval-text').textContent = '';
     $('analysis-summary').textContent = 'Press Analyse for the engine\'s view.';
     return;
   }
+  // The bar is the expected score (win + half the draws); the text gives it and the win, draw and
+  // loss chances apart, all from sente's side.
   const sente = a.side_to_move === 'sente' ? a.win_rate : 1 - a.win_rate;
+  const wdl = a.side_to_move === 'sente' ? a.wdl : [a.wdl[2], a.wdl[1], a.wdl[0]];
   $('eval-fill').style.height = (100 * sente).toFixed(1) + '%';
-  $('eval-bar').setAttribute('data-sente-win-rate', sente.toFixed(3));
-  $('eval-text').textContent = `engine: sente wins ${Math.round(100 * sente)}%`;
+  $('eval-label').style.bottom = (100 * sente).toFixed(1) + '%';
+  $('eval-label').textContent = pct(sente);
+  $('eval-bar').setAttribute('data-sente-score', sente.toFixed(3));
+  $('eval-text').textContent = `engine, for sente: expected score ${pct(sente)} ` +
+      `(win ${pct(wdl[0])} · draw ${pct(wdl[1])} · loss ${pct(wdl[2])})`;
   const current = ui.state && a.sfen === ui.state.sfen;
   $('analysis-summary').textContent =
       `${a.side_to_move} to move${current ? '' : ' (before the engine\'s last move)'}: ` +
@@ -252,6 +311,7 @@ function renderEvaluation() {
 
 function setState(state) {
   ui.state = state;
+  ui.stateAt = performance.now();
   ui.selected = null;
   render();
   if ($('heat-toggle').checked && !state.game_over && !heatValues()) analyse();
@@ -269,7 +329,7 @@ async function engineReply() {
     const r = await api('POST', '/api/engine-move', {game: ui.state.game});
     ui.analysis = Object.assign(r.analysis, {sfen: null});
     setState(r.state);
-    showMessage(`Engine played ${r.move}.`, 'info');
+    showMessage(r.move ? `Engine played ${r.move}.` : 'The engine ran out of time.', 'info');
   } finally {
     ui.busy = false;
     render();
@@ -280,10 +340,14 @@ function newGame(sfen) {
   return act(async () => {
     const variant = $('variant').value;
     const side = $('side').value;
-    const state = await api('POST', '/api/new', sfen ? {variant, side, sfen} : {variant, side});
+    const request = {variant, side};
+    if (sfen) request.sfen = sfen;
+    if ($('clock').value) request.clock = $('clock').value;
+    const state = await api('POST', '/api/new', request);
     ui.analysis = null;
     setState(state);
-    showMessage(`New ${variant} game: you play ${side === 'both' ? 'both sides' : side}.`, 'info');
+    showMessage(`New ${variant} game: you play ${side === 'both' ? 'both sides' : side}` +
+                (state.clock ? `, ${state.clock.text} each.` : '.'), 'info');
     openingsGo(null, []);
     if (engineToMove()) await engineReply();
   });
@@ -348,7 +412,7 @@ function choiceText(m, burning) {
   }
   if (m.mid) return `${m.usi}${m.to === m.from ? (isEmpty(m.mid) ? ': pass' : ': igui') : ''}`;
   if (burning) return `${m.usi}: no burn`;
-  return `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${KANJI[m.name] || ''} ${m.name}`;
+  return `${m.flip ? (m.drop ? '' : 'Promote: ') : (m.drop ? '' : 'Keep: ')}${m.kanji || ''} ${m.name}`;
 }
 
 function isEmpty(square) {
@@ -454,7 +518,7 @@ function renderOpenings() {
   if (!o.data) return;
   $('openings-path').textContent = o.path.length ? o.path.map((p) => p.move).join(' ') : '(start of the line)';
   $('openings-summary').textContent =
-      `${o.data.side_to_move} to move, wins ${Math.round(100 * o.data.win_rate)}% · ${o.data.playouts} playouts` +
+      `${o.data.side_to_move} to move, expected score ${pct(o.data.win_rate)} · ${o.data.playouts} playouts` +
       (o.data.in_book ? ' · in the book' : '');
   for (const c of o.data.children.slice(0, 12)) {
     const tr = document.createElement('tr');
@@ -463,9 +527,32 @@ function renderOpenings() {
     tr.innerHTML = `<td></td><td>${bar}${(100 * c.share).toFixed(1)}%</td><td>${(100 * c.win_rate).toFixed(1)}</td>` +
                    `<td>${c.book_weight !== undefined ? c.book_weight.toFixed(2) : ''}</td>`;
     tr.firstChild.textContent = c.move;
+    tr.tabIndex = 0;
     tr.onclick = () => openingsGo(c.sfen, [...o.path, {move: c.move, sfen: o.data.sfen}]);
+    tr.onmouseenter = tr.onfocus = () => showPreview(o.data, c);
     tbody.append(tr);
   }
+  if (o.data.children.length) showPreview(o.data, o.data.children[0]);
+  else { $('openings-preview-caption').textContent = ''; $('openings-preview-board').replaceChildren(); }
+}
+
+// The board after a move of the explorer, drawn by the server (play/board_svg.h, the same pieces
+// as the page's); the latest request wins.
+function showPreview(data, child) {
+  const letters = $('letters-toggle').checked ? '1' : '0';
+  const key = `${data.variant}|${data.sfen}|${child.move}|${letters}`;
+  if (ui.preview.key === key) return ui.preview.pending;
+  ui.preview.key = key;
+  const q = `variant=${encodeURIComponent(data.variant)}&sfen=${encodeURIComponent(data.sfen)}` +
+            `&move=${encodeURIComponent(child.move)}&letters=${letters}`;
+  ui.preview.pending = api('GET', `/api/board?${q}`).then((b) => {
+    if (ui.preview.key !== key) return;
+    const line = [...ui.openings.path.map((p) => p.move), child.move].join(' ');
+    $('openings-preview-caption').textContent = `after ${line}: share ${pct(child.share)}, score ${pct(child.win_rate)}`;
+    $('openings-preview-board').setAttribute('data-move', child.move);
+    $('openings-preview-board').innerHTML = b.svg.replace(/^<\?xml[^>]*>\s*/, '');
+  }).catch((e) => showMessage(e.message, 'error'));
+  return ui.preview.pending;
 }
 
 // ---- events ----------------------------------------------------------------------------------
@@ -524,7 +611,7 @@ function wireEvents() {
     if (ui.state && !ui.state.game_over && !ui.busy) await engineReply();
   });
   $('heat-toggle').onchange = () => { if ($('heat-toggle').checked && !heatValues()) analyse(); else render(); };
-  $('letters-toggle').onchange = () => render();
+  $('letters-toggle').onchange = () => { render(); if (ui.openings.data) renderOpenings(); };
   $('openings-root').onclick = () => openingsGo(null, []);
   $('openings-here').onclick = () => ui.state && openingsGo(ui.state.sfen, []);
   $('openings-up').onclick = () => {
@@ -685,6 +772,72 @@ async function selftestBurn() {
   });
 }
 
+// With ?selftest=letters: how each piece's big text sits, in kanji and then in letters mode
+// (the Letters box clicked): `upright` when the text is turned exactly as much as its tile (or
+// the tile not at all), read from the computed styles.
+async function selftestLetters() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    out.game = ui.state.game;
+    const turned = (el) => {
+      const t = getComputedStyle(el).transform;
+      return t !== 'none' && t.startsWith('matrix(-1');
+    };
+    const look = () => [...document.querySelectorAll('#board .piece')].map((p) => {
+      const span = p.querySelector('.kanji');
+      const square = p.closest('[data-square]');
+      return {square: square.getAttribute('data-square'), color: square.getAttribute('data-color'),
+              text: span.textContent, small: p.querySelector('.token').textContent,
+              tile_turned: turned(p), text_upright: turned(p) === turned(span)};
+    });
+    out.kanji = look();
+    $('letters-toggle').click();
+    await ui.pending;
+    out.letters = look();
+  });
+}
+
+// With ?selftest=analyse: presses Analyse and publishes the analysis the page received.
+async function selftestAnalyse() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    out.game = ui.state.game;
+    click($('analyse'));
+    await ui.pending;
+    const a = ui.analysis;
+    out.analysis = {side_to_move: a.side_to_move, win_rate: a.win_rate, wdl: a.wdl};
+  });
+}
+
+// With ?selftest=preview: points at the explorer's second move and waits for its board.
+async function selftestPreview() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    out.game = ui.state.game;
+    const rows = document.querySelectorAll('#openings-list tbody tr');
+    const row = rows[1] || rows[0];
+    row.dispatchEvent(new MouseEvent('mouseenter'));
+    await ui.preview.pending;
+    out.sfen = ui.openings.data.sfen;
+    out.move = row.getAttribute('data-move');
+  });
+}
+
+// With ?selftest=clock&clock=...: the person (sente) does not move; the page keeps asking the
+// server until the flag falls (the server's clock is the real one, whatever the page's timers do).
+async function selftestClock() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    out.game = ui.state.game;
+    out.clock_text = ui.state.clock && ui.state.clock.text;
+    for (let i = 0; i < 20000 && !ui.state.game_over; ++i) {
+      ui.clockRefresh = 0;
+      await refreshState();
+    }
+    out.game_over = ui.state.game_over;
+  });
+}
+
 // ---- start -----------------------------------------------------------------------------------
 
 // Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
@@ -705,6 +858,7 @@ function kanjiFontAvailable() {
 
 async function main() {
   wireEvents();
+  setInterval(renderClocks, 100);
   if (!kanjiFontAvailable()) $('letters-toggle').checked = true;
   const params = new URLSearchParams(location.search);
   try {
@@ -720,6 +874,12 @@ async function main() {
     $('variant').value = params.get('variant') || v.default;
     if (params.get('side')) $('side').value = params.get('side');
     if (params.get('heat')) $('heat-toggle').checked = true;
+    if (params.get('clock')) {
+      const o = document.createElement('option');
+      o.value = o.textContent = params.get('clock');
+      $('clock').append(o);
+      $('clock').value = params.get('clock');
+    }
   } catch (e) {
     showMessage(e.message, 'error');
     return;
@@ -728,6 +888,10 @@ async function main() {
   if (params.get('selftest') === 'promotion') await selftestPromotion();
   else if (params.get('selftest') === 'lion') await selftestLion();
   else if (params.get('selftest') === 'burn') await selftestBurn();
+  else if (params.get('selftest') === 'letters') await selftestLetters();
+  else if (params.get('selftest') === 'analyse') await selftestAnalyse();
+  else if (params.get('selftest') === 'preview') await selftestPreview();
+  else if (params.get('selftest') === 'clock') await selftestClock();
   else if (params.get('selftest')) await selftest();
 }
 
