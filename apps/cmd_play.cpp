@@ -21,7 +21,7 @@ namespace poppy::apps {
 namespace {
 
 struct PlayArgs {
-  std::string variant = "micro", model, device = "cpu", side = "sente", sfen, save;
+  std::string variant = "micro", model, device = "cpu", side = "sente", sfen, save, clock;
   nn::Inference inference = nn::Inference::kAuto;
   int playouts = 0;
   double seconds = 0;
@@ -74,6 +74,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
     if (s.human < 0) throw std::runtime_error("--side '" + a.side + "': use sente, gote or random");
   }
   s.startSfen = a.sfen;
+  s.clock = play::parseClock(a.clock);  // a bad clock fails before the game starts, naming it
   s.searchThreads = a.searchThreads;
   s.search.playouts = a.playouts > 0 ? a.playouts : kDefaultPlayouts;
   s.limits.playouts = a.playouts;  // 0 with --seconds: the time alone limits the search
@@ -106,6 +107,9 @@ void addPlayCommand(CLI::App& app) {
   cmd->add_option("--seconds", a->seconds, "Engine thinking time per move (with --playouts: whichever ends first)")
       ->check(CLI::Range(0.01, 3600.0));
   cmd->add_option("--sfen", a->sfen, "Start from this position (SFEN) instead of the variant's start");
+  cmd->add_option("--clock", a->clock,
+                  "A clock for both sides: \"10m/30s\" (main time, then 30 s byoyomi a move) or \"5m+5s\" "
+                  "(Fischer: 5 s added a move); running out loses");
   cmd->add_option("--ply-cap", a->plyCap, "Plies after which the game ends (a draw, or shogi's impasse count)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -1,10 +1,12 @@
 #include "play/terminal_game.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
 
+#include "play/time_manager.h"
 #include "selfplay/selfplay_runner.h"
 
 namespace poppy::play {
@@ -131,6 +133,35 @@ TerminalGame::TerminalGame(PlaySettings settings, mcts::Evaluator* evaluator, st
     settings_.gameId = timeStamp(std::time(nullptr)) + "-human-" + colorName(settings_.human);
   }
   flipped_ = settings_.human == 1;  // the person's side at the bottom
+  if (timed()) clock_ = GameClock(settings_.clock);
+}
+
+int64_t TerminalGame::now() const {
+  if (settings_.nowMs) return settings_.nowMs();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string TerminalGame::clockLine() const {
+  const int64_t t = now();
+  std::string line = "Clock:";
+  for (game::Color c = 0; c < 2; ++c) {
+    const int64_t main = clock_.mainLeftMs(c, t);
+    line += std::string(c ? " · " : " ") + colorName(c) + " " +
+            (main > 0 || settings_.clock.byoyomiMs == 0 ? formatClockMs(main)
+                                                         : "byoyomi " + formatClockMs(clock_.byoyomiLeftMs(c, t)));
+  }
+  return line + " (" + clockText(settings_.clock) + ")";
+}
+
+bool TerminalGame::chargeMove(int64_t nowMs) {
+  if (!timed()) return true;
+  const game::Color mover = game::Color(clock_.running());
+  if (!clock_.moved(nowMs)) {
+    flagged_ = mover;
+    return false;
+  }
+  return true;
 }
 
 std::string TerminalGame::sideName(game::Color c) const {
@@ -157,9 +188,16 @@ selfplay::GameRecord TerminalGame::run() {
   }
   out_ << "Sente's pieces are upper case (K, +B); gote's are lower case behind a 'v' (vk, v+b).\n";
   out_ << "Type a move in USI notation (like " << exampleMoves() << ") or 'help'. The game is saved to "
-       << settings_.savePath << " when the session ends.\n\n";
+       << settings_.savePath << " when the session ends.\n";
+  if (timed()) out_ << "On a clock: " << clockText(settings_.clock) << " each; no take-backs.\n";
+  out_ << "\n";
 
   for (;;) {
+    if (flagged_ >= 0) {
+      const game::Color winner = pos_.opponent(flagged_);
+      out_ << sideName(flagged_) << " ran out of time. " << sideName(winner) << " wins.\n";
+      return finish(colorName(winner), "timeout");
+    }
     const game::Outcome o = pos_.outcome(settings_.plyCap);
     if (o.over()) {
       drawBoard();
@@ -173,6 +211,7 @@ selfplay::GameRecord TerminalGame::run() {
       out_ << "\nInterrupted.\n";
       return finish("draw", "unfinished");
     }
+    if (timed() && clock_.running() != pos_.sideToMove()) clock_.start(pos_.sideToMove(), now());
     if (pos_.sideToMove() != settings_.human) {
       engineTurn();
       continue;
@@ -192,6 +231,7 @@ selfplay::GameRecord TerminalGame::run() {
 
 TerminalGame::Step TerminalGame::humanTurn() {
   if (!boardShown_) drawBoard();
+  if (timed()) out_ << clockLine() << "\n";
   out_ << "your move> " << std::flush;
   std::string line;
   if (!std::getline(in_, line)) {
@@ -199,6 +239,11 @@ TerminalGame::Step TerminalGame::humanTurn() {
     return Step::kQuit;
   }
   if (settings_.echoInput) out_ << line << "\n";
+  // Whatever is typed after the flag fell, the game is lost on time (run() says so).
+  if (timed() && clock_.flagged(settings_.human, now())) {
+    flagged_ = settings_.human;
+    return Step::kContinue;
+  }
   return handleLine(line);
 }
 
@@ -232,6 +277,7 @@ TerminalGame::Step TerminalGame::handleLine(const std::string& raw) {
       rejectMove(text, reasonOf(e.what()));
       return Step::kContinue;
     }
+    if (!chargeMove(now())) return Step::kContinue;  // too late: run() ends the game on time
     playMove(m);
   }
   return Step::kContinue;
@@ -246,9 +292,23 @@ void TerminalGame::playMove(game::Move m) {
 
 void TerminalGame::engineTurn() {
   out_ << "Poppy (" << colorName(pos_.sideToMove()) << ") is thinking..." << std::flush;
-  const Analysis a = analyzer_.analyze(pos_, settings_.limits, settings_.interrupted);
+  SearchLimits limits = settings_.limits;
+  if (timed()) {
+    // As `poppy usi` would think with this much time left.
+    const game::Color side = pos_.sideToMove();
+    const double budget = double(std::max<int64_t>(
+                              1, clockBudgetMs(clock_.mainLeftMs(side, now()), settings_.clock.incrementMs,
+                                               settings_.clock.byoyomiMs, TimeSettings{}))) /
+                          1000.0;
+    limits.seconds = limits.seconds > 0 ? std::min(limits.seconds, budget) : budget;
+  }
+  const Analysis a = analyzer_.analyze(pos_, limits, settings_.interrupted);
   if (interrupted()) return;  // run() ends the session
   if (a.moves.empty()) throw std::runtime_error("the search returned no move in position " + pos_.sfen());
+  if (!chargeMove(now())) {
+    out_ << " too late.\n";
+    return;
+  }
   const MoveInfo& best = a.moves.front();
   out_ << " plays " << best.usi << "  (win rate " << fixed(100.0 * best.winRate, 1) << "% for Poppy, "
        << a.playouts << " playouts, " << fixed(a.seconds, 1) << " s)\n";
@@ -256,6 +316,10 @@ void TerminalGame::engineTurn() {
 }
 
 void TerminalGame::undo() {
+  if (timed()) {
+    out_ << "No take-backs in a game on a clock.\n";
+    return;
+  }
   // Take back plies until the person's latest move is gone: then it is their turn again. The
   // mover of ply i is the start side for even i, the other side for odd i (two players).
   const game::Color startSide = int(moves_.size()) % 2 == 0 ? pos_.sideToMove() : pos_.opponent(pos_.sideToMove());

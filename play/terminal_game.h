@@ -6,6 +6,7 @@
 // Recorded result and reason:
 //   finished game   result sente/gote/draw, reason checkmate/repetition/perpetual_check/ply_cap/stalemate
 //   person resigns  result = the engine's side,  reason "resign"
+//   a flag falls    result = the other side,     reason "timeout" (with --clock)
 //   quit, EOF, ^C   result "draw",                reason "unfinished" (nobody won; the reason
 //                   says it was not played out, so no reader mistakes it for a real draw)
 // The record's id is "play-YYYYMMDD-HHMMSS-human-sente" (or -gote): who played which side;
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -23,6 +25,7 @@
 #include "mcts/evaluator.h"
 #include "play/analyzer.h"
 #include "play/board_text.h"
+#include "play/game_clock.h"
 #include "selfplay/game_record.h"
 
 namespace poppy::play {
@@ -45,6 +48,11 @@ struct PlaySettings {
   uint64_t seed = 1;
   // Set from a signal handler (^C): stops a search and ends the session, which still saves.
   const std::atomic<bool>* interrupted = nullptr;
+  // A clock for both sides (not enabled: none). The person's time runs from the prompt to the
+  // move; the engine thinks within its own (play/time_manager.h), and a side whose time runs
+  // out loses. No take-backs on a clock.
+  ClockSettings clock;
+  std::function<int64_t()> nowMs;  // milliseconds, steady; empty: the steady clock (tests script it)
 };
 
 // "games/play-YYYYMMDD-HHMMSS.jsonl" for the given local time.
@@ -90,6 +98,11 @@ class TerminalGame {
   std::string sideName(game::Color c) const;
   std::string colorName(game::Color c) const { return c == 0 ? "sente" : "gote"; }
   bool interrupted() const { return settings_.interrupted && settings_.interrupted->load(); }
+  int64_t now() const;
+  bool timed() const { return settings_.clock.enabled(); }
+  std::string clockLine() const;
+  // After a move of `mover` at `nowMs`: charges its clock; false when its flag had fallen.
+  bool chargeMove(int64_t nowMs);
 
   PlaySettings settings_;
   std::istream& in_;
@@ -100,6 +113,8 @@ class TerminalGame {
   Analyzer analyzer_;
   bool flipped_ = false;
   bool boardShown_ = false;  // the current position was drawn since the last change
+  GameClock clock_;
+  game::Color flagged_ = -1;  // the side whose time ran out
 };
 
 }  // namespace poppy::play

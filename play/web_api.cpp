@@ -284,7 +284,7 @@ json WebApi::stateJson(const Game& g) const {
   if (g.flagged >= 0) {
     // Lost on time: over, whatever the board says.
     out["game_over"] = true;
-    out["result"] = {{"reason", "time"}, {"winner", colorName(1 - g.flagged)}};
+    out["result"] = {{"reason", "timeout"}, {"winner", colorName(1 - g.flagged)}};  // as game records say it
     out["legal_moves"] = json::array();
   }
   if (!g.clock.settings().enabled()) {

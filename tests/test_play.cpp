@@ -410,6 +410,62 @@ TEST(TerminalGame, ResignAsGoteAfterTheEngineOpens) {
   EXPECT_EQ(sfens[0], s.finalSfen);
 }
 
+// Input lines that each arrive a given time after the previous one, on a clock the test owns:
+// the person's thinking time is exactly the delay before each line (the engine's search takes
+// no time on this clock).
+class TimedLines : public std::streambuf {
+ public:
+  TimedLines(std::vector<std::pair<int64_t, std::string>> lines, int64_t& now) : lines_(std::move(lines)), now_(now) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (next_ >= lines_.size()) return traits_type::eof();
+    now_ += lines_[next_].first;
+    current_ = lines_[next_++].second + "\n";
+    setg(current_.data(), current_.data(), current_.data() + current_.size());
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::vector<std::pair<int64_t, std::string>> lines_;
+  int64_t& now_;
+  size_t next_ = 0;
+  std::string current_;
+};
+
+// 10 s main time + 5 s byoyomi. Sente (the person) takes 12 s for the first move: 10 s of main
+// time and 2 of the byoyomi, in time. The engine replies at once. Then 6 s pass before the next
+// line: more than the 5 s byoyomi, so the flag has fallen and sente loses on time, whatever the
+// line says.
+TEST(TerminalGame, TheFlagFallsOnTheClock) {
+  const fs::path dir = freshTempDir(kTmp, "clock");
+  play::PlaySettings settings = rolloutSettings(dir);
+  settings.clock = play::parseClock("10s/5s");
+  int64_t now = 0;
+  settings.nowMs = [&now] { return now; };
+  TimedLines lines({{12000, "3e3d"}, {1000, "undo"}, {5001, "moves"}}, now);
+  std::istream in(&lines);
+  std::ostringstream out;
+  play::TerminalGame game(settings, nullptr, in, out);
+  const selfplay::GameRecord r = game.run();
+  const std::string output = out.str();
+  SCOPED_TRACE(output);
+  EXPECT_TRUE(contains(output, "On a clock: 0:10 + 5s byoyomi each; no take-backs."));
+  EXPECT_TRUE(contains(output, "Clock: sente 0:10 \u00b7 gote 0:10 (0:10 + 5s byoyomi)"));
+  // After the first move sente's main time is spent: its clock shows the byoyomi.
+  EXPECT_TRUE(contains(output, "Clock: sente byoyomi 0:05.0 \u00b7 gote 0:10"));
+  EXPECT_TRUE(contains(output, "No take-backs in a game on a clock."));
+  EXPECT_TRUE(contains(output, "sente (you) ran out of time. gote (Poppy) wins."));
+  EXPECT_EQ(r.result, "gote");
+  EXPECT_EQ(r.reason, "timeout");
+  ASSERT_EQ(r.moves.size(), 2u);  // sente's move and the engine's reply
+  EXPECT_EQ(r.moves[0], "3e3d");
+  const auto saved = selfplay::readGameRecords(settings.savePath);
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(saved[0].reason, "timeout");
+}
+
 TEST(TerminalGame, PlyCapEndsTheGame) {
   const fs::path dir = freshTempDir(kTmp, "plycap");
   auto settings = rolloutSettings(dir);
@@ -502,6 +558,9 @@ TEST(PlayBinary, BadOptionsAreClearErrors) {
   r = runPoppy(dir, "--model " + shellQuote((dir / "absent.model").string()), "quit\n");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "absent.model")) << r.err;
+  r = runPoppy(dir, "--clock 5q --save " + shellQuote((dir / "g.jsonl").string()), "quit\n");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "clock \"5q\": unknown unit")) << r.err;
   EXPECT_FALSE(fs::exists(dir / "g.jsonl")) << "nothing is saved when the game never started";
 }
 

@@ -443,7 +443,7 @@ TEST(WebApi, ClockChargesEachSideAndTheFlagEndsTheGame) {
   now += 50001;
   s = get(api, "/api/state", {{"game", id}});
   EXPECT_TRUE(s.at("game_over"));
-  EXPECT_EQ(s.at("result").at("reason"), "time");
+  EXPECT_EQ(s.at("result").at("reason"), "timeout");
   EXPECT_EQ(s.at("result").at("winner"), "gote");
   EXPECT_TRUE(s.at("legal_moves").empty());
   const json late = post(api, "/api/move", {{"game", id}, {"move", "3e3d"}}, 409);
@@ -1151,7 +1151,7 @@ TEST(Serve, ClockFlagFallsInTheBrowser) {
   EXPECT_EQ(p.result.at("clock_text"), "0:00.0 + 1s byoyomi");
   ASSERT_TRUE(p.state.is_object());
   EXPECT_TRUE(p.state.at("game_over"));
-  EXPECT_EQ(p.state.at("result").at("reason"), "time");
+  EXPECT_EQ(p.state.at("result").at("reason"), "timeout");
   EXPECT_EQ(p.state.at("result").at("winner"), "gote");
   EXPECT_EQ(domElement(p.dom, "status").second, "Game over: sente ran out of time, gote wins");
   const std::string clock = domElement(p.dom, "clock-bottom").first;

@@ -172,7 +172,7 @@ function render() {
   let status;
   if (s.game_over) {
     const r = s.result;
-    const reason = r.reason === 'time' ? `${r.winner === 'sente' ? 'gote' : 'sente'} ran out of time` : r.reason;
+    const reason = r.reason === 'timeout' ? `${r.winner === 'sente' ? 'gote' : 'sente'} ran out of time` : r.reason;
     status = `Game over: ${reason}` + (r.winner ? `, ${r.winner} wins` : ', draw');
   } else {
     status = `${s.side_to_move} to move` + (s.check ? ' (check)' : '') + ` · move ${s.ply + 1}`;
@@ -215,7 +215,7 @@ function renderClocks() {
     const used = s.clock.running === side ? performance.now() - ui.stateAt : 0;
     const main = c.main_left_ms - used;
     const byoyomi = s.clock.byoyomi_ms > 0 ? c.byoyomi_left_ms - Math.max(0, -main) : 0;
-    const lost = s.game_over && s.result && s.result.reason === 'time' && s.result.winner !== side;
+    const lost = s.game_over && s.result && s.result.reason === 'timeout' && s.result.winner !== side;
     const left = Math.max(0, main) + Math.max(0, byoyomi);
     el.textContent = `${side} ` + (main > 0 || s.clock.byoyomi_ms === 0 ? formatClock(main) : `byoyomi ${formatClock(byoyomi)}`);
     el.setAttribute('data-side', side);
