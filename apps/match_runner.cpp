@@ -68,6 +68,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.openings = o.openings;
   info.openingsCount = int(ms.openings.size());
   info.records = o.records;
+  info.resumedGames = resumed.games();
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -85,7 +86,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
       play::writeMatchSummary(o.summary, info, s, t, false);
       lastSummary = t;
     }
-    progressLine.update(play::progressLine(s, wanted, t), s.games() == wanted);
+    progressLine.update(play::progressLine(s, wanted, t, info.resumedGames), s.games() == wanted);
   }, std::move(resumed));
   progressLine.finish();
   if (!o.summary.empty()) play::writeMatchSummary(o.summary, info, r, seconds(), true);

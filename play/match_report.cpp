@@ -115,8 +115,9 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
   j["reasons"] = endReasons(r);
   j["forfeits"] = {{"a", forfeitsOf(r, true)}, {"b", forfeitsOf(r, false)}};
   j["average_plies"] = averagePlies(r);
-  j["seconds"] = seconds;
-  j["games_per_hour"] = seconds > 0 ? r.games() * 3600.0 / seconds : 0.0;
+  j["seconds"] = seconds;  // of this session
+  j["resumed_games"] = info.resumedGames;
+  j["games_per_hour"] = seconds > 0 ? (r.games() - info.resumedGames) * 3600.0 / seconds : 0.0;
   j["openings"] = info.openings;
   j["openings_count"] = info.openingsCount;
   j["records"] = info.records;
@@ -129,9 +130,9 @@ void writeMatchSummary(const std::string& path, const MatchInfo& info, const sel
   common::writeFileAtomically(path, matchSummary(info, result, seconds, finished).dump(2) + "\n");
 }
 
-std::string progressLine(const selfplay::MatchResult& r, int wanted, double seconds) {
+std::string progressLine(const selfplay::MatchResult& r, int wanted, double seconds, int resumedGames) {
   const auto [lo, hi] = r.eloInterval95();
-  const double rate = seconds > 0 ? r.games() / seconds : 0;
+  const double rate = seconds > 0 ? (r.games() - resumedGames) / seconds : 0;
   char buf[256];
   std::snprintf(buf, sizeof buf, "%d/%d games  +%d =%d -%d  score %.3f  Elo %+.0f (95%%: %+.0f to %+.0f)  %.2f games/s  %s left",
                 r.games(), wanted, r.winsA, r.draws, r.lossesA, r.score(), r.elo(), lo, hi, rate,

@@ -36,6 +36,7 @@ struct MatchInfo {
   std::string openings;  // file, or empty
   int openingsCount = 0;
   std::string records;   // file, or empty
+  int resumedGames = 0;  // games kept from an earlier session (--resume): not played in `seconds`
 };
 
 // A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->
@@ -59,7 +60,9 @@ void writeMatchSummary(const std::string& path, const MatchInfo& info, const sel
                        double seconds, bool finished);
 
 // "37/200 games  +20 =5 -12  score 0.608  Elo +76 (95%: +12 to +145)  2.1 games/s  1m18s left"
-std::string progressLine(const selfplay::MatchResult& soFar, int wanted, double seconds);
+// The rate and time left count only the games played in `seconds` (not the `resumedGames` kept
+// from an earlier session).
+std::string progressLine(const selfplay::MatchResult& soFar, int wanted, double seconds, int resumedGames = 0);
 // "A vs B: 200 games, +120 =10 -70, score 0.625, Elo +89 (95%: +40 to +139)"
 std::string resultLine(const selfplay::MatchResult& r, const std::string& a, const std::string& b);
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <set>
@@ -536,6 +537,10 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   EXPECT_EQ(ids.size(), 10u);
   EXPECT_EQ(even, 5);
   EXPECT_THAT(slurp(summary), HasSubstr("\"games\": 10"));
+  // The summary's rate counts the six games this session played, not the four it kept.
+  const auto s = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(s.at("resumed_games"), 4);
+  EXPECT_NEAR(s.at("games_per_hour").get<double>(), 6 * 3600.0 / s.at("seconds").get<double>(), 1e-6);
   // Nothing left to play: the summary stays; other players are refused by name.
   expectSuccess(with({"--games", "10", "--resume"}));
   const CmdResult other = poppy({"match", "--variant", "micro", "--a", "rollout:30", "--b", "random", "--games", "10",
