@@ -31,8 +31,10 @@ std::string percent(double share) {
 }
 
 // Stacked shares at x = generations[i]: a band per prominent move, then "other moves".
+// `order`: moves to put first, in this order, when prominent here too (so that a move keeps its
+// colour from one chart to the next).
 LineChart shareChart(const std::vector<int>& generations, const std::vector<const PositionStats*>& perCheckpoint,
-                     double minShare) {
+                     double minShare, const std::vector<std::string>& order = {}) {
   LineChart c;
   c.xLabel = "generation (checkpoint)";
   c.yLabel = "share of the search's visits";
@@ -40,7 +42,15 @@ LineChart shareChart(const std::vector<int>& generations, const std::vector<cons
   c.yMin = 0;
   c.yMax = 1;
   c.stacked = true;
-  const std::vector<std::string> moves = prominentMoves(perCheckpoint, minShare, kMaxLines);
+  std::vector<std::string> moves = prominentMoves(perCheckpoint, minShare, kMaxLines);
+  if (!order.empty()) {
+    std::vector<std::string> arranged;
+    for (const std::string& m : order)
+      if (std::find(moves.begin(), moves.end(), m) != moves.end()) arranged.push_back(m);
+    for (const std::string& m : moves)
+      if (std::find(arranged.begin(), arranged.end(), m) == arranged.end()) arranged.push_back(m);
+    moves = arranged;
+  }
   for (const std::string& move : moves) {
     LineSeries s{move, {}, {}};
     for (size_t i = 0; i < generations.size(); ++i) {
@@ -166,7 +176,10 @@ LineChart playedChart(const OpeningHistory& h, double minShare) {
     generations.push_back(p.generation);
     per.push_back(&p.first);
   }
-  LineChart chart = shareChart(generations, per, minShare);
+  // The preferred first moves' order first, so a move has the same colour in both charts.
+  std::vector<const PositionStats*> preferred;
+  for (const CheckpointOpenings& c : h.checkpoints) preferred.push_back(&c.first);
+  LineChart chart = shareChart(generations, per, minShare, prominentMoves(preferred, minShare, kMaxLines));
   chart.title = "First moves self-play played, by the generation that played them";
   chart.xLabel = "generation (the best model playing the game)";
   chart.yLabel = "share of the generation's games";

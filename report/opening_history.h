@@ -66,7 +66,8 @@ LineChart firstMoveChart(const OpeningHistory& h, double minShare);
 LineChart secondMoveChart(const OpeningHistory& h, double minShare);
 // The same at h.position (no series when none was chosen).
 LineChart positionChart(const OpeningHistory& h, double minShare);
-// The same for the first moves self-play played, x = the generation that played them.
+// The same for the first moves self-play played, x = the generation that played them; moves that
+// firstMoveChart also shows come first, in its order, so each keeps its colour.
 LineChart playedChart(const OpeningHistory& h, double minShare);
 
 // The Jensen-Shannon divergence of two move distributions (shares, each renormalised to sum 1),
