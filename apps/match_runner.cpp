@@ -65,6 +65,9 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.parallel = o.parallel;
   info.plyCap = o.plyCap;
   info.seed = o.seed;
+  info.tactics = o.players.tactics;
+  info.leafMatePlies = o.players.leafMatePlies;
+  info.rootMatePlies = o.players.rootMatePlies;
   info.openings = o.openings;
   info.openingsCount = int(ms.openings.size());
   info.records = o.records;

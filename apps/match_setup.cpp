@@ -82,6 +82,8 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
       case selfplay::PlayerSpec::Kind::kNetwork:
         if (s.nodes > 0) spec.search.playouts = int(s.nodes);
         spec.search.solver = settings.tactics;
+        spec.search.leafMatePlies = settings.leafMatePlies;
+        spec.search.rootMatePlies = settings.rootMatePlies;
         spec.search.repetitionContempt = float(settings.repetitionContempt);
         break;
       case selfplay::PlayerSpec::Kind::kRollout:
@@ -114,6 +116,16 @@ void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
   addInferenceOption(cmd, settings.inference);
   cmd->add_option("--tactics", settings.tactics,
                   "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
+      ->capture_default_str();
+  cmd->add_option("--leaf-mate-plies", settings.leafMatePlies,
+                  "Model players' mate search at every new leaf: 0 off, 1 or 3 plies (lower for big variants: a "
+                  "training config's leaf_mate_plies)")
+      ->check(CLI::IsMember({0, 1, 3}))
+      ->capture_default_str();
+  cmd->add_option("--root-mate-plies", settings.rootMatePlies,
+                  "Model players' mate search at each root: 0 off, else up to this many plies (a config's "
+                  "root_mate_plies)")
+      ->check(CLI::Range(0, 31))
       ->capture_default_str();
   cmd->add_option("--repetition-contempt", settings.repetitionContempt,
                   "Model players' search scores a move back to an earlier position this much below a draw for "

@@ -34,6 +34,10 @@ struct PlayerSettings {
   nn::Inference inference = nn::Inference::kAuto;  // model players (nn/inference.h)
   int playouts = 128;  // of model players without their own
   bool tactics = true;  // model players: MCTS-solver and mate searches (mcts/search_params.h)
+  // Model players' mate searches (mcts/search_params.h): plies at every new leaf and at the root.
+  // The big variants want less than the defaults (a training config's leaf_mate_plies and
+  // root_mate_plies: mitsugumi 1 and 3), where checks are many and each costs a full move list.
+  int leafMatePlies = 3, rootMatePlies = 5;
   // Model players: a move back to an earlier position scores this much below a draw for its mover
   // in the search (mcts/search_params.h); the rules are unchanged. 0 = off.
   double repetitionContempt = 0.0;
@@ -47,7 +51,7 @@ struct MatchPlayer {
 };
 
 // The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --inference,
-// --tactics, --repetition-contempt.
+// --tactics, --leaf-mate-plies, --root-mate-plies, --repetition-contempt.
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings);
 
 // "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.

@@ -121,7 +121,9 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
   j["openings"] = info.openings;
   j["openings_count"] = info.openingsCount;
   j["records"] = info.records;
-  j["settings"] = {{"parallel", info.parallel}, {"ply_cap", info.plyCap}, {"seed", info.seed}};
+  j["settings"] = {{"parallel", info.parallel},          {"ply_cap", info.plyCap},
+                   {"seed", info.seed},                  {"tactics", info.tactics},
+                   {"leaf_mate_plies", info.leafMatePlies}, {"root_mate_plies", info.rootMatePlies}};
   return j;
 }
 

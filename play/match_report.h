@@ -37,6 +37,9 @@ struct MatchInfo {
   int openingsCount = 0;
   std::string records;   // file, or empty
   int resumedGames = 0;  // games kept from an earlier session (--resume): not played in `seconds`
+  // Model players' search tactics (apps/match_setup.h).
+  bool tactics = true;
+  int leafMatePlies = 3, rootMatePlies = 5;
 };
 
 // A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->

@@ -540,6 +540,8 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   // The summary's rate counts the six games this session played, not the four it kept.
   const auto s = nlohmann::json::parse(slurp(summary));
   EXPECT_EQ(s.at("resumed_games"), 4);
+  EXPECT_EQ(s.at("settings").at("leaf_mate_plies"), 3);  // the defaults
+  EXPECT_EQ(s.at("settings").at("root_mate_plies"), 5);
   EXPECT_NEAR(s.at("games_per_hour").get<double>(), 6 * 3600.0 / s.at("seconds").get<double>(), 1e-6);
   // Nothing left to play: the summary stays; other players are refused by name.
   expectSuccess(with({"--games", "10", "--resume"}));
@@ -547,6 +549,18 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
                                  "--records", records, "--resume"});
   EXPECT_EQ(other.code, 2) << other.describe();
   EXPECT_THAT(other.err, HasSubstr("not this match")) << other.describe();
+  // The mate searches of the big variants' configs (leaf 1, root 3) reach the summary; a leaf
+  // search of 2 plies (mates are odd) is refused.
+  const std::string small = (dir / "small.json").string();
+  expectSuccess(poppy({"match", "--variant", "micro", "--a", "uniform:8", "--b", "random", "--games", "2",
+                       "--leaf-mate-plies", "1", "--root-mate-plies", "3", "--summary", small}));
+  const auto settings = nlohmann::json::parse(slurp(small)).at("settings");
+  EXPECT_EQ(settings.at("leaf_mate_plies"), 1);
+  EXPECT_EQ(settings.at("root_mate_plies"), 3);
+  const CmdResult twoPlies = poppy({"match", "--variant", "micro", "--a", "uniform:8", "--b", "random", "--games", "2",
+                                "--leaf-mate-plies", "2"});
+  EXPECT_EQ(twoPlies.code, 2) << twoPlies.describe();
+  EXPECT_THAT(twoPlies.err, HasSubstr("--leaf-mate-plies")) << twoPlies.describe();
 }
 
 TEST(CliErrors, UsageErrorsExitWithTwo) {
