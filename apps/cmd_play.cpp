@@ -60,6 +60,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   // A model knows its variant: without --variant, play that one.
   if (!a.model.empty() && !variantGiven) variantName = nn::readModelInfo(a.model).variant;
   s.variant = game::loadVariant(variantName);
+  game::requireTwoPlayers(*s.variant, "poppy play");
 
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!a.model.empty()) {

@@ -25,6 +25,7 @@ void runUsi(const UsiCommandOptions& o) {
   // Command-line mistakes stop here with `poppy: error: ...`; the same mistakes made through
   // setoption later are answered with `info string error: ...` and the engine goes on.
   const auto variant = game::loadVariant(o.engine.variant);
+  game::requireTwoPlayers(*variant, "poppy usi (USI has no four-player form)");
   for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}}) {
     if (path.empty()) continue;
     if (std::filesystem::is_directory(path))

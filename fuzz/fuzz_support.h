@@ -31,7 +31,8 @@ inline const std::vector<game::VariantPtr>& shippedVariants() {
   static const std::vector<game::VariantPtr> variants = [] {
     std::vector<game::VariantPtr> v;
     // New variants last: corpus files pick a variant by their first byte, 0-6 as before chu came.
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale"})
+    for (const char* name :
+         {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale", "yonin"})
       v.push_back(game::loadVariant(name));
     return v;
   }();

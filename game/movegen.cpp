@@ -68,13 +68,13 @@ bool Position::keepsKingSafe(Move m) const {
   bool safe;
   if (m.isDrop()) {
     b[m.to] = makePiece(us, m.dropFace());
-    safe = !attackedBy(ks, opponent(us));
+    safe = !attackedByEnemyOf(ks, us);
     b[m.to] = kEmpty;
   } else if (!m.isTwoLeg()) {
     const Piece pf = b[m.from], pt = b[m.to];
     b[m.to] = pf;
     b[m.from] = kEmpty;
-    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    safe = !attackedByEnemyOf(m.from == ks ? m.to : ks, us);
     b[m.from] = pf;
     b[m.to] = pt;
   } else if (m.isBurn()) {
@@ -90,7 +90,7 @@ bool Position::keepsKingSafe(Move m) const {
         burned[d] = b[s];
         b[s] = kEmpty;
       }
-    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    safe = !attackedByEnemyOf(m.from == ks ? m.to : ks, us);
     for (int d = 7; d >= 0; --d)
       if ((m.burnMask() >> d) & 1) b[neighbourOf(*variant_, m.to, d)] = burned[d];
     b[m.to] = pt;
@@ -102,7 +102,7 @@ bool Position::keepsKingSafe(Move m) const {
     b[mid] = kEmpty;
     b[m.from] = kEmpty;
     b[m.to] = pf;
-    safe = !attackedBy(m.from == ks ? m.to : ks, opponent(us));
+    safe = !attackedByEnemyOf(m.from == ks ? m.to : ks, us);
     b[m.to] = pt;
     b[m.from] = pf;
     b[mid] = pm;
@@ -112,6 +112,7 @@ bool Position::keepsKingSafe(Move m) const {
 
 // A drop of a no-drop-mate face (the shogi pawn) that checkmates is illegal.
 bool Position::dropGivesMateIllegally(Move m) const {
+  if (variant_->numPlayers > 2) return fourPlayerDropMates(m);
   const Color them = opponent(side_);
   const Square ek = kingSq_[them];
   if (ek < 0 || !faceAttacks(m.dropFace(), side_, m.to, ek)) return false;
@@ -122,7 +123,9 @@ bool Position::dropGivesMateIllegally(Move m) const {
   return mate;
 }
 
-template <bool kStopAtFirst>
+// kFourPlayers (game/four_players.cpp): the mover moves the pieces of every army it controls,
+// each the way its army faces, and nobody takes a turned king.
+template <bool kStopAtFirst, bool kFourPlayers>
 int Position::generate(MoveList* out) const {
   const Variant& v = *variant_;
   const Color us = side_;
@@ -133,11 +136,24 @@ int Position::generate(MoveList* out) const {
   const uint64_t specialFaces = v.specialFaces();
   // Freezing too: a move can free an enemy piece (or freeze one) and so change what attacks
   // the king in ways pins do not see.
-  const bool tryEach = check || specialFaces || v.freezerFaces;
+  // Four players: attacks come from three sides, and pins are not worth their bookkeeping.
+  const bool tryEach = check || specialFaces || v.freezerFaces || kFourPlayers;
   const int n = v.numSquares();
   Pin pins[64];
   const int npins = (ks >= 0 && !tryEach) ? findPins(us, pins) : 0;
   int count = 0;
+  // The army of the piece being moved: its move tables, promotion zone and dead squares. Two
+  // players: always the mover's.
+  Color army = us;
+  // May the mover not take the piece q (non-empty)? Four players: nor a turned king, nor a king:
+  // a player in check moves before anyone could take its king, except when two are in check at
+  // once and the first of them moves (docs/RULES.md "Yonin shogi").
+  const int king = kFourPlayers ? v.royalFace() : -1;
+  auto untakeable = [&](Piece q) {
+    if constexpr (kFourPlayers)
+      return controller_[colorOf(q)] == us || faceOf(q) == v.turnedKingFace || faceOf(q) == king;
+    return colorOf(q) == us;
+  };
 
   // Mitsugumi: no turn skip right after the opponent's (freezing.cpp).
   const bool skipBanned = v.noSkipAfterSkip && lastMoveSkipped();
@@ -210,9 +226,9 @@ int Position::generate(MoveList* out) const {
 
   // Chu shogi: as shogi, or only on entering the zone, capturing, or reaching a dead square.
   auto mayPromoteInZone = [&](Square from, Square to, int face, bool capture) {
-    const bool fromIn = v.inZone(us, from), toIn = v.inZone(us, to);
+    const bool fromIn = v.inZone(army, from), toIn = v.inZone(army, to);
     if (!v.promoteOnEntryOrCapture) return fromIn || toIn;
-    return (!fromIn && toIn) || (capture && (fromIn || toIn)) || v.isDeadSquare(face, us, to);
+    return (!fromIn && toIn) || (capture && (fromIn || toIn)) || v.isDeadSquare(face, army, to);
   };
 
   // Emits the flip / no-flip versions a move allows; make(flip) builds the move. A template
@@ -221,7 +237,7 @@ int Position::generate(MoveList* out) const {
   auto addWithFlips = [&](auto make, Square from, Square to, int face, bool capture) {
     const Face& f = v.faces[face];
     if (f.reverts) return emit(make(true));  // whale's far-rank dolphin turns back as it moves
-    const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, us, to);
+    const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, army, to);
     switch (v.promotion) {
       case PromotionKind::kNone:
         return !deadIfPlain && emit(make(false));
@@ -280,15 +296,21 @@ int Position::generate(MoveList* out) const {
   const uint8_t* alsoLeap = v.rayAlsoLeap();
   for (Square from = 0; from < n; ++from) {
     const Piece p = board_[from];
-    if (!p || colorOf(p) != us) continue;
+    if (!p) continue;
+    if constexpr (kFourPlayers) {
+      if (controller_[colorOf(p)] != us) continue;
+      army = colorOf(p);
+    } else if (colorOf(p) != us) {
+      continue;
+    }
     if (v.freezerFaces && isFrozen(from)) continue;
     const int face = faceOf(p);
-    const auto& sm = v.movesFrom(face, us, from);
+    const auto& sm = v.movesFrom(face, army, from);
     const uint8_t* lt = v.leapTargets() + sm.leapBegin;
     for (int i = 0; i < sm.leapCount; ++i) {
       const Square to = lt[i];
       const Piece q = board_[to];
-      if (q && colorOf(q) == us) continue;
+      if (q && untakeable(q)) continue;
       if (addBoardMove(from, to, face, q != kEmpty)) return count;
     }
     const Variant::Ray* rays = v.rays() + sm.rayBegin;
@@ -297,7 +319,7 @@ int Position::generate(MoveList* out) const {
       for (int k = 0; k < ray.length; ++k) {
         const Square to = raySq[ray.begin + k];
         const Piece q = board_[to];
-        if (q && colorOf(q) == us) break;
+        if (q && untakeable(q)) break;
         if (!(overlap && alsoLeap[ray.begin + k]) && addBoardMove(from, to, face, q != kEmpty)) return count;
         if (q) break;
       }
@@ -306,6 +328,10 @@ int Position::generate(MoveList* out) const {
   }
 
   if (!v.dropsEnabled) return count;
+  army = us;  // a drop faces the dropper's own way (yonin shogi)
+  // Where nifu counts: files, or for yonin's west and east, whose pawns move along ranks.
+  const bool linesAreRanks = kFourPlayers && v.quarterTurns(us) % 2;
+  auto lineOf = [&](Square s) { return linesAreRanks ? v.rankOf(s) : v.colOf(s); };
   for (int kind = 0; kind < int(v.handKinds.size()); ++kind) {
     if (!hand_[us][kind]) continue;
     const HandKind& hk = v.handKinds[kind];
@@ -315,7 +341,7 @@ int Position::generate(MoveList* out) const {
       const bool deadRule = v.dropOnDeadSquareForbidden && ((v.deadSquareDropFaces >> face) & 1);
       const bool mateRule = (v.noDropMateFaces >> face) & 1;
       const int perFile = v.maxPerFile[face];
-      int onFile[kMaxFiles] = {};
+      int onFile[kMaxFiles > kMaxRanks ? kMaxFiles : kMaxRanks] = {};
       if (perFile) {
         // A face that reverts (whale's far-rank dolphin) is a passing state of the same piece,
         // and counts with it; a promotion (shogi's tokin) does not.
@@ -323,12 +349,12 @@ int Position::generate(MoveList* out) const {
         const Piece same = makePiece(us, face);
         const Piece passing = other >= 0 && v.faces[other].reverts ? makePiece(us, other) : same;
         for (Square s = 0; s < n; ++s)
-          if (board_[s] == same || board_[s] == passing) ++onFile[v.colOf(s)];
+          if (board_[s] == same || board_[s] == passing) ++onFile[lineOf(s)];
       }
       for (Square to = 0; to < n; ++to) {
         if (board_[to]) continue;
         if (deadRule && v.isDeadSquare(face, us, to)) continue;
-        if (perFile && onFile[v.colOf(to)] >= perFile) continue;
+        if (perFile && onFile[lineOf(to)] >= perFile) continue;
         const Move m = Move::drop(face, to);
         if (check && !keepsKingSafe(m)) continue;
         if (mateRule && dropGivesMateIllegally(m)) continue;
@@ -341,10 +367,13 @@ int Position::generate(MoveList* out) const {
 
 void Position::generateLegal(MoveList& out) const {
   out.clear();
-  generate<false>(&out);
+  if (variant_->numPlayers > 2) generate<false, true>(&out);
+  else generate<false, false>(&out);
 }
 
-bool Position::hasLegalMove() const { return generate<true>(nullptr) > 0; }
+bool Position::hasLegalMove() const {
+  return (variant_->numPlayers > 2 ? generate<true, true>(nullptr) : generate<true, false>(nullptr)) > 0;
+}
 
 bool Position::isLegal(Move m) const {
   MoveList list;

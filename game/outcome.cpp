@@ -7,8 +7,9 @@ namespace poppy::game {
 int Position::repetitionsSoFar() const {
   const uint64_t h = hash();
   int n = 0;
-  // The hash includes the side to move, so only every numPlayers-th earlier state can match.
-  const int step = variant_->numPlayers;
+  // The hash includes the side to move, so only every other earlier state can match where two
+  // players alternate (four players' turns jump: every state is looked at).
+  const int step = variant_->numPlayers == 2 ? 2 : 1;
   for (int i = int(states_.size()) - 1 - step; i >= 0; i -= step)
     if (states_[i].hash == h) ++n;
   return n;
@@ -17,6 +18,7 @@ int Position::repetitionsSoFar() const {
 Outcome Position::outcome(int plyCap) const {
   const Variant& v = *variant_;
   const int players = v.numPlayers;
+  if (players > 2) return fourPlayerOutcome(plyCap);
   if (v.royalCapture) {
     const Outcome end = royalCaptureOutcome();
     if (end.over()) return end;

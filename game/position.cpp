@@ -16,6 +16,8 @@ void Position::clear() {
   std::memset(board_, 0, sizeof board_);
   std::memset(hand_, 0, sizeof hand_);
   std::fill(std::begin(kingSq_), std::end(kingSq_), -1);
+  for (Color c = 0; c < kMaxPlayers; ++c) controller_[c] = c;
+  takeovers_.clear();
   side_ = 0;
   moveNumber_ = 1;
   states_.clear();
@@ -29,6 +31,8 @@ uint64_t Position::computeHash() const {
     if (board_[s]) h ^= v.boardKey(board_[s], s);
   for (Color c = 0; c < v.numPlayers; ++c)
     for (int k = 0; k < int(v.handKinds.size()); ++k) h ^= v.handKey(c, k, hand_[c][k]);
+  for (Color a = 0; a < v.numPlayers; ++a)
+    if (controller_[a] != a) h ^= v.controllerKey(a, controller_[a]);
   return h;
 }
 
@@ -74,6 +78,7 @@ void Position::makeMove(Move m) {
   const Variant& v = *variant_;
   State st;
   st.move = m;
+  st.mover = int8_t(side_);
   uint64_t h = states_.back().hash;
   const Color us = side_;
   if (m.isDrop()) {
@@ -121,7 +126,7 @@ void Position::makeMove(Move m) {
     st.moved = p;
     st.captured = cap;
     if (cap) take(cap, m.to);
-    const Piece np = m.isFlip() ? makePiece(us, v.faces[faceOf(p)].flipTo) : p;
+    const Piece np = m.isFlip() ? makePiece(colorOf(p), v.faces[faceOf(p)].flipTo) : p;
     h ^= v.boardKey(p, m.from);
     board_[m.from] = kEmpty;
     board_[m.to] = np;
@@ -139,6 +144,13 @@ void Position::makeMove(Move m) {
       if (st.lionCapture >= 0) h ^= v.lionCaptureKey(st.lionCapture);
     }
   }
+  if (v.numPlayers > 2) {
+    // Who moves next, and any mates that brings, are yonin's rules (four_players.cpp).
+    st.hash = h;
+    states_.push_back(st);
+    passTurn(us);
+    return;
+  }
   side_ = opponent(us);
   h ^= v.sideKey(us) ^ v.sideKey(side_);
   st.hash = h;
@@ -149,9 +161,10 @@ void Position::makeMove(Move m) {
 
 void Position::unmakeMove() {
   const Variant& v = *variant_;
+  if (v.numPlayers > 2) undoTakeovers();
   const State& st = states_.back();
   const Move m = st.move;
-  side_ = (side_ + v.numPlayers - 1) % v.numPlayers;
+  side_ = st.mover;
   const Color us = side_;
   if (m.isDrop()) {
     ++hand_[us][v.faces[m.dropFace()].handKind];

@@ -30,7 +30,9 @@ enum class EndReason {
   kRoyalsCaptured,  // royal capture: the side to move has no royal piece left
   kBareKing,        // royal capture: a side is left with its royal piece alone
   kBareKings,       // royal capture: both sides have nothing but their royal piece (a draw)
-  kStalemate,       // no legal move and not in check, where the variant draws it (yari shogi)
+  kStalemate,       // no legal move and not in check, where the variant draws it (yari shogi);
+                    // four players: nobody can move (a draw)
+  kSecondMate,      // four players: the winner has mated a second army (game/four_players.cpp)
 };
 
 struct Outcome {
@@ -54,7 +56,15 @@ class Position {
   Piece at(Square s) const { return board_[s]; }
   int handCount(Color c, int kind) const { return hand_[c][kind]; }
   Color sideToMove() const { return side_; }
+  // The next colour in turn order (two players: the other one).
   Color opponent(Color c) const { return (c + 1) % variant_->numPlayers; }
+  // Four players (game/four_players.cpp): the player who moves army a's pieces (a itself until
+  // a is mated); a player is out once its own army is another's.
+  Color controllerOf(Color army) const { return controller_[army]; }
+  bool isOut(Color player) const { return controller_[player] != player; }
+  int armiesOf(Color player) const;
+  // Is the king of `player` attacked by a piece that player does not control?
+  bool playerInCheck(Color player) const;
   Square kingSquare(Color c) const { return kingSq_[c]; }
   int moveNumber() const { return moveNumber_ + gamePly(); }  // SFEN move number (plies, from 1)
   int gamePly() const { return int(states_.size()) - 1; }  // moves made since the SFEN
@@ -66,6 +76,8 @@ class Position {
   // Royal pieces of colour c on the board.
   int royalCount(Color c) const;
   Move lastMove() const { return states_.back().move; }
+  // Who made the last move (-1 at the SFEN's position).
+  Color lastMover() const { return states_.size() > 1 ? states_.back().mover : -1; }
 
   // Legal moves: never leave the mover's king attacked, and obey the variant's drop rules.
   void generateLegal(MoveList& out) const;
@@ -120,6 +132,15 @@ class Position {
     // so far has occurred (1 until one comes back). Below the repetition count less one no move
     // can be banned, and move generation skips the check.
     uint8_t mostRepeats = 1;
+    int8_t mover = -1;  // who made `move` (four players' turns jump; game/four_players.cpp)
+  };
+  // Four players: a mate made on the move to state `ply`, undone with it.
+  struct Takeover {
+    int ply;
+    Color mated, mater;
+    Square king;  // the mated king's square, where its turned face now stands
+    Color controllersBefore[kMaxPlayers];
+    uint8_t hand[kMaxHandKinds];  // the mated player's hand, now the mater's
   };
   struct Pin {
     Square square;
@@ -147,13 +168,28 @@ class Position {
   bool royalAttacked(Color c) const;
   bool checkAfterMove() const;
   Outcome royalCaptureOutcome() const;
-  template <bool kStopAtFirst>
+  template <bool kStopAtFirst, bool kFourPlayers>
   int generate(MoveList* out) const;
+  // game/four_players.cpp. Two players: attacked by the opponent.
+  bool attackedByEnemyOf(Square s, Color player) const {
+    return variant_->numPlayers == 2 ? attackedBy(s, opponent(player)) : attackedByOtherArmies(s, player);
+  }
+  bool attackedByOtherArmies(Square s, Color player) const;
+  void passTurn(Color mover);
+  void mate(Color mated, Color mater);
+  void undoTakeovers();
+  Outcome fourPlayerOutcome(int plyCap) const;
+  bool fourPlayerDropMates(Move m) const;
+  // game/four_player_sfen.cpp.
+  static Position fromFourPlayerSfen(VariantPtr variant, const std::string& sfen);
+  std::string fourPlayerSfen() const;
 
   VariantPtr variant_;
   Piece board_[kMaxSquares];
   uint8_t hand_[kMaxPlayers][kMaxHandKinds];
   Square kingSq_[kMaxPlayers];
+  Color controller_[kMaxPlayers] = {0, 1, 2, 3};
+  std::vector<Takeover> takeovers_;
   Color side_ = 0;
   int moveNumber_ = 1;
   std::vector<State> states_;

@@ -27,6 +27,7 @@ long readNumber(const std::string& text, size_t& i) {
 }  // namespace
 
 Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
+  if (variant->numPlayers > 2) return fromFourPlayerSfen(variant, sfen);
   const Variant& v = *variant;
   Position pos(variant, 0);
   std::istringstream in(sfen);
@@ -185,6 +186,7 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
 
 std::string Position::sfen() const {
   const Variant& v = *variant_;
+  if (v.numPlayers > 2) return fourPlayerSfen();
   std::string out;
   for (int rank = 0; rank < v.ranks; ++rank) {
     if (rank) out += '/';

@@ -118,7 +118,10 @@ Move Position::parseUsi(const std::string& text) const {
     return fail("unexpected text after the squares (only + or - may follow)");
 
   const Piece p = board_[from];
-  if (!p || colorOf(p) != side_) return fail("no piece of the side to move on " + squareName(from));
+  if (!p || controller_[colorOf(p)] != side_) {
+    if (p && faceOf(p) == v.turnedKingFace) return fail(squareName(from) + " holds a turned king, which never moves");
+    return fail("no piece of the side to move on " + squareName(from));
+  }
   const bool promotedNow = v.faces[faceOf(p)].promoted;
   const Move* plain = nullptr;
   const Move* flip = nullptr;

@@ -7,10 +7,18 @@
 namespace poppy::game {
 namespace {
 
-// Board delta (columns, ranks; ranks grow towards sente) of a move vector for colour c.
-// Gote's pieces are sente's rotated by 180 degrees.
-std::pair<int, int> orient(Color c, int dx, int dy) {
-  return c == 0 ? std::pair<int, int>{dx, -dy} : std::pair<int, int>{-dx, dy};
+// Board delta (columns, ranks; ranks grow towards sente) of a move vector for colour c: sente's
+// view turned by the colour's quarter turns (Variant::quarterTurns), a quarter clockwise each.
+// Two players: gote's pieces are sente's turned by 180 degrees. Four (yonin): west's forward is
+// towards file 1, north's towards sente, east's towards file 9.
+std::pair<int, int> orient(int quarterTurns, int dx, int dy) {
+  int x = dx, y = -dy;
+  for (int q = 0; q < quarterTurns; ++q) {
+    const int t = x;
+    x = -y;
+    y = t;
+  }
+  return {x, y};
 }
 
 uint64_t splitmix64(uint64_t& state) {
@@ -34,6 +42,21 @@ int Variant::handKindOf(char upperLetter, bool prime) const {
   return -1;
 }
 
+int Variant::royalFace() const {
+  for (size_t i = 0; i < faces.size(); ++i)
+    if (faces[i].royal) return int(i);
+  return -1;
+}
+
+int Variant::distanceToFarEdge(Color c, Square s) const {
+  switch (quarterTurns(c)) {
+    case 0: return rankOf(s);
+    case 1: return files - 1 - colOf(s);
+    case 2: return ranks - 1 - rankOf(s);
+    default: return colOf(s);
+  }
+}
+
 void Variant::compile() {
   const int n = numSquares();
   const int nf = int(faces.size());
@@ -52,7 +75,7 @@ void Variant::compile() {
     for (const MoveVector& v : f.moves)
       if (v.range != 1)
         for (Color c = 0; c < numPlayers; ++c) {
-          auto d = orient(c, v.dx, v.dy);
+          auto d = orient(quarterTurns(c), v.dx, v.dy);
           if (std::find(slideDirs_.begin(), slideDirs_.end(), d) == slideDirs_.end()) slideDirs_.push_back(d);
         }
   auto dirIndex = [&](std::pair<int, int> d) {
@@ -73,7 +96,7 @@ void Variant::compile() {
       for (Square s = 0; s < n; ++s) {
         SquareMoves sm{uint32_t(leapTargets_.size()), 0, 0, uint32_t(rays_.size())};
         for (const MoveVector& v : faces[f].moves) {
-          auto [dc, dr] = orient(c, v.dx, v.dy);
+          auto [dc, dr] = orient(quarterTurns(c), v.dx, v.dy);
           if (v.range == 1) {
             int col = colOf(s) + dc, rank = rankOf(s) + dr;
             if (onBoard(col, rank)) {
@@ -110,7 +133,7 @@ void Variant::compile() {
         // move again decides forced promotion and dead-square drops).
         bool special = faces[f].hasPowers() && (files > 1 || ranks > 1);  // a neighbour exists
         for (const SpecialMove& m : faces[f].special) {
-          auto [sc, sr] = orient(c, m.first.dx, m.first.dy);
+          auto [sc, sr] = orient(quarterTurns(c), m.first.dx, m.first.dy);
           const int skip = m.first.path == LegPath::kSkipFirst ? 2 : 1;
           special = special || onBoard(colOf(s) + sc * skip, rankOf(s) + sr * skip);
         }
@@ -123,7 +146,7 @@ void Variant::compile() {
     for (const MoveVector& v : faces[f].moves) {
       if (v.range == 1) continue;
       for (Color c = 0; c < numPlayers; ++c) {
-        int d = dirIndex(orient(c, v.dx, v.dy));
+        int d = dirIndex(orient(quarterTurns(c), v.dx, v.dy));
         int limit = v.range == 0 ? maxRayLength_ : std::min(v.range, maxRayLength_);
         for (int k = 1; k <= limit; ++k)
           slideMasks_[(size_t(c) * slideDirs_.size() + d) * (maxRayLength_ + 1) + k] |= uint64_t(1) << f;
@@ -140,7 +163,7 @@ void Variant::compile() {
       for (int f = 0; f < nf; ++f)
         for (const MoveVector& v : faces[f].moves) {
           if (v.range != 1) continue;
-          auto [dc, dr] = orient(c, v.dx, v.dy);
+          auto [dc, dr] = orient(quarterTurns(c), v.dx, v.dy);
           int col = colOf(t) - dc, rank = rankOf(t) - dr;
           if (onBoard(col, rank)) maskFrom[square(col, rank)] |= uint64_t(1) << f;
         }
@@ -169,10 +192,8 @@ void Variant::compile() {
 
   zone_.assign(size_t(numPlayers) * n, 0);
   if (promotion == PromotionKind::kZone)
-    for (Square s = 0; s < n; ++s) {
-      zone_[s] = rankOf(s) < zoneRanks;
-      zone_[size_t(n) + s] = rankOf(s) >= ranks - zoneRanks;
-    }
+    for (Color c = 0; c < numPlayers; ++c)
+      for (Square s = 0; s < n; ++s) zone_[size_t(c) * n + s] = distanceToFarEdge(c, s) < zoneRanks;
 
   uint64_t seed = 0x504F505059ULL;  // "POPPY": fixed, so hashes are the same in every run
   zobristBoard_.resize(size_t(numPlayers) * nf * n);
@@ -180,6 +201,8 @@ void Variant::compile() {
   zobristHand_.resize(size_t(numPlayers) * handKinds.size() * (kMaxHandCount + 1));
   for (auto& k : zobristHand_) k = splitmix64(seed);
   for (Color c = 0; c < kMaxPlayers; ++c) zobristSide_[c] = splitmix64(seed);
+  // Drawn after the others, so that the two-player variants' keys stay as they were.
+  for (auto& k : zobristController_) k = splitmix64(seed);
   zobristLionCapture_.resize(n);
   for (auto& k : zobristLionCapture_) k = splitmix64(seed);
 }

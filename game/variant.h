@@ -78,7 +78,13 @@ class Variant {
   std::string sourcePath;
   int files = 0;
   int ranks = 0;
+  // 2, or 4 (yonin shogi, game/four_players.cpp): then colour c is the army that starts on the
+  // board's side c quarter turns clockwise from sente's (0 south, 1 west, 2 north, 3 east), and
+  // the board is square.
   int numPlayers = 2;
+  // Four players: the face a mated player's king turns into, a blocker that nothing may take or
+  // pass (`turned_king` in the variant file; no moves, never in hand); -1 otherwise.
+  int turnedKingFace = -1;
   std::vector<Face> faces;
   std::vector<HandKind> handKinds;  // in canonical SFEN hand order
   std::string startSfen;
@@ -155,9 +161,19 @@ class Variant {
   int colOf(Square s) const { return s % files; }      // 0 = file `files`, sente's left
   int fileNumber(Square s) const { return files - colOf(s); }  // USI file number
   Square square(int col, int rank) const { return rank * files + col; }
+  // Quarter turns clockwise from sente's view to colour c's: 2 for gote, 1 2 3 for yonin's west,
+  // north and east.
+  int quarterTurns(Color c) const { return c * 4 / numPlayers; }
+  // Ranks between s and the far edge of the board as colour c looks at it (0 on its last rank).
+  int distanceToFarEdge(Color c, Square s) const;
+  // The line along which colour c's pieces move forward through s (the file, for sente and
+  // gote): where nifu counts pawns.
+  int forwardLineOf(Color c, Square s) const { return quarterTurns(c) % 2 ? rankOf(s) : colOf(s); }
   // -1 when unknown. `prime`: the letter is followed by ' (Face::prime).
   int faceIndex(char upperLetter, bool promoted, bool prime = false) const;
   int handKindOf(char upperLetter, bool prime = false) const;
+  // The first royal face (the king), -1 if none.
+  int royalFace() const;
 
   // Compiled tables, indexed (face, colour, square).
   struct SquareMoves {
@@ -215,6 +231,8 @@ class Variant {
   }
   uint64_t sideKey(Color c) const { return zobristSide_[c]; }
   uint64_t lionCaptureKey(Square s) const { return zobristLionCapture_[s]; }
+  // Four players: army a is controlled by player c (hashed only where c != a).
+  uint64_t controllerKey(Color army, Color c) const { return zobristController_[army * kMaxPlayers + c]; }
 
  private:
   std::vector<SquareMoves> moveIndex_;
@@ -234,6 +252,7 @@ class Variant {
   std::vector<uint64_t> zobristBoard_;
   std::vector<uint64_t> zobristHand_;
   uint64_t zobristSide_[kMaxPlayers] = {};
+  uint64_t zobristController_[kMaxPlayers * kMaxPlayers] = {};
   std::vector<uint64_t> zobristLionCapture_;
 };
 

@@ -70,12 +70,40 @@ class Reader : public common::YamlReader {
     return f;
   }
 
+  // Four players (yonin shogi, game/four_players.cpp): a mated player's king turns into the
+  // `turned_king` face, added here: no moves, never in hand, taken by nobody.
+  void readFourPlayerRules(const YAML::Node& root, Variant& v) const {
+    const YAML::Node turned = root["turned_king"];
+    if (v.numPlayers == 2) {
+      if (turned) fail("turned_king", "is for four players (`players: 4`)", turned);
+      return;
+    }
+    if (!turned) fail("turned_king", "is required with `players: 4`: the letter a mated player's king turns into, like X");
+    const std::string letter = as<std::string>(turned, "turned_king", "a letter");
+    if (letter.size() != 1 || !std::isupper(static_cast<unsigned char>(letter[0])))
+      fail("turned_king", "'" + letter + "' must be one upper-case letter", turned);
+    if (v.faceIndex(letter[0], false) >= 0) fail("turned_king", "'" + letter + "' is a piece already", turned);
+    if (v.royalCapture) fail("royal_capture", "four players are mated, not captured (`players: 4`)", root["royal_capture"]);
+    int royals = 0;
+    for (const Face& f : v.faces) {
+      royals += f.royal;
+      if (!f.special.empty() || f.hasPowers())
+        fail("pieces", "'" + f.token() + "': four players take steps, leaps and rides only (no XBetza legs or powers)");
+    }
+    if (royals != 1) fail("pieces", "four players need exactly one royal face, the king");
+    Face x;
+    x.letter = letter[0];
+    x.name = "turned king";
+    v.turnedKingFace = int(v.faces.size());
+    v.faces.push_back(x);
+  }
+
   VariantPtr read(const YAML::Node& root) const {
     auto v = std::make_shared<Variant>();
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
                         "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune",
-                        "no_skip_after_skip", "stalemate"});
+                        "no_skip_after_skip", "stalemate", "players", "turned_king"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -84,6 +112,11 @@ class Reader : public common::YamlReader {
     onlyKeys(root["board"], "board", {"files", "ranks"});
     v->files = integer(root["board"], "board", "files", 1, kMaxFiles, 0, true);
     v->ranks = integer(root["board"], "board", "ranks", 1, kMaxRanks, 0, true);
+    v->numPlayers = integer(root, "", "players", 2, kMaxPlayers, 2);
+    if (v->numPlayers == 3) fail("players", "must be 2 or 4 (the armies sit on opposite or on all four sides)", root["players"]);
+    if (v->numPlayers == 4 && v->files != v->ranks)
+      fail("players", "four players need a square board (this one is " + std::to_string(v->files) + "x" +
+                          std::to_string(v->ranks) + ")", root["players"]);
 
     const YAML::Node pieces = root["pieces"];
     if (!pieces || !pieces.IsSequence() || pieces.size() == 0) fail("pieces", "must be a non-empty list", pieces);
@@ -122,6 +155,7 @@ class Reader : public common::YamlReader {
     if (!anyRoyal) fail("pieces", "no piece is royal: mark the king with `royal: true` (games end by capturing or mating it)");
     if (int(v->faces.size()) > kMaxFaces) fail("pieces", "more than " + std::to_string(kMaxFaces) + " faces");
     v->royalCapture = boolean(root, "", "royal_capture", false);
+    readFourPlayerRules(root, *v);
     for (const Face& f : v->faces)
       if (f.royal && f.promoted && !v->royalCapture)
         fail("pieces", "the flip of '" + f.letterToken() +
@@ -285,6 +319,13 @@ bool looksLikePath(const std::string& s) {
 }
 
 }  // namespace
+
+void requireTwoPlayers(const Variant& v, const std::string& what) {
+  if (v.numPlayers == 2) return;
+  throw VariantError(what + " is for two-player variants, and " + v.name + " has " + std::to_string(v.numPlayers) +
+                     " players: so far Poppy plays it through the rules engine only (poppy perft; README \"Yonin "
+                     "shogi\")");
+}
 
 VariantPtr loadVariantFile(const std::string& path) {
   try {

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "game/variant_loader.h"
+
 namespace poppy::mcts {
 
 namespace {
@@ -21,8 +23,7 @@ void terminalValue(const game::Position& pos, const game::Outcome& o, float& val
 Tree::Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t seed)
     : params_(params), pos_(gameSoFar), mate_(params.plyCap), rng_(seed) {
   // Values are negated per ply; four-player variants need a value per player (later).
-  if (pos_.variant().numPlayers != 2)
-    throw std::invalid_argument("mcts::Tree: only two-player variants are supported so far");
+  game::requireTwoPlayers(pos_.variant(), "the tree search");
   nodes_.reserve(1024);
   resetRoot();
 }

@@ -7,9 +7,13 @@
 #include <tuple>
 #include <utility>
 
+#include "game/variant_loader.h"
+
 namespace poppy::nn {
 
 Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
+  // Planes from the mover's view with one opponent (DESIGN.md: four players come later).
+  game::requireTwoPlayers(*variant_, "the network's encoder");
   const int faces = int(variant_->faces.size());
   const int kinds = int(variant_->handKinds.size());
   planes_ = 2 * faces + 2 * kinds + 3;

@@ -485,6 +485,9 @@ void TerminalGame::announceOutcome(const game::Outcome& o) {
     case game::EndReason::kStalemate:
       out_ << "Stalemate: no legal move, and not in check. ";
       break;
+    case game::EndReason::kSecondMate:
+      out_ << "A second army mated: the winner now controls three of the four. ";
+      break;
     case game::EndReason::kNone:
       return;
   }

@@ -161,6 +161,7 @@ void UsiEngine::cmdUsi() {
   std::string variants;
   bool listed = false;
   for (const std::string& name : game::knownVariants()) {
+    if (game::loadVariant(name)->numPlayers != 2) continue;  // USI has no four-player form
     variants += " var " + name;
     listed = listed || name == options_.variant;
   }
@@ -217,12 +218,16 @@ void UsiEngine::cmdSetOption(const std::string& line) {
     options_.modelFile = value;
   } else if (key == "uci_variant" || key == "usi_variant") {
     // Checked now (a YAML read, cheap) so that a bad name is reported against this command.
+    game::VariantPtr variant;
     try {
-      game::loadVariant(variantAlias(value));
-      options_.variant = variantAlias(value);
+      variant = game::loadVariant(variantAlias(value));
     } catch (const std::exception& e) {
       refuse(std::string("is not a variant: ") + e.what());
     }
+    if (variant && variant->numPlayers != 2)
+      refuse("has " + std::to_string(variant->numPlayers) + " players, and USI has no form for more than two");
+    else if (variant)
+      options_.variant = variantAlias(value);
   } else if (key == "playouts") {
     integer(1, Analyzer::kMaxPlayouts, options_.playouts);
   } else if (key == "threads") {

@@ -37,6 +37,8 @@ std::string endText(const game::Position& pos, const game::Outcome& o) {
       return "bare kings";
     case game::EndReason::kStalemate:
       return "stalemate";
+    case game::EndReason::kSecondMate:
+      return "second checkmate";
     case game::EndReason::kNone:
       break;
   }

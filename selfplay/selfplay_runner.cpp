@@ -20,6 +20,7 @@ std::string reasonName(game::EndReason reason) {
     case game::EndReason::kBareKing: return "bare_king";
     case game::EndReason::kBareKings: return "bare_kings";
     case game::EndReason::kStalemate: return "stalemate";
+    case game::EndReason::kSecondMate: return "second_checkmate";
     case game::EndReason::kNone: break;
   }
   return "none";

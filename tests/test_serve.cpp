@@ -49,7 +49,8 @@ const auto* const kCleanup = poppy::testing::removeScratchRootAtExit("poppy_test
 
 play::WebApi makeApi(play::WebApiOptions options = {}) {
   std::vector<game::VariantPtr> variants;
-  for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));
+  for (const auto& name : game::knownVariants())
+    if (auto v = game::loadVariant(name); v->numPlayers == 2) variants.push_back(v);  // as poppy serve
   options.playouts = 32;
   return play::WebApi(variants, options);
 }

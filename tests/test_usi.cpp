@@ -122,7 +122,14 @@ TEST(Usi, HandshakeListsTheOptions) {
     EXPECT_TRUE(contains(out, std::string("option name ") + name + " type")) << name << "\n" << joined(out);
   for (const std::string& l : out) {
     if (!startsWith(l, "option name UCI_Variant")) continue;
-    for (const std::string& v : game::knownVariants()) EXPECT_NE(l.find(" var " + v), std::string::npos) << v;
+    for (const std::string& v : game::knownVariants()) {
+      // USI has no four-player form: yonin is not offered.
+      const bool offered = game::loadVariant(v)->numPlayers == 2;
+      EXPECT_EQ(l.find(" var " + v + " ") != std::string::npos || l.size() >= v.size() + 5 &&
+                    l.compare(l.size() - v.size() - 5, std::string::npos, " var " + v) == 0,
+                offered)
+          << v;
+    }
   }
   EXPECT_EQ(out.back(), "usiok");
   EXPECT_EQ(s.send("isready"), std::vector<std::string>{"readyok"});
@@ -424,6 +431,11 @@ TEST(Usi, SwitchesVariantsLikeFairyStockfish) {
   auto out = s.send("setoption name UCI_Variant value nosuchvariant");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(startsWith(out[0], "info string error: setoption UCI_Variant: 'nosuchvariant'")) << out[0];
+  EXPECT_EQ(s.engine.options().variant, "micro");
+  out = s.send("setoption name UCI_Variant value yonin");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(startsWith(out[0], "info string error: setoption UCI_Variant: 'yonin' has 4 players, and USI has no form"))
+      << out[0];
   EXPECT_EQ(s.engine.options().variant, "micro");
 
   s.send("setoption name UCI_Variant value kyotoshogi\nisready");  // Fairy-Stockfish's name
