@@ -4,25 +4,26 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
-#include "game/variant_loader.h"
 
 namespace poppy::nn {
 
 Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
-  // Planes from the mover's view with one opponent (DESIGN.md: four players come later).
-  game::requireTwoPlayers(*variant_, "the network's encoder");
   const int faces = int(variant_->faces.size());
   const int kinds = int(variant_->handKinds.size());
-  planes_ = 2 * faces + 2 * kinds + 3;
+  const int players = variant_->numPlayers;
+  planes_ = players == 2 ? 2 * faces + 2 * kinds + 3 : players * playerPlanes() + 2;
   const int n = variant_->numSquares();
   bool twoLegs = false;  // two-leg moves, or powers (whose skips and igui are two-leg moves)
   for (const game::Face& f : variant_->faces) {
     for (const game::SpecialMove& sm : f.special) twoLegs = twoLegs || sm.twoLegs;
     twoLegs = twoLegs || f.hasPowers();
   }
+  if (players > 2 && (n > 81 || twoLegs))
+    throw std::invalid_argument(variant_->name + ": four players are encoded on boards up to 9x9 without multi-leg moves");
   if (n <= 81 && !twoLegs) {
     policySize_ = 2 * n * n + faces * n;
     return;
@@ -183,13 +184,31 @@ void Encoder::encode(const game::Position& pos, float* out) const {
   const int kinds = int(v.handKinds.size());
   const game::Color us = pos.sideToMove();
   std::memset(out, 0, sizeof(float) * size_t(inputSize()));
+  auto fill = [&](int plane, float value) { std::fill(out + plane * n, out + (plane + 1) * n, value); };
+  if (v.numPlayers > 2) {
+    // Four players: for the mover and then the others clockwise, each army's pieces, its
+    // player's hand, and who controls the army (one of four filled planes: itself while in the
+    // game, the mater's seat once mated).
+    const int players = v.numPlayers;
+    auto relative = [&](game::Color c) { return (c - us + players) % players; };
+    for (game::Square s = 0; s < n; ++s)
+      if (const game::Piece p = pos.at(s))
+        out[(relative(game::colorOf(p)) * playerPlanes() + game::faceOf(p)) * n + toView(pos, s)] = 1.0f;
+    for (game::Color c = 0; c < players; ++c) {
+      const int base = relative(c) * playerPlanes();
+      for (int k = 0; k < kinds; ++k) fill(base + faces + k, pos.handCount(c, k) / 8.0f);
+      fill(base + faces + kinds + relative(pos.controllerOf(c)), 1.0f);
+    }
+    fill(players * playerPlanes(), std::min(pos.repetitionsSoFar(), 3) / 3.0f);
+    fill(players * playerPlanes() + 1, 1.0f);
+    return;
+  }
   for (game::Square s = 0; s < n; ++s) {
     const game::Piece p = pos.at(s);
     if (!p) continue;
     const int plane = (game::colorOf(p) == us ? 0 : faces) + game::faceOf(p);
     out[plane * n + orient(pos, s)] = 1.0f;
   }
-  auto fill = [&](int plane, float value) { std::fill(out + plane * n, out + (plane + 1) * n, value); };
   for (int k = 0; k < kinds; ++k) {
     fill(2 * faces + k, pos.handCount(us, k) / 8.0f);
     fill(2 * faces + kinds + k, pos.handCount(pos.opponent(us), k) / 8.0f);
@@ -203,8 +222,8 @@ void Encoder::encode(const game::Position& pos, float* out) const {
 int Encoder::moveIndex(const game::Position& pos, game::Move m) const {
   if (policyPlanes_) return spatialIndex(pos, m);
   const int n = variant_->numSquares();
-  if (m.isDrop()) return 2 * n * n + m.dropFace() * n + orient(pos, m.to);
-  return (orient(pos, m.from) * n + orient(pos, m.to)) * 2 + (m.isFlip() ? 1 : 0);
+  if (m.isDrop()) return 2 * n * n + m.dropFace() * n + toView(pos, m.to);
+  return (toView(pos, m.from) * n + toView(pos, m.to)) * 2 + (m.isFlip() ? 1 : 0);
 }
 
 game::Move Encoder::indexToMove(const game::Position& pos, int index) const {
@@ -213,11 +232,33 @@ game::Move Encoder::indexToMove(const game::Position& pos, int index) const {
   if (policyPlanes_) return spatialMove(pos, index);
   if (index >= 2 * n * n) {
     const int rest = index - 2 * n * n;
-    return game::Move::drop(rest / n, orient(pos, rest % n));
+    return game::Move::drop(rest / n, fromView(pos, rest % n));
   }
   const bool flip = index & 1;
   const int pair = index >> 1;
-  return game::Move::board(orient(pos, pair / n), orient(pos, pair % n), flip);
+  return game::Move::board(fromView(pos, pair / n), fromView(pos, pair % n), flip);
+}
+
+int Encoder::toView(const game::Position& pos, game::Square s) const {
+  const game::Variant& v = *variant_;
+  switch (v.quarterTurns(pos.sideToMove())) {
+    case 0: return s;
+    case 2: return v.numSquares() - 1 - s;
+    // Four players (square boards): west's forward, towards file 1, turned to point up (a
+    // quarter turn anticlockwise), east's towards file 9 likewise (clockwise).
+    case 1: return v.square(v.rankOf(s), v.files - 1 - v.colOf(s));
+    default: return v.square(v.files - 1 - v.rankOf(s), v.colOf(s));
+  }
+}
+
+game::Square Encoder::fromView(const game::Position& pos, int o) const {
+  const game::Variant& v = *variant_;
+  switch (v.quarterTurns(pos.sideToMove())) {
+    case 0: return o;
+    case 2: return v.numSquares() - 1 - o;
+    case 1: return v.square(v.files - 1 - v.rankOf(o), v.colOf(o));
+    default: return v.square(v.rankOf(o), v.files - 1 - v.colOf(o));
+  }
 }
 
 // -1 for a move no plane holds (a move no piece of the variant can make).

@@ -34,6 +34,10 @@ class Encoder {
   //   own hand, one plane per hand kind (count / 8, filled); opponent hand likewise;
   //   repetitions of this position so far (count / 3, filled); side to move (1 for gote);
   //   a plane of ones (marks the board for padded convolutions).
+  // Four players (yonin), the board turned so that the mover plays up: for the mover and then
+  // each other player clockwise, its army's pieces (a plane per face), its hand (a plane per
+  // kind, count / 8), and its army's controller (four planes, one filled: the controller's
+  // place clockwise from the mover); then repetitions and ones as above.
   void encode(const game::Position& pos, float* out) const;
 
   // Policy index of a legal move, and back. Two layouts, chosen from the variant:
@@ -58,9 +62,17 @@ class Encoder {
   game::Move indexToMove(const game::Position& pos, int index) const;
 
  private:
+  // Two players: a square of the board on the mover's board (turned 180 degrees for gote), and
+  // back. The spatial layout (two players only) uses it both ways.
   int orient(const game::Position& pos, game::Square s) const {
     return pos.sideToMove() == 0 ? s : variant_->numSquares() - 1 - s;
   }
+  // Any number of players: a square on the board turned so that the mover plays up (yonin's
+  // west and east: a quarter turn), and back.
+  int toView(const game::Position& pos, game::Square s) const;
+  game::Square fromView(const game::Position& pos, int viewSquare) const;
+  // Four players: planes per player (its army's faces, its hand kinds, its army's controller).
+  int playerPlanes() const { return int(variant_->faces.size() + variant_->handKinds.size()) + variant_->numPlayers; }
 
   void buildSpatialPlanes();
   void countBurnSlots();

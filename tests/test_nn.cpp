@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <set>
 #include <vector>
 
 #include "game/position.h"
@@ -217,6 +218,123 @@ TEST_P(EncoderEveryVariant, PlanesFollowTheDocumentedLayout) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, EncoderEveryVariant, ::testing::ValuesIn(kVariants));
+
+// Yonin (four players): positions from random games, stopped where the game ends, with each
+// seat to move.
+std::vector<game::Position> yoninPositions(int count, uint32_t seed) {
+  const game::VariantPtr v = game::loadVariant("yonin");
+  std::mt19937 rng(seed);
+  std::vector<game::Position> out;
+  game::MoveList moves;
+  for (int i = 0; i < count; ++i) {
+    game::Position pos(v);
+    const int plies = int(rng() % 240);
+    for (int p = 0; p < plies && !pos.outcome().over(); ++p) {
+      pos.generateLegal(moves);
+      pos.makeMove(moves[int(rng() % unsigned(moves.size()))]);
+    }
+    out.push_back(pos);
+  }
+  return out;
+}
+
+// Four players: the bijection above, with every seat to move (so every turn of the board).
+TEST(Encoder, YoninEveryLegalMoveHasItsOwnIndexFromEverySeat) {
+  const game::VariantPtr v = game::loadVariant("yonin");
+  const nn::Encoder enc(v);
+  EXPECT_EQ(enc.policyPlanes(), 0);
+  EXPECT_EQ(enc.policySize(), 2 * 81 * 81 + int(v->faces.size()) * 81);
+  int seats[4] = {}, drops = 0, takenOver = 0;
+  int64_t checked = 0;
+  for (const game::Position& pos : yoninPositions(400, 99)) {
+    game::MoveList moves;
+    pos.generateLegal(moves);
+    std::set<int> seen;
+    for (const game::Move& m : moves) {
+      const int index = enc.moveIndex(pos, m);
+      ASSERT_GE(index, 0);
+      ASSERT_LT(index, enc.policySize());
+      ASSERT_TRUE(seen.insert(index).second) << pos.sfen() << " " << pos.moveToUsi(m);
+      ASSERT_TRUE(enc.indexToMove(pos, index) == m) << pos.sfen() << " " << pos.moveToUsi(m);
+      drops += m.isDrop();
+      ++checked;
+    }
+    ++seats[pos.sideToMove()];
+    takenOver += pos.armiesOf(pos.sideToMove()) > 1;
+  }
+  for (int s = 0; s < 4; ++s) EXPECT_GT(seats[s], 40) << "seat " << s;
+  EXPECT_GT(drops, 500);
+  EXPECT_GT(takenOver, 10);
+  EXPECT_GT(checked, 10000);
+}
+
+// The mover plays up: in the mover's view every step forward of its own pawn goes one square up
+// the same file, whichever seat moves (west's pawns move towards file 1 on the board).
+TEST(Encoder, YoninTurnsTheBoardSoTheMoverPlaysUp) {
+  const game::VariantPtr v = game::loadVariant("yonin");
+  const nn::Encoder enc(v);
+  const int n = v->numSquares(), pawn = v->faceIndex('P', false);
+  int seen[4] = {};
+  for (const game::Position& pos : yoninPositions(300, 5)) {
+    game::MoveList moves;
+    pos.generateLegal(moves);
+    for (const game::Move& m : moves) {
+      if (m.isDrop() || m.isFlip() || pos.at(m.from) != game::makePiece(pos.sideToMove(), pawn)) continue;
+      const int index = enc.moveIndex(pos, m), from = (index / 2) / n, to = (index / 2) % n;
+      ASSERT_EQ(to, from - v->files) << pos.sfen() << " " << pos.moveToUsi(m);
+      ++seen[pos.sideToMove()];
+    }
+  }
+  for (int s = 0; s < 4; ++s) EXPECT_GT(seen[s], 20) << "seat " << s;
+}
+
+// The planes of encoder.h's four-player layout, written out for one position by hand: west to
+// move, south's army taken over by west (south's king turned on 5i), west holding a pawn.
+TEST(Encoder, YoninPlanesFollowTheDocumentedLayout) {
+  const game::VariantPtr v = game::loadVariant("yonin");
+  const nn::Encoder enc(v);
+  const int faces = int(v->faces.size()), kinds = int(v->handKinds.size()), per = faces + kinds + 4;
+  EXPECT_EQ(enc.planes(), 4 * per + 2);
+  const game::Position pos =
+      game::Position::fromSfen(v, "4nK4/9/9/wK8/9/7eK1/9/9/4sX3sR w wP 20 wwne");
+  std::vector<float> planes(size_t(enc.inputSize()), -7.0f);
+  enc.encode(pos, planes.data());
+  auto at = [&](int plane, int file, char rank) {  // the view square of a board square (USI)
+    // West plays up: the board turned a quarter anticlockwise, so file 9 (west's back edge)
+    // is the bottom rank of the view and rank a its left-hand file.
+    const int col = 9 - file, row = rank - 'a';
+    return planes[size_t(plane * 81 + v->square(row, 8 - col))];
+  };
+  const int K = v->faceIndex('K', false), R = v->faceIndex('R', false), X = v->turnedKingFace;
+  const int P = v->handKindOf('P');
+  // West (the mover, place 0): its king on 9d.
+  EXPECT_EQ(at(K, 9, 'd'), 1.0f);
+  // North (place 1), east (place 2), south (place 3): kings and south's turned king and rook.
+  EXPECT_EQ(at(per + K, 5, 'a'), 1.0f);
+  EXPECT_EQ(at(2 * per + K, 2, 'f'), 1.0f);
+  EXPECT_EQ(at(3 * per + X, 5, 'i'), 1.0f);
+  EXPECT_EQ(at(3 * per + R, 1, 'i'), 1.0f);
+  float ones = 0;
+  for (int p = 0; p < 4 * per; ++p)
+    if (p % per < faces)
+      for (int s = 0; s < 81; ++s) ones += planes[size_t(p * 81 + s)];
+  EXPECT_EQ(ones, 5.0f);  // five pieces, one mark each
+  // Hands: west's pawn, 1/8 over its whole plane.
+  EXPECT_EQ(at(faces + P, 1, 'a'), 1.0f / 8);
+  EXPECT_EQ(at(faces + P, 9, 'i'), 1.0f / 8);
+  EXPECT_EQ(at(3 * per + faces + P, 5, 'e'), 0.0f);
+  // Controllers: west, north, east control themselves (place 0 of their own view: 0, 1, 2);
+  // south's army is west's, place 0.
+  EXPECT_EQ(at(faces + kinds + 0, 5, 'e'), 1.0f);
+  EXPECT_EQ(at(per + faces + kinds + 1, 5, 'e'), 1.0f);
+  EXPECT_EQ(at(2 * per + faces + kinds + 2, 5, 'e'), 1.0f);
+  EXPECT_EQ(at(3 * per + faces + kinds + 0, 5, 'e'), 1.0f);
+  EXPECT_EQ(at(3 * per + faces + kinds + 3, 5, 'e'), 0.0f);
+  // No repetition yet; the plane of ones.
+  EXPECT_EQ(at(4 * per, 5, 'e'), 0.0f);
+  EXPECT_EQ(at(4 * per + 1, 3, 'c'), 1.0f);
+  for (float x : planes) EXPECT_NE(x, -7.0f);
+}
 
 // The dense layout's size, from encoder.h: 2 * squares^2 + faces * squares.
 TEST(Encoder, SmallBoardsKeepTheDenseLayout) {
