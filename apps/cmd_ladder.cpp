@@ -58,6 +58,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   if (o.playouts > 0 && !movetimeGiven) o.movetimeMs = 0;
   if (o.player == "random") o.playouts = 0, o.movetimeMs = 0;  // nothing to limit
   const auto variant = game::loadVariant(o.variant);
+  game::requireTwoPlayers(*variant, "poppy ladder");
   const nn::Encoder encoder(variant);
   const auto rungs = play::parseRungs(o.rungs.empty() ? kDefaultRungs : o.rungs,
                                       o.movetimeMs > 0 ? o.movetimeMs : kDefaultMovetimeMs);

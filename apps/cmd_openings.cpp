@@ -129,6 +129,7 @@ void writeOutput(const std::string& text, const std::string& out) {
 
 void runTree(const TreeArgs& a) {
   const game::VariantPtr variant = game::loadVariant(a.variant);
+  game::requireTwoPlayers(*variant, "poppy openings");
   // Read the records first: a bad file should fail before minutes of searching.
   std::vector<std::pair<std::string, std::vector<selfplay::GameRecord>>> records;
   for (const std::string& path : a.records) {
@@ -168,6 +169,7 @@ void runTree(const TreeArgs& a) {
 
 void runBook(const TreeArgs& a, const std::string& out) {
   const game::VariantPtr variant = game::loadVariant(a.variant);
+  game::requireTwoPlayers(*variant, "poppy openings");
   const play::OpeningTree tree = buildTree(a, variant);
   const play::OpeningBook book = play::openingTreeToBook(tree, variant);
   book.save(out);

@@ -53,6 +53,7 @@ void printMatch(const selfplay::MatchResult& r, const std::string& a, const std:
 selfplay::MatchResult runMatch(const MatchArgs& o) {
   nn::setNetworkThreads(o.threads);
   const auto variant = game::loadVariant(o.variant);
+  game::requireTwoPlayers(*variant, "poppy gate");
   const nn::Encoder encoder(variant);
   LoadedPlayer a = loadPlayer(o.a, *variant, o.device, o.inference, o.playouts);
   LoadedPlayer b = loadPlayer(o.b, *variant, o.device, o.inference, o.playouts);
@@ -137,6 +138,7 @@ void addTrainCommands(CLI::App& app) {
     nn::setNetworkThreads(s->threads);
     const nn::ModelInfo info = nn::readModelInfo(s->model);  // each worker loads (and checks) the weights
     const auto variant = game::loadVariant(info.variant);
+    game::requireTwoPlayers(*variant, "poppy selfplay");
     const nn::Encoder encoder(variant);
     selfplay::SelfPlaySettings settings;
     settings.search.playouts = s->playouts;

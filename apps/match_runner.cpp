@@ -15,6 +15,7 @@ namespace poppy::apps {
 void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   nn::setNetworkThreads(o.threads);
   const auto variant = game::loadVariant(o.variant);
+  game::requireTwoPlayers(*variant, "poppy match");
   const nn::Encoder encoder(variant);
   selfplay::MatchSettings ms;
   if (!o.openings.empty()) {

@@ -15,14 +15,15 @@ class EvalCache {
  public:
   // 2^log2Entries slots, each with room for the priors of up to maxMoves legal moves;
   // positions with more legal moves are not cached (counted as skipped).
-  explicit EvalCache(int log2Entries = 16, int maxMoves = 128);
+  // valueSize: floats of the evaluator's value answer (mcts/player_scores.h: 3 for two players).
+  explicit EvalCache(int log2Entries = 16, int maxMoves = 128, int valueSize = 3);
 
   // The key for a position: the search mixes the repetition count into the Zobrist hash,
   // because the network sees it (nn::Encoder's repetition plane).
-  // On a hit copies numMoves priors and 3 WDL floats out. A hit needs the same key and the same
+  // On a hit copies numMoves priors and valueSize value floats (the WDL for two players) out. A hit needs the same key and the same
   // number of legal moves (a cheap guard against the rare 64-bit key collision).
-  bool lookup(uint64_t key, int numMoves, float* priors, float* wdl);
-  void store(uint64_t key, int numMoves, const float* priors, const float* wdl);
+  bool lookup(uint64_t key, int numMoves, float* priors, float* values);
+  void store(uint64_t key, int numMoves, const float* priors, const float* values);
   void clear();
 
   int64_t hits() const { return hits_; }
@@ -30,18 +31,20 @@ class EvalCache {
   int64_t skipped() const { return skipped_; }
   size_t slots() const { return entries_.size(); }
   int maxMoves() const { return maxMoves_; }
+  int valueSize() const { return valueSize_; }
   size_t memoryBytes() const { return entries_.size() * sizeof(Entry) + priors_.size() * sizeof(float); }
 
  private:
   struct Entry {
     uint64_t key = 0;
     uint32_t numMoves = 0;  // 0 marks an empty slot: a cached position always has a legal move
-    float wdl[3] = {0, 0, 0};
+    float values[5] = {0, 0, 0, 0, 0};  // up to four players and the draw
   };
   std::vector<Entry> entries_;
   std::vector<float> priors_;  // slot i owns [i * maxMoves, (i + 1) * maxMoves)
   uint64_t mask_;
   int maxMoves_;
+  int valueSize_;
   int64_t hits_ = 0, misses_ = 0, skipped_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "mcts/search.h"
 
+#include "mcts/player_scores.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,7 +20,12 @@ SearchDriver::SearchDriver(Evaluator& evaluator, const nn::Encoder& encoder, int
   if (maxBatch < 1) throw std::invalid_argument("SearchDriver: maxBatch must be positive");
   planes_.resize(size_t(maxBatch) * size_t(encoder.inputSize()));
   logits_.resize(size_t(maxBatch) * size_t(encoder.policySize()));
-  wdl_.resize(size_t(maxBatch) * 3);
+  valueSize_ = valueSize(encoder.variant().numPlayers);
+  if (cache && cache->valueSize() != valueSize_)
+    throw std::invalid_argument("SearchDriver: the eval cache holds " + std::to_string(cache->valueSize()) +
+                                " value floats a position, " + encoder.variant().name + " needs " +
+                                std::to_string(valueSize_));
+  wdl_.resize(size_t(maxBatch) * size_t(valueSize_));
   priors_.resize(game::kMaxMoves);
   leaves_.reserve(size_t(maxBatch));
 }
@@ -112,7 +119,7 @@ void SearchDriver::finishGathered() {
       continue;
     }
     const size_t row = leaf.row >= 0 ? size_t(leaf.row) : i;
-    finishLeaf(leaf, logits_.data() + row * policySize, wdl_.data() + 3 * row);
+    finishLeaf(leaf, logits_.data() + row * policySize, wdl_.data() + size_t(valueSize_) * row);
   }
   for (const auto& [tree, node] : collided_) tree->releaseVirtualLoss(node);
   leaves_.clear();
@@ -141,9 +148,9 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
         // A deferred mate search has not run yet: a cached answer must not skip it.
         if (cache_ && !(deferLeafWork_ && tree.wantsLeafMateSearch())) {
           key = cacheKey(pos);
-          float wdl[3];
-          if (cache_->lookup(key, leaf.numChildren, priors_.data(), wdl)) {
-            tree.expand(node, priors_.data(), wdl[0] - wdl[2], wdl[1]);
+          float values[kMaxValueSize];
+          if (cache_->lookup(key, leaf.numChildren, priors_.data(), values)) {
+            expandLeaf(tree, node, pos.sideToMove(), outPlayers(pos), values);
             ++stats_.cacheHits;
             break;
           }
@@ -153,6 +160,10 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
         const Node* child = tree.nodes_.data() + leaf.firstChild;
         for (int i = 0; i < leaf.numChildren; ++i) indices_.push_back(encoder_.moveIndex(pos, child[i].move));
         Leaf entry{&tree, node, first, key};
+        if (valueSize_ != 3) {
+          entry.mover = pos.sideToMove();
+          entry.out = outPlayers(pos);
+        }
         if (deferLeafWork_) {
           // A copy, so that the mate search and the encoding can run after the lock is let go.
           if (positions_.size() <= slot) positions_.push_back(pos);
@@ -186,7 +197,18 @@ void SearchDriver::finishLeaf(const Leaf& leaf, const float* logits, const float
   }
   for (int i = 0; i < count; ++i) priors_[size_t(i)] /= sum;
   if (cache_) cache_->store(leaf.key, count, priors_.data(), wdl);
-  leaf.tree->expand(leaf.node, priors_.data(), wdl[0] - wdl[2], wdl[1]);
+  expandLeaf(*leaf.tree, leaf.node, leaf.mover, leaf.out, wdl);
+}
+
+// priors_ holds the leaf's priors; values the evaluator's answer (mcts/player_scores.h).
+void SearchDriver::expandLeaf(Tree& tree, int node, game::Color mover, unsigned out, const float* values) {
+  if (valueSize_ == 3) {
+    tree.expand(node, priors_.data(), values[0] - values[2], values[1]);
+    return;
+  }
+  float scores[game::kMaxPlayers], draw;
+  scoresFromValues(encoder_.variant().numPlayers, mover, out, values, scores, draw);
+  tree.expandScores(node, priors_.data(), scores, draw);
 }
 
 }  // namespace poppy::mcts

@@ -91,11 +91,17 @@ class SearchDriver {
     game::Move mateMove = game::Move::none();
     int matePlies = 0;
     int row = -1;
+    // More than two players: who moves at the leaf and who is out (bit per player), to place
+    // the evaluator's answer (mcts/player_scores.h) once the tree has rewound.
+    game::Color mover = 0;
+    unsigned out = 0;
   };
 
   // Gathers up to the tree's share of leaves into the batch; returns false when the batch is full.
   bool gather(Tree& tree, int playouts);
   void finishLeaf(const Leaf& leaf, const float* logits, const float* wdl);
+  // Expands a leaf with priors_ and the evaluator's value answer.
+  void expandLeaf(Tree& tree, int node, game::Color mover, unsigned out, const float* values);
   uint64_t cacheKey(const game::Position& pos) const;
 
   // Runs the deferred leaf work of evaluateGathered: mate searches, then encodes the rest.
@@ -108,6 +114,7 @@ class SearchDriver {
   const nn::Encoder& encoder_;
   int maxBatch_;
   EvalCache* cache_;
+  int valueSize_ = 3;  // floats of one value answer (mcts/player_scores.h)
   Stats stats_;
   size_t nextTree_ = 0;  // round-robin start, so a full batch does not starve later trees
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "game/variant_loader.h"
+#include "mcts/player_scores.h"
 
 namespace poppy::mcts {
 
@@ -21,9 +21,15 @@ void terminalValue(const game::Position& pos, const game::Outcome& o, float& val
 }  // namespace
 
 Tree::Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t seed)
-    : params_(params), pos_(gameSoFar), mate_(params.plyCap), rng_(seed) {
-  // Values are negated per ply; four-player variants need a value per player (later).
-  game::requireTwoPlayers(pos_.variant(), "the tree search");
+    : params_(params), pos_(gameSoFar), players_(gameSoFar.variant().numPlayers), mate_(params.plyCap), rng_(seed) {
+  if (players_ > 2) {
+    // Proofs, mate searches, Gumbel's root and repetition contempt are two-player tools (a won
+    // or lost position, one opponent's reply): a four-player tree goes without them.
+    params_.solver = false;
+    params_.leafMatePlies = params_.rootMatePlies = 0;
+    params_.gumbelConsidered = 0;
+    params_.repetitionContempt = 0.0f;
+  }
   nodes_.reserve(1024);
   resetRoot();
 }
@@ -32,6 +38,10 @@ void Tree::resetRoot() {
   gumbel_.clear();
   nodes_.clear();
   nodes_.emplace_back();
+  if (players_ > 2) {
+    scoreSums_.assign(size_t(players_), 0.0f);
+    movers_.assign(1, int8_t(pos_.sideToMove()));
+  }
   rootTerminal_ = pos_.outcome(params_.plyCap).over();
   searchRootMate();
 }
@@ -85,9 +95,7 @@ int Tree::selectChild(const Node& parent) const {
       continue;
     }
     visitedPolicy += c[i].prior;
-    // The child stores values from its own side's view; the parent's view is the negation.
-    const float q = (-c[i].valueSum - float(c[i].inFlight)) / float(n);
-    const float score = q + explore * c[i].prior / float(1 + n);
+    const float score = childQ(parent, c[i]) + explore * c[i].prior / float(1 + n);
     if (score > best) {
       best = score;
       bestIndex = i;
@@ -196,11 +204,29 @@ void Tree::provenByMate(int node, game::Move first, int plies) {
   prove(node, Node::winIn(plies));
 }
 
+float Tree::childQ(const Node& parent, const Node& child) const {
+  const int n = child.visits + child.inFlight;
+  // Two players: the child stores values from its own side's view; the parent's is the negation.
+  if (players_ == 2) return (-child.valueSum - float(child.inFlight)) / float(n);
+  const size_t p = size_t(&parent - nodes_.data()), c = size_t(&child - nodes_.data());
+  return (2.0f * scoreSums_[c * size_t(players_) + size_t(movers_[p])] - float(n)) / float(n);
+}
+
+float Tree::childValue(const Node& parent, const Node& child) const {
+  if (players_ == 2) return -child.valueSum / float(child.visits);
+  const size_t p = size_t(&parent - nodes_.data()), c = size_t(&child - nodes_.data());
+  return 2.0f * scoreSums_[c * size_t(players_) + size_t(movers_[p])] / float(child.visits) - 1.0f;
+}
+
 void Tree::allocateChildren(int node) {
   pos_.generateLegal(moves_);
   const int first = int(nodes_.size());
   const int count = moves_.size();
   nodes_.resize(nodes_.size() + size_t(count));  // invalidates references into nodes_
+  if (players_ > 2) {
+    scoreSums_.resize(nodes_.size() * size_t(players_), 0.0f);
+    movers_.resize(nodes_.size(), -1);  // set when a descent first stands on the child
+  }
   for (int i = 0; i < count; ++i) {
     Node& child = nodes_[size_t(first + i)];
     child.move = moves_[i];
@@ -227,6 +253,7 @@ Tree::Descent Tree::descend(int& leaf, bool leafMateSearch) {
       case Node::kExpanded: {
         cur = selectChild(node);
         pos_.makeMove(nodes_[cur].move);
+        if (players_ > 2) movers_[size_t(cur)] = int8_t(pos_.sideToMove());
         ++depth_;
         continue;
       }
@@ -236,13 +263,27 @@ Tree::Descent Tree::descend(int& leaf, bool leafMateSearch) {
       case Node::kTerminal: {
         // Every backup of a terminal adds the same exact value, so the mean is that value.
         const float v = node.valueSum / float(node.visits), d = node.drawSum / float(node.visits);
-        backup(cur, v, d);
+        if (players_ > 2) {
+          float scores[game::kMaxPlayers];
+          for (int p = 0; p < players_; ++p)
+            scores[p] = scoreSums_[size_t(cur) * size_t(players_) + size_t(p)] / float(node.visits);
+          backupScores(cur, scores, d);
+        } else {
+          backup(cur, v, d);
+        }
         return Descent::kResolved;
       }
       case Node::kNew:
         break;
     }
     const game::Outcome o = pos_.outcome(params_.plyCap);
+    if (o.over() && players_ > 2) {
+      float scores[game::kMaxPlayers], d;
+      terminalScores(pos_, o, scores, d);
+      node.state = Node::kTerminal;
+      backupScores(cur, scores, d);
+      return Descent::kResolved;
+    }
     if (o.over()) {
       float v, d;
       terminalValue(pos_, o, v, d);
@@ -286,6 +327,28 @@ void Tree::expand(int node, const float* priors, float value, float draw) {
     applyRootNoise();
   }
   backup(node, value, draw);
+}
+
+void Tree::expandScores(int node, const float* priors, const float* scores, float draw) {
+  Node& n = nodes_[node];
+  Node* c = nodes_.data() + n.firstChild;
+  for (int i = 0; i < n.numChildren; ++i) c[i].prior = priors[i];
+  n.state = Node::kExpanded;
+  if (node == 0 && params_.rootNoise) applyRootNoise();
+  backupScores(node, scores, draw);
+}
+
+void Tree::backupScores(int node, const float* scores, float draw) {
+  for (int n = node; n >= 0;) {
+    Node& x = nodes_[n];
+    ++x.visits;
+    --x.inFlight;
+    float* sums = scoreSums_.data() + size_t(n) * size_t(players_);
+    for (int p = 0; p < players_; ++p) sums[p] += scores[p];
+    x.valueSum += 2.0f * scores[movers_[size_t(n)]] - 1.0f;
+    x.drawSum += draw;
+    n = x.parent;
+  }
 }
 
 void Tree::backup(int node, float value, float draw) {
@@ -333,7 +396,9 @@ void Tree::advance(game::Move m) {
     throw std::invalid_argument("Tree::advance: illegal move in " + pos_.sfen());
   pos_.makeMove(m);
   gumbel_.clear();
-  if (gumbelAtRoot()) {  // sequential halving schedules the visits of one search from none
+  // Sequential halving schedules the visits of one search from none. More than two players:
+  // no tree reuse yet (the kept subtree's scores and movers would need moving with its nodes).
+  if (gumbelAtRoot() || players_ > 2) {
     resetRoot();
     return;
   }
@@ -373,7 +438,7 @@ std::vector<Tree::ChildStat> Tree::rootChildren() const {
   for (int i = 0; i < root.numChildren; ++i) {
     const Node& c = nodes_[size_t(root.firstChild + i)];
     const int mate = c.provenLoss() ? c.proofPlies() + 1 : c.provenWin() ? -(c.proofPlies() + 1) : 0;
-    out.push_back({c.move, c.visits, c.prior, c.visits > 0 ? -c.valueSum / float(c.visits) : 0.0f,
+    out.push_back({c.move, c.visits, c.prior, c.visits > 0 ? childValue(root, c) : 0.0f,
                    c.visits > 0 ? c.drawSum / float(c.visits) : 0.0f, mate});
   }
   return out;
@@ -431,6 +496,13 @@ std::array<float, 3> Tree::rootWdl() const {
     d = root.drawSum / float(root.visits);
   } else if (rootTerminal_) {
     terminalValue(pos_, pos_.outcome(params_.plyCap), v, d);
+  }
+  if (players_ > 2 && root.proof == 0 && root.visits > 0) {
+    // v = 2 * score - 1 for the mover, whose score is W plus its share of a draw.
+    int in = 0;
+    for (game::Color c = 0; c < players_; ++c) in += !pos_.isOut(c);
+    const float w = std::max(0.0f, 0.5f * (v + 1.0f) - d / float(in));
+    return {w, d, std::max(0.0f, 1.0f - w - d)};
   }
   // v = W - L and W + D + L = 1.
   const float w = std::max(0.0f, 0.5f * (1.0f - d + v));
@@ -541,7 +613,7 @@ std::vector<double> Tree::targetVisits() const {
   if (!forcingPlayouts() || best < 0 || c[best].visits == 0) return counts;
   const double total = root.visits;
   const double explore = params_.cpuct * std::sqrt(total);
-  const auto q = [&](int i) { return -double(c[i].valueSum) / double(c[i].visits); };
+  const auto q = [&](int i) { return double(childValue(root, c[i])); };
   const double bestScore = q(best) + explore * c[best].prior / (1.0 + c[best].visits);
   for (int i = 0; i < root.numChildren; ++i) {
     if (i == best || c[i].visits == 0) continue;
@@ -564,7 +636,7 @@ const std::vector<GumbelChild>& Tree::gumbelChildren() const {
     row.prior = c[i].prior;
     row.visits = c[i].visits;
     row.inFlight = c[i].inFlight;
-    row.q = c[i].visits > 0 ? -c[i].valueSum / float(c[i].visits) : 0.0f;
+    row.q = c[i].visits > 0 ? childValue(root, c[i]) : 0.0f;
     row.excluded = params_.solver && c[i].provenWin();
   }
   return gumbelRows_;

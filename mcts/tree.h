@@ -98,8 +98,18 @@ class Tree {
   void rewind();
   // Sets a pending node's child priors (root noise if it is the root) and backs up its value.
   void expand(int node, const float* priors, float value, float draw);
+  // More than two players: the same with each player's score (mcts/player_scores.h).
+  void expandScores(int node, const float* priors, const float* scores, float draw);
   // Backs a value (side to move at `node`'s view) up to the root, removing virtual loss.
   void backup(int node, float value, float draw);
+  // More than two players: adds each player's score at every node up to the root; a node's
+  // valueSum takes 2 * score - 1 of the player to move there.
+  void backupScores(int node, const float* scores, float draw);
+  // The mean value of child `child` for the player to move at its parent, in [-1, 1], with the
+  // child's descents in flight counted as losses (virtual loss).
+  float childQ(const Node& parent, const Node& child) const;
+  // The same from completed visits only (the child has some).
+  float childValue(const Node& parent, const Node& child) const;
   // Removes the virtual loss of a collided descent that ended at `node`.
   void releaseVirtualLoss(int node);
   int selectChild(const Node& parent) const;
@@ -143,6 +153,11 @@ class Tree {
 
   SearchParams params_;
   game::Position pos_;
+  // More than two players (max-n): per node, each player's summed score and the player to move
+  // there; empty for two.
+  int players_ = 2;
+  std::vector<float> scoreSums_;
+  std::vector<int8_t> movers_;
   int depth_ = 0;  // moves made on pos_ beyond the root during a descent
   bool rootTerminal_ = false;
   std::vector<Node> nodes_;  // nodes_[0] is the root

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "game/position.h"
+#include "game/variant_loader.h"
 #include "nn/network_shape.h"
 
 namespace poppy::nn {
@@ -121,6 +122,8 @@ class Encoder {
 
 // The shape of a network for this encoder's inputs and policy, with the given tower and value head.
 inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int channels, int valueHidden) {
+  // The value head answers (win, draw, loss): four players need one output per player (later).
+  game::requireTwoPlayers(encoder.variant(), "the network");
   NetworkShape s;
   s.planes = encoder.planes();
   s.height = encoder.height();

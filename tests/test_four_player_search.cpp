@@ -1,0 +1,188 @@
+// The search for more than two players (max-n, mcts/player_scores.h) on yonin shogi: each node
+// chooses for the player to move there, by that player's own expected score. Positions are
+// built by hand; the expected moves are reasoned from the rules in docs/RULES.md "Yonin shogi",
+// never taken from the engine's output. Squares are USI (south moves towards rank a, west
+// towards file 1).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "mcts/eval_cache.h"
+#include "mcts/evaluator.h"
+#include "mcts/player_scores.h"
+#include "mcts/search.h"
+#include "nn/encoder.h"
+#include "support/position_helpers.h"
+
+using namespace poppy;
+using game::Move;
+using game::Position;
+
+namespace {
+
+struct Yonin {
+  game::VariantPtr variant = game::loadVariant("yonin");
+  nn::Encoder encoder{variant};
+  Position at(const std::map<std::string, std::string>& pieces, char side, const std::string& hands,
+              const std::string& controllers) const {
+    return Position::fromSfen(variant, poppy::testing::boardSfen(*variant, pieces) + " " + side + " " + hands + " 1 " +
+                                           controllers);
+  }
+};
+
+mcts::SearchParams params() {
+  mcts::SearchParams p;
+  p.plyCap = 0;
+  return p;
+}
+
+// Searches with the uniform evaluator (every position a draw among the players still in).
+mcts::Tree searched(const Yonin& y, const Position& pos, int playouts, mcts::EvalCache* cache = nullptr) {
+  mcts::UniformEvaluator eval(y.encoder.policySize(), mcts::valueSize(4));
+  mcts::SearchDriver driver(eval, y.encoder, 16, cache);
+  mcts::Tree tree(pos, params(), 3);
+  driver.search({&tree}, playouts);
+  return tree;
+}
+
+const mcts::Tree::ChildStat& child(const std::vector<mcts::Tree::ChildStat>& children, const Position& pos,
+                                   const std::string& usi) {
+  const Move m = pos.parseUsi(usi);
+  for (const auto& c : children)
+    if (c.move == m) return c;
+  throw std::runtime_error("no root child " + usi);
+}
+
+Move mostVisited(const mcts::Tree& tree) {
+  std::mt19937 rng(0);
+  return tree.pickMove(0.0f, rng);
+}
+
+// South has mated west already (west's king turned on 9a, its army south's). North's king on
+// 1a: south's gold 2c2b checks it (forward diagonal), covers 2a and 1b, and the silver on 3c
+// guards 2b. North has no other piece: mated, and south, with three armies, wins. Any other
+// move leaves three players in, each worth a third to the uniform evaluator.
+Position southWinsInOne(const Yonin& y) {
+  return y.at({{"5i", "sK"}, {"9a", "wX"}, {"1a", "nK"}, {"1h", "eK"}, {"2c", "sG"}, {"3c", "sS"}}, 's', "-", "ssne");
+}
+
+}  // namespace
+
+TEST(FourPlayerScores, EvaluatorAnswersBecomeScoresOfThePlayersStillIn) {
+  // West (1) to move; south (0) is out. Answer: west .4, north .2, east .1, south .1, draw .2.
+  const float values[5] = {0.4f, 0.2f, 0.1f, 0.1f, 0.2f};
+  float scores[4], draw;
+  mcts::scoresFromValues(4, 1, 0b0001, values, scores, draw);
+  // South's .1 is spread over the rest in proportion: total .9 -> west .4/.9, draw .2/.9, and
+  // the draw shared by the three still in.
+  EXPECT_FLOAT_EQ(draw, 0.2f / 0.9f);
+  EXPECT_FLOAT_EQ(scores[0], 0.0f);
+  EXPECT_FLOAT_EQ(scores[1], 0.4f / 0.9f + draw / 3);
+  EXPECT_FLOAT_EQ(scores[2], 0.2f / 0.9f + draw / 3);
+  EXPECT_FLOAT_EQ(scores[3], 0.1f / 0.9f + draw / 3);
+  EXPECT_FLOAT_EQ(scores[0] + scores[1] + scores[2] + scores[3], 1.0f);
+}
+
+TEST(FourPlayerScores, AFinishedGameScoresTheWinnerOne) {
+  const Yonin y;
+  Position pos = southWinsInOne(y);
+  pos.makeMove(pos.parseUsi("2c2b"));
+  const game::Outcome o = pos.outcome();
+  ASSERT_EQ(o.reason, game::EndReason::kSecondMate);
+  float scores[4], draw;
+  mcts::terminalScores(pos, o, scores, draw);
+  EXPECT_EQ(draw, 0.0f);
+  EXPECT_EQ(scores[0], 1.0f);
+  EXPECT_EQ(scores[1] + scores[2] + scores[3], 0.0f);
+  // A draw (here: the ply cap) is shared by those still in: east, and south.
+  Position capped = southWinsInOne(y);
+  mcts::terminalScores(capped, game::Outcome{game::EndReason::kPlyCap, -1}, scores, draw);
+  EXPECT_EQ(draw, 1.0f);
+  EXPECT_FLOAT_EQ(scores[0], 1.0f / 3);  // south, north, east are in; west is out
+  EXPECT_EQ(scores[1], 0.0f);
+  EXPECT_FLOAT_EQ(scores[2], 1.0f / 3);
+}
+
+// The mover takes the win in one (max-n at the root: its own score). Three moves mate: the
+// gold 2c2b, and the silver 3c2b (guarded by the gold; the king cannot go to 1b, which the gold
+// covers) promoted or not.
+TEST(FourPlayerSearch, TheMoverTakesItsWinningMate) {
+  const Yonin y;
+  const Position pos = southWinsInOne(y);
+  const mcts::Tree tree = searched(y, pos, 600);
+  Position after = pos;
+  after.makeMove(mostVisited(tree));
+  EXPECT_EQ(after.outcome().reason, game::EndReason::kSecondMate) << pos.moveToUsi(mostVisited(tree));
+  EXPECT_EQ(after.outcome().winner, 0);
+  const auto children = tree.rootChildren();
+  for (const char* mate : {"2c2b", "3c2b", "3c2b+"}) EXPECT_FLOAT_EQ(child(children, pos, mate).q, 1.0f) << mate;
+  // Other moves: three players in, a third each from the uniform evaluator (2/3 - 1).
+  EXPECT_NEAR(child(children, pos, "5i5h").q, 2.0f / 3 - 1, 0.05f);
+}
+
+// Below the root each node chooses for its own player: west, moving next, would mate south
+// (its second mate, a win: it already controls north's army) with its gold 9g9h, guarded by
+// the rook on 7h along rank h, if south's silver left 8h: the silver blocks the rook, and
+// without the rook's guard the king takes the gold. South must see west's choice: keep the
+// silver on 8h, or take the gold with it (8h9g).
+TEST(FourPlayerSearch, EachPlayerChoosesForItself) {
+  const Yonin y;
+  const Position pos = y.at({{"9i", "sK"}, {"8h", "sS"}, {"9g", "wG"}, {"9c", "wK"}, {"7h", "wR"}, {"5a", "nX"},
+                             {"1e", "eK"}},
+                            's', "-", "swwe");
+  // The trap, checked by the rules: after 8h7g, 9g9h mates south and wins for west.
+  Position trap = pos;
+  trap.makeMove(trap.parseUsi("8h7g"));
+  ASSERT_EQ(trap.sideToMove(), 1);
+  trap.makeMove(trap.parseUsi("9g9h"));
+  ASSERT_EQ(trap.outcome().reason, game::EndReason::kSecondMate);
+  ASSERT_EQ(trap.outcome().winner, 1);
+
+  const mcts::Tree tree = searched(y, pos, 3000);
+  const Move chosen = mostVisited(tree);
+  // Whatever south plays, west must have no mate of south after it.
+  Position after = pos;
+  after.makeMove(chosen);
+  game::MoveList replies;
+  after.generateLegal(replies);
+  for (const Move& r : replies) {
+    after.makeMove(r);
+    EXPECT_FALSE(after.isOut(0)) << "south played " << pos.moveToUsi(chosen) << ", then west " << after.moveToUsi(r);
+    after.unmakeMove();
+  }
+  // The silver's steps away from 8h that leave 9h unguarded (to 7g and 7i; from 8g it would
+  // still guard 9h backwards) are valued as near losses: west's reply is its win, and only the
+  // few visits before the search found it count for anything else.
+  const auto children = tree.rootChildren();
+  for (const char* away : {"8h7g", "8h7i"}) {
+    EXPECT_NE(pos.moveToUsi(chosen), away);
+    EXPECT_GT(child(children, pos, away).visits, 0) << away;
+    EXPECT_LT(child(children, pos, away).q, -0.6f) << away;
+  }
+  EXPECT_GT(child(children, pos, pos.moveToUsi(chosen)).q, -0.5f);
+}
+
+// Batches with virtual loss and the eval cache: the same tree search, answers from the cache.
+TEST(FourPlayerSearch, TheEvalCacheServesFourPlayerAnswers) {
+  const Yonin y;
+  const Position start(y.variant);
+  mcts::EvalCache cache(12, 128, mcts::valueSize(4));
+  const mcts::Tree first = searched(y, start, 300, &cache);
+  EXPECT_GT(cache.misses(), 0);
+  const mcts::Tree second = searched(y, start, 300, &cache);
+  EXPECT_GT(cache.hits(), 100);
+  EXPECT_EQ(mostVisited(first), mostVisited(second));
+  EXPECT_FLOAT_EQ(second.rootValue(), 2.0f / 4 - 1);  // four players in, a quarter each
+  const auto wdl = second.rootWdl();
+  EXPECT_FLOAT_EQ(wdl[1], 1.0f);
+  EXPECT_NEAR(wdl[0], 0.0f, 1e-6f);
+  // A two-player cache is refused for a four-player search.
+  mcts::EvalCache twoPlayer(12, 128);
+  mcts::UniformEvaluator eval(y.encoder.policySize(), mcts::valueSize(4));
+  EXPECT_THROW(mcts::SearchDriver(eval, y.encoder, 16, &twoPlayer), std::invalid_argument);
+}
