@@ -14,9 +14,9 @@ class VariantError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The search, the network and the commands built on them are for two players so far: throws a
-// VariantError naming `what` for a four-player variant (yonin shogi, whose rules engine, perft
-// and SFEN work; README "Yonin shogi").
+// Self-play, matches, play and the commands built on them are for two players so far: throws a
+// VariantError naming `what` for a four-player variant (yonin shogi, whose rules engine, search
+// and network work; README "Yonin shogi").
 void requireTwoPlayers(const Variant& v, const std::string& what);
 
 // Loads one YAML file. Throws VariantError.

@@ -107,6 +107,7 @@ EigenEvaluator::EigenEvaluator(EigenNetwork network, const std::string& kernel) 
   plan_.channels = s.channels;
   plan_.policySize = s.policySize;
   plan_.valueHidden = s.valueHidden;
+  plan_.valueOutputs = s.valueOutputs;
   plan_.blocks = s.blocks;
   plan_.neighbours = neighbours_.data();
   plan_.input = view(net_.input);
@@ -135,7 +136,7 @@ void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
                           size_t(plan_.policyPlanes) * columns,
                           columns,
                           size_t(plan_.valueHidden) * size_t(capacity),
-                          3 * size_t(capacity)};
+                          size_t(plan_.valueOutputs) * size_t(capacity)};
   size_t total = kAlignFloats;
   for (size_t n : sizes) total += roundUp(n);
   scratch.memory.assign(total, 0.0f);

@@ -160,17 +160,20 @@ void POPPY_EIGEN_FORWARD_NAME(const ForwardPlan& p, const float* planes, int bat
     linear(p.policyFc, m.policy, batch, policyLogits, false);
   }
 
-  // Value: 1x1 convolution to 1 plane, relu, hidden layer with relu, 3 logits, softmax.
+  // Value: 1x1 convolution to 1 plane, relu, hidden layer with relu, valueOutputs logits
+  // (3: win, draw, loss), softmax.
   MatrixMap value = convolve(p.valueConv, m.x, p, batch, nullptr, m.value);
   value = (value.colwise() + biasOf(p.valueConv)).cwiseMax(0.0f);
   linear(p.valueFc1, m.value, batch, m.hidden, true);
   linear(p.valueFc2, m.hidden, batch, m.wdl, false);
+  const int outputs = p.valueOutputs;
   for (int b = 0; b < batch; ++b) {
-    const float* z = m.wdl + 3 * b;
-    const float top = std::fmax(z[0], std::fmax(z[1], z[2]));
-    float e[3], sum = 0;
-    for (int k = 0; k < 3; ++k) sum += e[k] = std::exp(z[k] - top);
-    for (int k = 0; k < 3; ++k) wdl[3 * b + k] = e[k] / sum;
+    const float* z = m.wdl + outputs * b;
+    float top = z[0];
+    for (int k = 1; k < outputs; ++k) top = std::fmax(top, z[k]);
+    float e[8], sum = 0;
+    for (int k = 0; k < outputs; ++k) sum += e[k] = std::exp(z[k] - top);
+    for (int k = 0; k < outputs; ++k) wdl[outputs * b + k] = e[k] / sum;
   }
 }
 

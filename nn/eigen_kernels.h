@@ -27,6 +27,7 @@ struct LinearView {
 
 struct ForwardPlan {
   int planes, squares, channels, policySize, valueHidden, blocks;
+  int valueOutputs;       // NetworkShape::valueOutputs
   int policyPlanes;       // > 0: spatial policy head (policyConv to channels, then policyOut); 0: dense
   const int* neighbours;  // [squares x 9]: the square under each 3x3 tap (row-major taps), -1 off the board
   ConvView input;
@@ -47,7 +48,7 @@ struct ForwardScratch {
   float* policyOut;  // spatial head: [policyPlanes x columns]
   float* value;   // [1 x columns]
   float* hidden;  // [valueHidden x batch]
-  float* wdl;     // [3 x batch]
+  float* wdl;     // [valueOutputs x batch]
 };
 
 // planes: batch x (planes x squares) floats, LibTorch's NCHW. Writes batch x policySize logits

@@ -130,7 +130,7 @@ EigenNetwork foldNetwork(const TorchLayoutWeights& w) {
   }
   checkLinear(w.valueFc1, squares, s.valueHidden, "value_fc1");
   n.valueFc1 = foldHeadLinear(w.valueFc1, 1, squares);
-  checkLinear(w.valueFc2, s.valueHidden, 3, "value_fc2");
+  checkLinear(w.valueFc2, s.valueHidden, s.valueOutputs, "value_fc2");
   n.valueFc2 = foldLinear(w.valueFc2);
   for (FoldedLinear* f : {&n.policyFc, &n.valueFc1, &n.valueFc2})
     if (!f->weight.empty()) addPanels(*f);

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "game/position.h"
-#include "game/variant_loader.h"
 #include "nn/network_shape.h"
 
 namespace poppy::nn {
@@ -24,6 +23,8 @@ class Encoder {
   int width() const { return variant_->files; }
   int inputSize() const { return planes_ * height() * width(); }
   int policySize() const { return policySize_; }
+  // Floats of the value answer (mcts/player_scores.h): 3 for two players, players + 1 for more.
+  int valueSize() const { return variant_->numPlayers == 2 ? 3 : variant_->numPlayers + 1; }
   // Spatial layout (large boards, multi-leg moves): policy planes per square; 0 when dense.
   int policyPlanes() const { return policyPlanes_; }
   // Spatial layout: how many burning pieces of the mover the burn planes tell apart (0 where
@@ -122,9 +123,8 @@ class Encoder {
 
 // The shape of a network for this encoder's inputs and policy, with the given tower and value head.
 inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int channels, int valueHidden) {
-  // The value head answers (win, draw, loss): four players need one output per player (later).
-  game::requireTwoPlayers(encoder.variant(), "the network");
   NetworkShape s;
+  s.valueOutputs = encoder.valueSize();
   s.planes = encoder.planes();
   s.height = encoder.height();
   s.width = encoder.width();

@@ -45,6 +45,7 @@ void modelInfoToJson(const ModelInfo& info, nlohmann::json& h) {
   h["blocks"] = info.shape.blocks;
   h["channels"] = info.shape.channels;
   h["value_hidden"] = info.shape.valueHidden;
+  if (info.shape.valueOutputs != 3) h["value_outputs"] = info.shape.valueOutputs;  // four players: older files lack it
   h["step"] = info.step;
   h["id"] = info.id;
 }
@@ -64,6 +65,7 @@ ModelInfo modelInfoFromJson(const nlohmann::json& h) {
   i.shape.blocks = common::integerAt<int>(h, "blocks");
   i.shape.channels = common::integerAt<int>(h, "channels");
   i.shape.valueHidden = common::integerAt<int>(h, "value_hidden");
+  if (h.contains("value_outputs")) i.shape.valueOutputs = common::integerAt<int>(h, "value_outputs");
   i.step = common::integerAt<int64_t>(h, "step");
   i.id = h.at("id").get<std::string>();
   return i;
@@ -129,6 +131,7 @@ ModelFileContents parseModelFile(const std::string& all, const std::string& path
   const ModelInfo& i = out.info;
   if (i.shape.planes < 1 || i.shape.height < 1 || i.shape.width < 1 || i.shape.policySize < 1 || i.shape.blocks < 0 ||
       i.shape.blocks > 256 || i.shape.channels < 1 || i.shape.channels > 4096 || i.shape.valueHidden < 1 || i.shape.policyPlanes < 0 ||
+      i.shape.valueOutputs < 3 || i.shape.valueOutputs > 5 ||
       (i.shape.policyPlanes > 0 && i.shape.policySize != i.shape.policyPlanes * i.shape.height * i.shape.width))
     fail("implausible architecture in the header");
   if (!withPayload) return out;

@@ -42,7 +42,7 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
   valueConv_ = register_module("value_conv", conv(s.channels, 1, 1));
   valueBn_ = register_module("value_bn", torch::nn::BatchNorm2d(1));
   valueFc1_ = register_module("value_fc1", torch::nn::Linear(area, s.valueHidden));
-  valueFc2_ = register_module("value_fc2", torch::nn::Linear(s.valueHidden, 3));
+  valueFc2_ = register_module("value_fc2", torch::nn::Linear(s.valueHidden, s.valueOutputs));
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor x) {

@@ -9,7 +9,10 @@ struct NetworkShape {
   int blocks = 4;                                          // residual blocks
   int channels = 32;                                       // channels in the tower
   int valueHidden = 32;                                    // width of the value head's hidden layer
-  int policyPlanes = 0;  // the Encoder's spatial policy planes; 0: a dense policy head (last: aggregate order)
+  int policyPlanes = 0;  // the Encoder's spatial policy planes; 0: a dense policy head
+  // The value head's outputs, a softmax: (win, draw, loss) for two players; for more, each
+  // player's win (the mover first, then clockwise) and the draw (mcts/player_scores.h).
+  int valueOutputs = 3;  // last: aggregate order
 };
 
 // Floating-point operations of one forward pass for one position (a multiply-add counts two): for
@@ -24,7 +27,7 @@ inline double flopsPerPosition(const NetworkShape& s) {
     macs += area * c * c + area * c * s.policyPlanes;  // spatial policy: two 1x1 convolutions
   else
     macs += area * c * 2 + 2 * area * s.policySize;  // dense policy: 1x1 to two planes, full connection
-  macs += area * s.valueHidden + s.valueHidden * 3;
+  macs += area * s.valueHidden + s.valueHidden * s.valueOutputs;
   return 2 * macs;
 }
 

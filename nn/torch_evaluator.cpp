@@ -65,19 +65,20 @@ void TorchEvaluator::evaluate(const float* planes, int batch, float* policyLogit
     policy = policy.contiguous();
     value = torch::softmax(value, 1).contiguous();
     std::memcpy(policyLogits, policy.data_ptr<float>(), sizeof(float) * size_t(batch) * p);
-    std::memcpy(wdl, value.data_ptr<float>(), sizeof(float) * size_t(batch) * 3);
+    std::memcpy(wdl, value.data_ptr<float>(), sizeof(float) * size_t(batch) * size_t(s.valueOutputs));
     return;
   }
   // One copy back, into page-locked memory (reused by LibTorch's host allocator, so no fresh
   // pages to fault in): policy logits and win/draw/loss side by side, one row per position.
   const torch::Tensor out =
       torch::cat({policy.to(torch::kFloat32), torch::softmax(value.to(torch::kFloat32), 1)}, 1);
-  torch::Tensor host = torch::empty({batch, p + 3}, torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(true));
+  const int v = s.valueOutputs;
+  torch::Tensor host = torch::empty({batch, p + v}, torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(true));
   host.copy_(out);
   const float* row = host.data_ptr<float>();
-  for (int i = 0; i < batch; ++i, row += p + 3) {
+  for (int i = 0; i < batch; ++i, row += p + v) {
     std::memcpy(policyLogits + size_t(i) * p, row, sizeof(float) * size_t(p));
-    std::memcpy(wdl + size_t(i) * 3, row + p, sizeof(float) * 3);
+    std::memcpy(wdl + size_t(i) * v, row + p, sizeof(float) * size_t(v));
   }
 }
 

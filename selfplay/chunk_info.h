@@ -16,6 +16,7 @@ inline ChunkInfo chunkInfoFor(const nn::Encoder& encoder) {
   info.height = encoder.height();
   info.width = encoder.width();
   info.policySize = encoder.policySize();
+  info.valueSize = encoder.valueSize();
   return info;
 }
 

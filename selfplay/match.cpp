@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "game/variant_loader.h"
 #include "mcts/random_player.h"
 #include "mcts/rollout_player.h"
 #include "mcts/search.h"
@@ -135,6 +136,7 @@ MatchResult resultOfRecords(const std::vector<GameRecord>& records, const std::s
 MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,
                       const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress,
                       MatchResult resumed) {
+  game::requireTwoPlayers(*variant, "a match");  // sides, colours and Elo are for two
   const PlayerSpec* specs[2] = {&a, &b};
   const int slots = std::max(1, std::min(settings.parallelGames, settings.games));
   Side sides[2];

@@ -174,7 +174,9 @@ std::string sampleProblem(const ChunkInfo& info, const Sample& s) {
   if (s.planes.size() != inputSize) {
     return std::to_string(s.planes.size()) + " plane bytes, expected " + std::to_string(inputSize);
   }
-  if (s.result < -1 || s.result > 1) return "result not -1, 0 or +1";
+  if (info.valueSize == 3 && (s.result < -1 || s.result > 1)) return "result not -1, 0 or +1";
+  if (info.valueSize != 3 && (s.result < -1 || s.result > info.valueSize - 2))
+    return "result not -1 (a draw) or a winner's place 0.." + std::to_string(info.valueSize - 2);
   if (!std::isfinite(s.rootValue)) return "root value not finite";
   double sum = 0.0;
   for (const auto& [index, p] : s.policy) {
@@ -307,6 +309,7 @@ std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& ex
   ChunkHeader h;
   const size_t headerSize = decodeHeader(path, head.data(), head.size(), h);
   checkExpected(path, h.info, expected);
+  h.info.valueSize = expected.valueSize;
 
   const uint64_t inputSize = uint64_t(h.info.inputSize());
   const uint64_t perSample = inputSize + 1 + 4 + 4;

@@ -61,6 +61,10 @@ struct ChunkInfo {
   int height = 0;
   int width = 0;
   int policySize = 0;  // up to 65,536 stored as uint16 (version 2), larger as uint32 (version 3)
+  // Not stored: the encoder's value size, which says what a sample's result means (3: -1, 0 or
+  // +1 from the mover's view; players + 1: the winner's place clockwise from the mover, 0 to
+  // players - 1, or -1 for a draw). Set from the expected info when a chunk is read.
+  int valueSize = 3;
 
   int inputSize() const { return planes * height * width; }
   bool operator==(const ChunkInfo& o) const {

@@ -158,7 +158,7 @@ void ReplayWindow::sampleBatch(int batch, std::mt19937& rng, float* planes, floa
     const Sample& s = at(pick(rng));
     writeDensePlanes(s, planes + size_t(b) * inputSize);
     writeDensePolicy(s, policySize, policy + size_t(b) * size_t(policySize));
-    writeWdlTarget(s.result, wdlTarget + size_t(b) * 3);
+    writeValueTarget(s.result, expected_.valueSize, wdlTarget + size_t(b) * size_t(expected_.valueSize));
     if (rootValues) rootValues[b] = s.rootValue;
   }
 }

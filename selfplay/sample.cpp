@@ -74,6 +74,15 @@ void writeWdlTarget(int8_t result, float* out) {
   out[2] = result < 0 ? 1.0f : 0.0f;
 }
 
+void writeValueTarget(int8_t result, int valueSize, float* out) {
+  if (valueSize == 3) {
+    writeWdlTarget(result, out);
+    return;
+  }
+  std::fill(out, out + valueSize, 0.0f);
+  out[result < 0 ? valueSize - 1 : result] = 1.0f;
+}
+
 void mixRootValue(float* wdl, float rootValue, float weight) {
   const float v = std::clamp(rootValue, -1.0f, 1.0f);
   const float keep = 1.0f - weight;

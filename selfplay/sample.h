@@ -20,7 +20,9 @@ struct Sample {
   // Sparse visit distribution over policy indices: each index at most once, probabilities >= 0,
   // summing to 1.
   std::vector<std::pair<uint32_t, float>> policy;
-  int8_t result = 0;       // game result from the side to move's view: +1 win, 0 draw, -1 loss
+  // Game result from the side to move's view: +1 win, 0 draw, -1 loss. More than two players:
+  // the winner's place clockwise from the side to move (0 = itself), or -1 for a draw.
+  int8_t result = 0;
   float rootValue = 0.0f;  // search value at the root, side to move's view
 
   bool operator==(const Sample& o) const {
@@ -51,6 +53,9 @@ void writeDensePlanes(const Sample& s, float* out);
 void writeDensePolicy(const Sample& s, int policySize, float* out);
 //   wdl: 3 floats, one-hot of the result: index 0 win, 1 draw, 2 loss.
 void writeWdlTarget(int8_t result, float* out);
+//   value: valueSize floats (nn::Encoder::valueSize): the WDL above for 3; for more players
+//   one-hot of the winner's place, or of the draw (the last) for result -1.
+void writeValueTarget(int8_t result, int valueSize, float* out);
 // Mixes the search's root value v (win - loss, in [-1, 1]) into a WDL target:
 // wdl = (1 - weight) * wdl + weight * ((1 + v) / 2, 0, (1 - v) / 2). The root value carries no
 // draw share, so its part is split between win and loss with the same expectation v.

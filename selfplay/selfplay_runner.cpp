@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "game/variant_loader.h"
 #include "selfplay/replay_window.h"
 
 namespace poppy::selfplay {
@@ -64,6 +65,8 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
       settings_(std::move(settings)),
       driver_(evaluator, encoder, settings_.parallelGames * settings_.search.leavesPerTree, cache),
       adjudicator_(variant_, settings_.plyCapAdjudication) {
+  // Results, samples and records name two sides: four-player self-play comes with issue 11.
+  game::requireTwoPlayers(*variant_, "self-play");
   settings_.search.rootNoise = true;
   if (!(settings_.fullSearchFraction > 0 && settings_.fullSearchFraction <= 1))
     throw std::invalid_argument("SelfPlaySettings: fullSearchFraction must be in (0, 1], not " +

@@ -96,6 +96,18 @@ TEST_F(ModelHeader, WrittenFileReadsBack) {
   EXPECT_EQ(nn::readModelInfo(path).step, 100);
 }
 
+// A four-player network's value head (five outputs) is recorded; older files, without the
+// field, have three; a size no variant has is refused.
+TEST_F(ModelHeader, ValueOutputsAreRecorded) {
+  EXPECT_EQ(nn::modelFileBytes(info_, "weights").find("value_outputs"), std::string::npos);
+  info_.shape.valueOutputs = 5;
+  const std::string path = write(nn::modelFileBytes(info_, "weights"));
+  EXPECT_EQ(nn::readModelInfo(path).shape.valueOutputs, 5);
+  EXPECT_THROW(nn::readModelInfo(write(withField("value_outputs", "9"))), nn::ModelError);
+  info_.shape.valueOutputs = 3;
+  EXPECT_EQ(nn::readModelInfo(write(nn::modelFileBytes(info_, "weights"))).shape.valueOutputs, 3);
+}
+
 // Numbers that are not integers of the field's type are refused with ModelError naming the
 // file and the field, by the header reader and by the full read alike.
 TEST_F(ModelHeader, FieldsThatAreNotFittingIntegersAreRefused) {

@@ -70,8 +70,9 @@ struct Outputs {
   std::vector<float> logits, wdl;
 };
 
-Outputs run(mcts::Evaluator& ev, const std::vector<float>& planes, int batch, int policySize) {
-  Outputs o{std::vector<float>(size_t(batch) * policySize, NAN), std::vector<float>(size_t(batch) * 3, NAN)};
+// valueSize: the value head's outputs (3; 5 for yonin's four players).
+Outputs run(mcts::Evaluator& ev, const std::vector<float>& planes, int batch, int policySize, int valueSize) {
+  Outputs o{std::vector<float>(size_t(batch) * policySize, NAN), std::vector<float>(size_t(batch) * valueSize, NAN)};
   ev.evaluate(planes.data(), batch, o.logits.data(), o.wdl.data());
   return o;
 }
@@ -107,12 +108,13 @@ const std::vector<int> kBatches = {17, 1, 3, 4, 6, 40};
 void expectEigenMatchesTorch(nn::PolicyValueNet net, const std::vector<float>& planes, int policySize,
                              const std::string& label) {
   nn::TorchEvaluator reference(net, torch::kCPU);
+  const int values = net->shape().valueOutputs;
   for (const std::string& kernel : nn::eigenKernelsSupported()) {
     nn::EigenEvaluator eigen(nn::eigenNetworkOf(*net), kernel);
     for (int batch : kBatches) {
-      const Outputs want = run(reference, planes, batch, policySize);
+      const Outputs want = run(reference, planes, batch, policySize, values);
       expectVaried(want, batch, policySize);
-      expectSame(want, run(eigen, planes, batch, policySize),
+      expectSame(want, run(eigen, planes, batch, policySize, values),
                  label + ", kernel " + kernel + ", batch " + std::to_string(batch));
     }
   }
@@ -136,14 +138,16 @@ TEST(EigenForward, MatchesLibTorchOnEveryVariant) {
   torch::set_num_threads(1);
   const auto variants = game::knownVariants();
   ASSERT_GE(variants.size(), 7u);
-  // Seeds in alphabetical order of the variants other than chu and mitsugumi, those two after
-  // them (so that a variant added later does not shift the others' seeds): a seed whose random
-  // network has a dead policy head (the same logits everywhere) proves nothing, and these don't.
+  // Seeds in alphabetical order of the variants other than chu, mitsugumi and yonin, those
+  // after them (so that a variant added later does not shift the others' seeds): a seed whose
+  // random network has a dead policy head (the same logits everywhere) proves nothing, and these
+  // don't. Yonin's value head has five outputs (four players and the draw).
   uint64_t seed = 1;
   for (const std::string& v : variants)
-    if (v != "chu" && v != "mitsugumi") compareOnVariant(v, 2, 16, 16, seed++);
+    if (v != "chu" && v != "mitsugumi" && v != "yonin") compareOnVariant(v, 2, 16, 16, seed++);
   compareOnVariant("chu", 2, 16, 16, seed++);
-  compareOnVariant("mitsugumi", 2, 16, 16, seed);
+  compareOnVariant("mitsugumi", 2, 16, 16, seed++);
+  compareOnVariant("yonin", 2, 16, 16, seed);
 }
 
 TEST(EigenForward, MatchesLibTorchForOtherSizes) {
@@ -290,7 +294,7 @@ TEST(Inference, EachSettingRunsTheNetworkItNames) {
   for (auto inference : {nn::Inference::kEigen, nn::Inference::kAuto}) {
     const auto ev = nn::loadEvaluator(kShippedModel, g.variant.get(), "cpu", inference);
     for (int batch : {1, 40})
-      expectSame(run(*torchModel, planes, batch, encoder.policySize()), run(*ev, planes, batch, encoder.policySize()),
+      expectSame(run(*torchModel, planes, batch, encoder.policySize(), 3), run(*ev, planes, batch, encoder.policySize(), 3),
                  std::string(nn::inferenceName(inference)) + ", batch " + std::to_string(batch));
   }
 }

@@ -197,6 +197,20 @@ TEST(Sample, DenseTargets) {
   EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{0, 0, 1}));
 }
 
+// Four players (value size 5): one-hot of the winner's place clockwise from the mover, or of
+// the draw, the last.
+TEST(Sample, FourPlayerValueTargets) {
+  float v[5];
+  writeValueTarget(2, 5, v);
+  EXPECT_EQ(std::vector<float>(v, v + 5), (std::vector<float>{0, 0, 1, 0, 0}));
+  writeValueTarget(0, 5, v);
+  EXPECT_EQ(std::vector<float>(v, v + 5), (std::vector<float>{1, 0, 0, 0, 0}));
+  writeValueTarget(-1, 5, v);
+  EXPECT_EQ(std::vector<float>(v, v + 5), (std::vector<float>{0, 0, 0, 0, 1}));
+  writeValueTarget(-1, 3, v);  // two players: the WDL target, a loss
+  EXPECT_EQ(std::vector<float>(v, v + 3), (std::vector<float>{0, 0, 1}));
+}
+
 TEST(Sample, RootValueMixesIntoTheValueTarget) {
   // A won game whose search thought -0.5 at this position, weight 1/4 (by hand):
   // win 0.75 * 1 + 0.25 * (1 - 0.5) / 2 = 0.8125, draw 0, loss 0.25 * (1 + 0.5) / 2 = 0.1875.
@@ -257,6 +271,26 @@ TEST_F(ReplayFile, LargePoliciesUseVersionThreeAndRoundTrip) {
   EXPECT_EQ(h.version, 3u);
   EXPECT_EQ(h.info, large);
   EXPECT_EQ(readReplayChunk(path("large.rpl"), large), samples);
+}
+
+// A four-player chunk's results are winners' places (0-3) or -1: they round-trip, and a place
+// beyond the players is refused; the same result 3 is no two-player result.
+TEST_F(ReplayFile, FourPlayerResultsRoundTrip) {
+  ChunkInfo four = microInfo();
+  four.variant = "four";
+  four.valueSize = 5;
+  std::vector<Sample> samples = makeSamples(four, 8, 6);
+  for (size_t i = 0; i < samples.size(); ++i) samples[i].result = int8_t(int(i % 5) - 1);
+  writeReplayChunk(path("four.rpl"), four, samples);
+  EXPECT_EQ(readReplayChunk(path("four.rpl"), four), samples);
+  samples[0].result = 4;
+  EXPECT_THROW(writeReplayChunk(path("bad.rpl"), four, samples), ReplayError);
+  samples[0].result = 3;
+  ChunkInfo two = four;
+  two.valueSize = 3;
+  EXPECT_THROW(writeReplayChunk(path("bad.rpl"), two, samples), ReplayError);
+  // Read as a two-player chunk, the same file's results are malformed.
+  EXPECT_THROW(readReplayChunk(path("four.rpl"), two), ReplayError);
 }
 
 TEST_F(ReplayFile, EmptyChunkRoundTrips) {

@@ -20,6 +20,7 @@
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
+#include "selfplay/sample.h"
 #include "support/random_positions.h"
 #include "support/scratch_files.h"
 #include "support/variants.h"
@@ -167,6 +168,43 @@ TEST(Trainer, OverfitsAFixedTinyBatch) {
     hits += b.policy[size_t(i) * s.policySize + size_t(best)] == 1.0f;
   }
   EXPECT_GE(hits, 7) << "of 8 memorised positions";
+}
+
+// Four players (yonin): the value head has five outputs (each player's win, the mover first,
+// and the draw) and learns one-hot targets of them; its answers are probabilities.
+TEST(Trainer, FourPlayerValueHeadLearnsWinnersPlaces) {
+  torch::set_num_threads(1);
+  const game::VariantPtr v = game::loadVariant("yonin");
+  const nn::Encoder encoder(v);
+  const nn::NetworkShape s = nn::networkShapeFor(encoder, 1, 16, 16);
+  ASSERT_EQ(s.valueOutputs, 5);
+  auto t = makeTrainer(s, 5, optimizer(0.05));
+  const int batch = 8;
+  std::vector<float> planes(size_t(batch) * encoder.inputSize()), policy(size_t(batch) * encoder.policySize(), 0.0f),
+      value(size_t(batch) * 5);
+  std::mt19937 rng(3);
+  game::Position pos(v);
+  game::MoveList moves;
+  for (int i = 0; i < batch; ++i) {
+    pos.generateLegal(moves);
+    encoder.encode(pos, planes.data() + size_t(i) * encoder.inputSize());
+    policy[size_t(i) * encoder.policySize() + size_t(encoder.moveIndex(pos, moves[0]))] = 1.0f;
+    selfplay::writeValueTarget(int8_t(int(i % 5) - 1), 5, value.data() + size_t(i) * 5);  // every place and the draw
+    pos.makeMove(moves[int(rng() % unsigned(moves.size()))]);
+  }
+  const training::Losses first = t->step(planes.data(), policy.data(), value.data(), batch);
+  EXPECT_NEAR(first.value, std::log(5.0), 0.5);  // a fresh head: about uniform over five
+  training::Losses last = first;
+  for (int i = 0; i < 80; ++i) last = t->step(planes.data(), policy.data(), value.data(), batch);
+  EXPECT_LT(last.value, 0.5 * first.value);
+  torch::NoGradGuard guard;
+  t->net()->eval();
+  const auto out = t->net()->forward(torch::from_blob(planes.data(), {batch, s.planes, s.height, s.width}));
+  const torch::Tensor probabilities = torch::softmax(out.second, 1);
+  ASSERT_EQ(probabilities.size(1), 5);
+  int hits = 0;
+  for (int i = 0; i < batch; ++i) hits += probabilities[i].argmax().item<int64_t>() == (i % 5 == 0 ? 4 : i % 5 - 1);
+  EXPECT_GE(hits, 6) << "of 8 memorised results";
 }
 
 // The multi-tensor step computes LibTorch's SGD (momentum, dampening, weight decay, Nesterov or

@@ -110,7 +110,7 @@ std::string gpuName() {
 // Evaluations per second of the evaluator at one batch size.
 double evalRate(mcts::Evaluator& ev, const Setup& s, int batch, double seconds) {
   std::vector<float> planes(size_t(batch) * s.encoder->inputSize(), 0.5f);
-  std::vector<float> logits(size_t(batch) * s.encoder->policySize()), wdl(size_t(batch) * 3);
+  std::vector<float> logits(size_t(batch) * s.encoder->policySize()), wdl(size_t(batch) * s.encoder->valueSize());
   const double t = timePerCall([&] { ev.evaluate(planes.data(), batch, logits.data(), wdl.data()); }, seconds);
   return batch / t;
 }
@@ -281,7 +281,7 @@ SelfplayFigures selfplayOnce(const nn::NetworkBenchOptions& a, const Setup& s, n
       const std::vector<int>& sizes = recorders[size_t(k)]->sizes;
       const int maxBatch = sizes.empty() ? 1 : *std::max_element(sizes.begin(), sizes.end());
       std::vector<float> planes(size_t(maxBatch) * s.encoder->inputSize(), 0.5f);
-      std::vector<float> logits(size_t(maxBatch) * s.encoder->policySize()), wdl(size_t(maxBatch) * 3);
+      std::vector<float> logits(size_t(maxBatch) * s.encoder->policySize()), wdl(size_t(maxBatch) * s.encoder->valueSize());
       for (int b : sizes) {
         nets[size_t(k)]->evaluate(planes.data(), b, logits.data(), wdl.data());
         replayed[size_t(k)] += b;
@@ -349,11 +349,12 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
   // Random but valid targets: one-hot policies and results.
   std::mt19937 rng(1);
   std::vector<float> planes(size_t(batch) * s.encoder->inputSize()), policy(size_t(batch) * s.encoder->policySize(), 0),
-      wdl(size_t(batch) * 3, 0);
+      wdl(size_t(batch) * s.encoder->valueSize(), 0);
   for (auto& x : planes) x = float(rng() % 2);
+  const int values = s.encoder->valueSize();
   for (int i = 0; i < batch; ++i) {
     policy[size_t(i) * s.encoder->policySize() + rng() % s.encoder->policySize()] = 1;
-    wdl[size_t(i) * 3 + rng() % 3] = 1;
+    wdl[size_t(i) * values + rng() % values] = 1;
   }
   OptimizerConfig oc;
   Trainer trainer(nn::PolicyValueNet(s.shape), oc, device, s.precision);

@@ -99,7 +99,9 @@ class Run {
         dir_(options.runDir),
         variant_(game::loadVariant(config.variant)),
         encoder_(variant_),
-        device_(nn::parseDevice(config.device)) {}
+        device_(nn::parseDevice(config.device)) {
+    game::requireTwoPlayers(*variant_, "poppy train");
+  }
 
   void execute() {
     fs::create_directories(dir_);
@@ -423,7 +425,7 @@ class Run {
     for (Batch& b : batches) {
       b.planes.resize(size_t(batch) * encoder_.inputSize());
       b.policy.resize(size_t(batch) * encoder_.policySize());
-      b.wdl.resize(size_t(batch) * 3);
+      b.wdl.resize(size_t(batch) * size_t(encoder_.valueSize()));
       b.rootValues.resize(size_t(batch));
     }
     std::mt19937 rng(uint32_t(config_.seed * 7 + uint64_t(trainer_->steps())));

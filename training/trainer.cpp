@@ -42,7 +42,7 @@ Losses Trainer::step(const float* planes, const float* policy, const float* wdl,
   const nn::NetworkShape& s = net_->shape();
   auto x = onDevice(planes, {batch, s.planes, s.height, s.width}, device_);
   auto pt = onDevice(policy, {batch, s.policySize}, device_);
-  auto vt = onDevice(wdl, {batch, 3}, device_);
+  auto vt = onDevice(wdl, {batch, s.valueOutputs}, device_);
 
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(learningRateAt(steps_));
