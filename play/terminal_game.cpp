@@ -204,7 +204,7 @@ selfplay::GameRecord TerminalGame::run() {
       announceOutcome(o);
       selfplay::GameRecord record;
       record.moves = moves_;
-      selfplay::finishRecord(record, o);
+      selfplay::finishRecord(record, o, 2);
       return finish(record.result, record.reason);
     }
     if (interrupted()) {

@@ -17,10 +17,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // keeps the documented key order in the file
 
-const char* const kResults[] = {"sente", "gote", "draw"};
+const char* const kResults[] = {"sente", "gote", "draw", "south", "west", "north", "east"};
 const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",      "royals_captured",
                                 "bare_king", "bare_kings", "stalemate",       "resign",       "illegal_move",
-                                "timeout",   "crash",      "unfinished",      "impasse"};
+                                "timeout",   "crash",      "unfinished",      "impasse",      "second_checkmate"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -29,12 +29,13 @@ bool oneOf(const std::string& s, const char* const (&set)[N]) {
 
 void validate(const GameRecord& r) {
   if (!oneOf(r.result, kResults)) {
-    throw GameRecordError("result '" + r.result + "' is not sente, gote or draw");
+    throw GameRecordError("result '" + r.result + "' is not sente, gote, draw, or (four players) south, west, north or east");
   }
   if (!oneOf(r.reason, kReasons)) {
     throw GameRecordError("reason '" + r.reason +
                           "' is not checkmate, repetition, perpetual_check, ply_cap, royals_captured, bare_king, "
-                          "bare_kings, stalemate, resign, illegal_move, timeout, crash, unfinished or impasse");
+                          "bare_kings, stalemate, resign, illegal_move, timeout, crash, unfinished, impasse or "
+                          "second_checkmate");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
   if (r.samples > r.plies) throw GameRecordError("samples exceed the plies");

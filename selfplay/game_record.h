@@ -3,6 +3,8 @@
 //    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap"|
 //    "royals_captured"|"bare_king"|"bare_kings" (royal capture, chu)|"stalemate" (yari),
 //    "plies":N, "model":"..."}
+// Four players (yonin): "result":"south"|"west"|"north"|"east"|"draw", and the reason
+// "second_checkmate" (the winner mated a second army); "stalemate" there is nobody able to move.
 // Self-play records also carry "samples":N, the positions trained on (fewer than the plies with
 // playout cap randomisation); a record without it trained on every ply. A self-play game drawn
 // at the ply cap may carry "adjudicated":"sente"|"gote": the side its training samples were
@@ -29,7 +31,7 @@ struct GameRecord {
   std::string variant;  // game::Variant::name
   std::string start;    // SFEN of the start position
   std::vector<std::string> moves;  // USI
-  std::string result;   // "sente", "gote" or "draw"
+  std::string result;   // "sente", "gote" or "draw"; four players: "south", "west", "north", "east" or "draw"
   std::string reason;   // "checkmate", "repetition", "perpetual_check", "ply_cap", "royals_captured",
                         // "bare_king", "bare_kings" (chu), "stalemate" (yari), or a forfeit:
                         // "resign", "illegal_move", "timeout", "crash";

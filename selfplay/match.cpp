@@ -298,7 +298,7 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
         if (tree) tree->advance(move);
       const game::Outcome outcome = g.pos->outcome(settings.plyCap);
       if (!outcome.over()) continue;
-      finishRecord(g.record, outcome);
+      finishRecord(g.record, outcome, 2);
       endGame(g, int(slot), outcome.winner);
     }
   }

@@ -25,7 +25,7 @@ SelfPlayPool::SelfPlayPool(game::VariantPtr variant, const nn::Encoder& encoder,
   for (int k = 0; k < workers; ++k) {
     auto w = std::make_unique<Worker>();
     w->evaluator = makeEvaluator();
-    if (cacheBits > 0) w->cache = std::make_unique<mcts::EvalCache>(cacheBits);
+    if (cacheBits > 0) w->cache = std::make_unique<mcts::EvalCache>(cacheBits, 128, encoder.valueSize());
     SelfPlaySettings s = settings;
     s.parallelGames = std::max(1, settings.parallelGames / workers + (k < settings.parallelGames % workers ? 1 : 0));
     s.seed = settings.seed + uint64_t(k) * 1000003;

@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "game/variant_loader.h"
 #include "selfplay/replay_window.h"
 
 namespace poppy::selfplay {
@@ -27,8 +26,15 @@ std::string reasonName(game::EndReason reason) {
   return "none";
 }
 
-void finishRecord(GameRecord& record, const game::Outcome& outcome) {
-  record.result = outcome.winner < 0 ? "draw" : (outcome.winner == 0 ? "sente" : "gote");
+std::string winnerName(int players, game::Color winner) {
+  if (winner < 0) return "draw";
+  if (players == 2) return winner == 0 ? "sente" : "gote";
+  static const char* const kSeats[] = {"south", "west", "north", "east"};
+  return kSeats[winner];
+}
+
+void finishRecord(GameRecord& record, const game::Outcome& outcome, int players) {
+  record.result = winnerName(players, outcome.winner);
   record.reason = reasonName(outcome.reason);
   record.plies = int(record.moves.size());
 }
@@ -65,8 +71,6 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
       settings_(std::move(settings)),
       driver_(evaluator, encoder, settings_.parallelGames * settings_.search.leavesPerTree, cache),
       adjudicator_(variant_, settings_.plyCapAdjudication) {
-  // Results, samples and records name two sides: four-player self-play comes with issue 11.
-  game::requireTwoPlayers(*variant_, "self-play");
   settings_.search.rootNoise = true;
   if (!(settings_.fullSearchFraction > 0 && settings_.fullSearchFraction <= 1))
     throw std::invalid_argument("SelfPlaySettings: fullSearchFraction must be in (0, 1], not " +
@@ -75,6 +79,9 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
     throw std::invalid_argument("SelfPlaySettings: fastPlayouts must be in [1, playouts = " +
                                 std::to_string(settings_.search.playouts) + "], not " +
                                 std::to_string(settings_.fastPlayouts));
+  if (settings_.plyCapAdjudication > 0 && variant_->numPlayers > 2)
+    throw std::invalid_argument("SelfPlaySettings: plyCapAdjudication is for two players (" + variant_->name + " has " +
+                                std::to_string(variant_->numPlayers) + ")");
   if (!(settings_.plyCapAdjudication >= 0 && settings_.plyCapAdjudication <= 1))
     throw std::invalid_argument("SelfPlaySettings: plyCapAdjudication must be in [0, 1], not " +
                                 std::to_string(settings_.plyCapAdjudication));
@@ -175,11 +182,15 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
       }
       std::vector<Sample> done;
       done.reserve(s.samples.size());
+      const int players = variant_->numPlayers;
       for (PendingSample& p : s.samples) {
-        p.sample.result = int8_t(winner < 0 ? 0 : (winner == p.mover ? 1 : -1));
+        // Two players: +1, 0, -1 from the mover's view; more: the winner's place clockwise
+        // from the mover, or -1 for a draw (selfplay/sample.h).
+        if (players == 2) p.sample.result = int8_t(winner < 0 ? 0 : (winner == p.mover ? 1 : -1));
+        else p.sample.result = int8_t(winner < 0 ? -1 : (winner - p.mover + players) % players);
         done.push_back(std::move(p.sample));
       }
-      finishRecord(s.record, outcome);
+      finishRecord(s.record, outcome, players);
       s.record.samples = int(done.size());
       ++finished;
       onGame(std::move(done), std::move(s.record));

@@ -71,7 +71,10 @@ class SelfPlayRunner {
 std::string reasonName(game::EndReason reason);
 
 // Fills a finished game's result, reason and ply count from its outcome.
-void finishRecord(GameRecord& record, const game::Outcome& outcome);
+void finishRecord(GameRecord& record, const game::Outcome& outcome, int players);
+// A record's result for `winner` (-1: "draw"): sente/gote, or for four players south, west,
+// north, east.
+std::string winnerName(int players, game::Color winner);
 
 // Saves one finished self-play game into a directory laid out as a run directory: the samples
 // as replay/chunk-<sequence>.rpl, then the record (its id set to the chunk's name) appended to

@@ -27,6 +27,7 @@
 #include "selfplay/chunk_info.h"
 #include "selfplay/match.h"
 #include "selfplay/replay_window.h"
+#include "selfplay/seat_match.h"
 #include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/checkpoint.h"
@@ -100,7 +101,7 @@ class Run {
         variant_(game::loadVariant(config.variant)),
         encoder_(variant_),
         device_(nn::parseDevice(config.device)) {
-    game::requireTwoPlayers(*variant_, "poppy train");
+    if (variant_->numPlayers > 2) refuseTwoPlayerSettings();
   }
 
   void execute() {
@@ -474,8 +475,82 @@ class Run {
     saveState();
   }
 
+  // Four players (yonin): the settings below are two-player tools (a result from one side's
+  // view, one opponent's reply); the search would drop them, so the config is refused instead.
+  void refuseTwoPlayerSettings() const {
+    const std::string players = variant_->name + " has " + std::to_string(variant_->numPlayers) + " players";
+    auto refuse = [&](bool set, const std::string& key) {
+      if (set) throw std::invalid_argument(config_.sourcePath + ": " + key + " is for two players (" + players + "); set it to 0");
+    };
+    refuse(config_.rootValueWeight > 0, "training.root_value_weight");
+    refuse(config_.plyCapAdjudication > 0, "selfplay.ply_cap_adjudication");
+    refuse(config_.gumbelActions > 0, "selfplay.gumbel_actions");
+    refuse(config_.repetitionContempt > 0, "selfplay.repetition_contempt");
+    for (const auto& [key, s] : {std::pair{std::string("selfplay"), config_.selfplaySearch},
+                                 std::pair{std::string("gate"), config_.gateSearch}}) {
+      refuse(s.solver, key + ".solver");
+      refuse(s.leafMatePlies > 0, key + ".leaf_mate_plies");
+      refuse(s.rootMatePlies > 0, key + ".root_mate_plies");
+    }
+  }
+
+  // Four players: the candidate in one seat against three copies of the best, the seat going
+  // round; promoted when its share of the points reaches gate.threshold (an equal player's is a
+  // quarter). Returns whether it is promoted, and writes the gate's metric fields.
+  bool gateFourPlayers(nlohmann::json& m) {
+    nn::setComputeThreads(config_.selfplayThreads);
+    auto candidate = candidateEvaluator();
+    auto best = loadEvaluator(bestModelPath());
+    selfplay::PlayerSpec a, b;
+    a.kind = b.kind = selfplay::PlayerSpec::Kind::kNetwork;
+    a.name = "candidate";
+    b.name = generationName(state_.generation);
+    a.evaluator = candidate.get();
+    b.evaluator = best.get();
+    for (selfplay::PlayerSpec* p : {&a, &b}) p->search = config_.gateSearch.applyTo(p->search);
+    selfplay::MatchSettings ms;
+    ms.games = config_.gateGames;
+    ms.parallelGames = config_.gateParallelGames;
+    ms.plyCap = config_.plyCap;
+    ms.seed = config_.seed * 13 + uint64_t(state_.iteration);
+    const double start = nowSeconds();
+    const selfplay::SeatMatchResult r =
+        selfplay::playSeatMatch(variant_, encoder_, a, b, ms, [&](const selfplay::SeatMatchResult& s, int wanted) {
+          char line[160];
+          std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate won %d, the best's seats %d, drawn %d",
+                        state_.iteration, s.games(), wanted, s.winsA, s.winsOthers, s.draws);
+          status(line);
+        });
+    const bool promote = r.share() >= config_.gateThreshold;
+    const auto [lo, hi] = r.winRateInterval95();
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "iter %d gate: candidate won %d of %d in one seat of %d (win rate %.3f, 95%%: %.3f to %.3f), "
+                  "share %.3f against %.3f for an equal player: %s (%.0fs)",
+                  state_.iteration, r.winsA, r.games(), r.players, r.winRate(), lo, hi, r.share(), 1.0 / r.players,
+                  promote ? "promoted" : "kept", nowSeconds() - start);
+    status(line, true);
+    m = {{"event", "gate"},         {"games", r.games()},   {"wins", r.winsA},       {"draws", r.draws},
+         {"losses", r.winsOthers},  {"score", r.share()},   {"share", r.share()},    {"players", r.players},
+         {"win_rate", r.winRate()}, {"win_rate_low", lo},   {"win_rate_high", hi},   {"promoted", promote},
+         {"opponent", generationName(state_.generation)},   {"threshold", config_.gateThreshold}};
+    return promote;
+  }
+
   void gatePhase() {
-    if (state_.trainedThisIteration) {
+    if (state_.trainedThisIteration && variant_->numPlayers > 2) {
+      nlohmann::json m = {{"event", "gate"}, {"games", 0}, {"promoted", true}, {"players", variant_->numPlayers},
+                          {"opponent", generationName(state_.generation)}, {"threshold", config_.gateThreshold}};
+      const bool promote = config_.gateGames > 0 ? gateFourPlayers(m) : true;
+      if (promote) {
+        ++state_.generation;
+        nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(state_.generation)));
+        common::writeFileAtomically(path("best"), generationName(state_.generation) + "\n");
+        m["new_best"] = generationName(state_.generation);
+        m["best_elo"] = 0.0;  // Elo is for two players: the gate's share says how a candidate did
+      }
+      metric(m);
+    } else if (state_.trainedThisIteration) {
       bool promote = true;
       selfplay::MatchResult r;
       if (config_.gateGames > 0) {
