@@ -15,8 +15,8 @@ namespace poppy::apps {
 void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   nn::setNetworkThreads(o.threads);
   const auto variant = game::loadVariant(o.variant);
-  game::requireTwoPlayers(*variant, "poppy match");
   const nn::Encoder encoder(variant);
+  if (variant->numPlayers > 2) return runSeatMatchCommand(o, variant, encoder);
   selfplay::MatchSettings ms;
   if (!o.openings.empty()) {
     ms.openings = play::loadOpenings(o.openings, variant, o.plyCap);

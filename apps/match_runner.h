@@ -5,6 +5,8 @@
 #include <string>
 
 #include "apps/match_setup.h"
+#include "game/variant.h"
+#include "nn/encoder.h"
 
 namespace poppy::apps {
 
@@ -21,5 +23,9 @@ struct MatchRunArgs {
 // per opening). Empty records/summary: "match-A-vs-B" files; "none": no file. Throws on bad
 // players, files or openings.
 void runMatchCommand(MatchRunArgs o, bool gamesGiven);
+
+// More than two players (yonin; apps/seat_match_runner.cpp): A in one seat, B in the others,
+// A's seat going round; network players only; no --resume or --openings.
+void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant, const nn::Encoder& encoder);
 
 }  // namespace poppy::apps

@@ -41,7 +41,7 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
     p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
     p.spec.search.playouts = description == "uniform" ? defaultPlayouts : number(description.substr(8));
     const nn::Encoder encoder(std::make_shared<game::Variant>(variant));
-    p.evaluator = std::make_unique<mcts::UniformEvaluator>(encoder.policySize());
+    p.evaluator = std::make_unique<mcts::UniformEvaluator>(encoder.policySize(), encoder.valueSize());
     p.spec.evaluator = p.evaluator.get();
     return p;
   }

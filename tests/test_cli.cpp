@@ -513,6 +513,53 @@ TEST(CliRecords, ExportImportAndOpeningsOfAFolder) {
 
 // poppy match --resume: a match stopped after 4 of 10 games goes on with the 6 it lacks, numbered
 // after the games it has (colours still alternate by game number), and the summary counts all 10.
+// Four players (yonin): A in one seat, B in the other three, A's seat going round; the summary
+// gives A's wins, draws and share in place of an Elo difference, and the records name the seats.
+TEST(CliMatch, FourPlayerMatchSeatsAInOneSeat) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "yonin");
+  const std::string records = (dir / "r.jsonl").string(), summary = (dir / "s.json").string();
+  const CmdResult r = poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "uniform:8", "--games", "8",
+                             "--parallel", "8", "--ply-cap", "80", "--opening-plies", "80", "--records", records,
+                             "--summary", summary});
+  expectSuccess(r);
+  EXPECT_THAT(r.out, HasSubstr("uniform:8 in one seat vs uniform:8 in the other 3: 8 games")) << r.describe();
+  const auto s = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(s.at("games").get<int>(), 8);
+  EXPECT_EQ(s.at("players").get<int>(), 4);
+  EXPECT_EQ(s.at("wins_a").get<int>() + s.at("wins_b").get<int>() + s.at("draws").get<int>(), 8);
+  EXPECT_NEAR(s.at("share_a").get<double>(),
+              (s.at("wins_a").get<int>() + s.at("draw_points_a").get<double>()) / 8.0, 1e-9);
+  const auto games = poppy::selfplay::readGameRecords(records);
+  ASSERT_EQ(games.size(), 8u);
+  std::set<std::string> seats;
+  for (const auto& g : games) {
+    const int number = std::stoi(g.id.substr(g.id.find_last_not_of("0123456789") + 1));
+    const char* const names[] = {"south", "west", "north", "east"};
+    EXPECT_THAT(g.model, HasSubstr(std::string("uniform:8 as ") + names[number % 4])) << g.id;
+    seats.insert(g.model);
+  }
+  EXPECT_EQ(seats.size(), 4u);
+  // Two-player options and players are refused by name.
+  expectCleanError(poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "random", "--games", "2",
+                          "--records", "none", "--summary", "none"}),
+                   "whose matches are between model: and uniform: players");
+  expectCleanError(poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "uniform:8", "--resume",
+                          "--records", records}),
+                   "--resume is for two-player matches (yonin has 4 players)");
+}
+
+// A four-player training config must leave the two-player tools off; each is named.
+TEST(CliTrain, FourPlayerConfigRefusesTwoPlayerSettings) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "yonin_train");
+  std::string config = slurp(std::string(POPPY_SOURCE_DIR) + "/configs/train/yonin.yaml");
+  const std::string key = "root_value_weight: 0";
+  ASSERT_NE(config.find(key), std::string::npos);
+  config.replace(config.find(key), key.size(), "root_value_weight: 0.5");
+  std::ofstream((dir / "c.yaml").string()) << config;
+  const CmdResult r = poppy({"train", "--config", (dir / "c.yaml").string(), "--run-dir", (dir / "run").string()});
+  expectCleanError(r, "training.root_value_weight is for two players (yonin has 4 players); set it to 0");
+}
+
 TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "resume");
   const std::string records = (dir / "r.jsonl").string(), summary = (dir / "s.json").string();
