@@ -103,6 +103,7 @@ GateEvent gateEvent(const json& j) {
   e.opponent = optionalString(j, "opponent");
   e.newBest = optionalString(j, "new_best");
   e.bestElo = optionalNumber(j, "best_elo");
+  if (j.contains("players")) e.players = int(integer(j, "players"));
   if (e.promoted && (e.newBest.empty() || isMissing(e.bestElo)))
     throw std::runtime_error("a promotion without \"new_best\" and \"best_elo\"");
   return e;
@@ -188,13 +189,26 @@ std::vector<IterationGames> groupGamesByIteration(const std::vector<GameResultLi
     g.iteration = iteration;
     ++g.games;
     g.plies += games[i].plies;
-    if (games[i].result == "sente") ++g.senteWins;
-    else if (games[i].result == "gote") ++g.goteWins;
+    static const char* const kSeats[] = {"south", "west", "north", "east"};
+    const std::string& result = games[i].result;
+    if (result == "sente") ++g.senteWins;
+    else if (result == "gote") ++g.goteWins;
+    else if (const auto seat = std::find(std::begin(kSeats), std::end(kSeats), result); seat != std::end(kSeats))
+      ++g.seatWins[seat - std::begin(kSeats)];
     else ++g.draws;
   }
   std::vector<IterationGames> out;
   for (const auto& [iteration, g] : byIteration) out.push_back(g);
   return out;
+}
+
+int RunMetrics::players() const {
+  for (const GateEvent& e : metrics.gate)
+    if (e.players > 2) return e.players;
+  for (const IterationGames& g : iterations)
+    for (int w : g.seatWins)
+      if (w > 0) return 4;
+  return 2;
 }
 
 double RunMetrics::startTime() const {

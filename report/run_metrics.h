@@ -57,12 +57,16 @@ struct GateEvent {
   bool promoted = false;
   std::string opponent, newBest;  // newBest: "gen-NNNN" when promoted
   double bestElo = kMissing;      // Elo of the new best model (gen-0000 = 0), when promoted
+  // Four players (yonin): the candidate sat in one seat against the best in the others; score
+  // is its share of the points (an equal player's is 1 / players) and there is no Elo.
+  int players = 2;
 };
 
 // The game records of one iteration's self-play.
 struct IterationGames {
   int iteration = 0;
   int games = 0, senteWins = 0, draws = 0, goteWins = 0;
+  int seatWins[4] = {0, 0, 0, 0};  // four players: south, west, north, east
   int64_t plies = 0;
   double averagePlies() const { return games ? double(plies) / games : kMissing; }
 };
@@ -99,6 +103,8 @@ struct RunMetrics {
   std::vector<ReferenceResult> references;
   // When the run began: the start of its first logged phase (wall clock seconds).
   double startTime() const;
+  // 4 for a four-player run (its gates or games say so), else 2.
+  int players() const;
 };
 
 // Reads RUN_DIR. Throws RunDirError when it is missing, not a directory, not a run (no

@@ -133,6 +133,19 @@ BarChart resultChart(const RunMetrics& run) {
   c.fixedY = true;
   c.yMin = 0;
   c.yMax = 1;
+  if (run.players() > 2) {
+    // Four players: who won, by seat (south moves first), and the draws.
+    BarSeries seats[4] = {{"south wins", {}}, {"west wins", {}}, {"north wins", {}}, {"east wins", {}}};
+    BarSeries draws{"draws", {}};
+    for (const IterationGames& g : run.iterations) {
+      if (g.games == 0) continue;
+      c.categories.push_back(std::to_string(g.iteration));
+      for (int s = 0; s < 4; ++s) seats[s].values.push_back(double(g.seatWins[s]) / g.games);
+      draws.values.push_back(double(g.draws) / g.games);
+    }
+    c.series = {seats[0], seats[1], seats[2], seats[3], draws};
+    return c;
+  }
   BarSeries sente{"sente wins", {}}, draws{"draws", {}}, gote{"gote wins", {}};
   for (const IterationGames& g : run.iterations) {
     if (g.games == 0) continue;
@@ -155,10 +168,14 @@ std::string csv(const NamedChart& c) {
 }  // namespace
 
 std::vector<NamedChart> runCharts(const RunMetrics& run) {
+  const bool four = run.players() > 2;
   std::vector<NamedChart> charts = {
       {"losses", "Mean policy, value and total (policy + value) loss of each train phase.", lossChart(run)},
       {"games-per-hour", "Self-play games finished per hour in each self-play phase.", speedChart(run)},
-      {"gates", "Score of each candidate against the best model; the dashed line is the pass threshold.",
+      {"gates",
+       four ? "Share of the points of each candidate in one seat against the best model in the other three (an "
+              "equal player's is 0.25); the dashed line is the pass threshold."
+            : "Score of each candidate against the best model; the dashed line is the pass threshold.",
        gateChart(run)},
       {"elo",
        "Gate Elo of each new best model: the sum of the gate results that promoted it and its ancestors, each "
@@ -170,6 +187,8 @@ std::vector<NamedChart> runCharts(const RunMetrics& run) {
                                       : "No games.jsonl in the run: no results to show.",
        resultChart(run)},
   };
+  // Elo is for two players: a four-player run's gates are measured by the share above.
+  if (four) charts.erase(std::find_if(charts.begin(), charts.end(), [](const NamedChart& c) { return c.name == "elo"; }));
   if (!run.references.empty())
     charts.push_back({"reference-elo",
                       "Elo of chosen generations against fixed opponents, from the matches in the run's reference "
@@ -194,7 +213,11 @@ std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& ru
   rows.push_back({"time trained", fixed(isMissing(run.secondsTrained) ? kMissing : run.secondsTrained / 3600.0, 2) +
                                       " hours"});
   rows.push_back({"gates", std::to_string(run.metrics.gate.size()) + " (" + std::to_string(promoted) + " promoted)"});
-  rows.push_back({"best model", common::generationName(run.generation) + ", Elo " + fixed(run.bestElo, 0)});
+  if (run.players() > 2)
+    rows.push_back({"best model", common::generationName(run.generation) + " (four players: gates promote on the share "
+                                                                            "of the points, no Elo)"});
+  else
+    rows.push_back({"best model", common::generationName(run.generation) + ", Elo " + fixed(run.bestElo, 0)});
   if (!run.metrics.train.empty()) {
     const TrainEvent& last = run.metrics.train.back();
     rows.push_back({"last losses", "policy " + fixed(last.policyLoss, 3) + ", value " + fixed(last.valueLoss, 3) +

@@ -469,6 +469,49 @@ TEST(RunReport, WritesEveryChartCsvAndIndex) {
   removeUnlessFailed(dir);
 }
 
+// A four-player run (yonin): results by seat, the gate's share with its threshold, and no Elo
+// chart or Elo in the summary.
+TEST(RunReport, FourPlayerRunsChartSeatsAndShares) {
+  const fs::path dir = freshDir("four");
+  spit(dir / "state.json",
+       R"({"format":1,"iteration":1,"phase":"selfplay","games_at_iteration_start":4,"total_games":4,"total_samples":900,)"
+       R"("generation":1,"best_elo":0,"seconds":100,"trained_this_iteration":false})");
+  spit(dir / "config.yaml", "variant: yonin\ngate: {games: 8, threshold: 0.3}\n");
+  spit(dir / "metrics.jsonl",
+       R"({"event":"selfplay","iteration":0,"time":1000,"step":0,"games":4,"total_games":4,"seconds":36,"games_per_hour":400,"avg_plies":200,"complete":true})"
+       "\n"
+       R"({"event":"train","iteration":0,"time":1100,"step":10,"steps":10,"policy_loss":3,"value_loss":1,"total_loss":4,"seconds":5})"
+       "\n"
+       R"({"event":"gate","iteration":0,"time":1200,"step":10,"games":8,"wins":3,"draws":2,"losses":3,"score":0.4375,)"
+       R"("share":0.4375,"players":4,"promoted":true,"opponent":"gen-0000","threshold":0.3,"new_best":"gen-0001","best_elo":0})"
+       "\n");
+  std::string games;
+  for (const auto& [result, plies] : std::vector<std::pair<std::string, int>>{{"south", 100}, {"east", 200}, {"east", 150}, {"draw", 300}}) {
+    poppy::selfplay::GameRecord r = record(int(games.size()), result, plies);
+    r.variant = "yonin";
+    r.reason = result == "draw" ? "ply_cap" : "second_checkmate";
+    games += poppy::selfplay::gameRecordToJson(r) + "\n";
+  }
+  spit(dir / "games.jsonl", games);
+  const RunMetrics run = loadRunMetrics(dir.string());
+  EXPECT_EQ(run.players(), 4);
+  ASSERT_EQ(run.iterations.size(), 1u);
+  EXPECT_EQ(run.iterations[0].seatWins[0], 1);
+  EXPECT_EQ(run.iterations[0].seatWins[3], 2);
+  EXPECT_EQ(run.iterations[0].draws, 1);
+  const fs::path out = dir / "out";
+  writeRunReport(run, out.string());
+  EXPECT_EQ(slurp(out / "results.csv"), "iteration,south wins,west wins,north wins,east wins,draws\n0,0.25,0,0,0.5,0.25\n");
+  EXPECT_EQ(slurp(out / "gates.csv"), "iteration,promoted,kept\n0,0.4375,\n");
+  EXPECT_THAT(slurp(out / "gates.svg"), HasSubstr("pass threshold 0.3"));
+  EXPECT_FALSE(fs::exists(out / "elo.svg"));
+  const std::string index = slurp(out / "index.html");
+  EXPECT_THAT(index, HasSubstr("equal player&apos;s is 0.25"));
+  EXPECT_THAT(index, HasSubstr("no Elo"));
+  EXPECT_THAT(index, Not(HasSubstr("elo.svg")));
+  removeUnlessFailed(dir);
+}
+
 // Reference matches in the run's reference folder (summaries as poppy match writes them) are
 // charted per generation and opponent, with their 95% intervals in the CSV; a file that is not
 // such a summary is reported by name and skipped.
