@@ -13,6 +13,8 @@
 #include "apps/commands.h"
 #include "apps/inference_option.h"
 #include "game/variant_loader.h"
+#include "play/four_player_board_text.h"
+#include "play/four_player_game.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
 #include "play/terminal_game.h"
@@ -60,7 +62,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   // A model knows its variant: without --variant, play that one.
   if (!a.model.empty() && !variantGiven) variantName = nn::readModelInfo(a.model).variant;
   s.variant = game::loadVariant(variantName);
-  game::requireTwoPlayers(*s.variant, "poppy play");
+  const bool four = s.variant->numPlayers > 2;
 
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!a.model.empty()) {
@@ -69,7 +71,11 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   }
 
   if (a.side == "random") {
-    s.human = int(std::random_device{}() % 2);
+    s.human = int(std::random_device{}() % unsigned(s.variant->numPlayers));
+  } else if (four) {
+    // Four players: a seat; sente and gote name south and north, the seats facing each other.
+    s.human = a.side == "sente" ? 0 : a.side == "gote" ? 2 : play::parseSeat(a.side);
+    if (s.human < 0) throw std::runtime_error("--side '" + a.side + "': use south, west, north, east or random");
   } else {
     s.human = play::parseSide(a.side);
     if (s.human < 0) throw std::runtime_error("--side '" + a.side + "': use sente, gote or random");
@@ -88,6 +94,12 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   s.seed = std::random_device{}();
   s.interrupted = &gInterrupted;
 
+  if (four) {
+    play::FourPlayerGame game(std::move(s), evaluator.get(), std::cin, std::cout);
+    catchInterrupt();
+    game.run();
+    return;
+  }
   play::TerminalGame game(std::move(s), evaluator.get(), std::cin, std::cout);
   catchInterrupt();
   game.run();
@@ -102,7 +114,7 @@ void addPlayCommand(CLI::App& app) {
   cmd->add_option("--model", a->model, "Model file; without one the engine is the rollout MCTS (no network)");
   cmd->add_option("--device", a->device, "cpu or cuda (for --model)")->capture_default_str();
   addInferenceOption(cmd, a->inference);
-  cmd->add_option("--side", a->side, "Your side: sente (moves first), gote or random")->capture_default_str();
+  cmd->add_option("--side", a->side, "Your side: sente (moves first), gote or random; four players (yonin): south (moves first), west, north, east or random")->capture_default_str();
   cmd->add_option("--playouts", a->playouts, "Engine playouts per move (default 800, or unlimited with --seconds)")
       ->check(CLI::Range(1, 4000000));
   cmd->add_option("--seconds", a->seconds, "Engine thinking time per move (with --playouts: whichever ends first)")

@@ -15,6 +15,7 @@
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "play/board_text.h"
+#include "play/four_player_game.h"
 #include "play/terminal_game.h"
 #include "selfplay/game_record.h"
 #include "support/scratch_files.h"
@@ -489,6 +490,71 @@ TEST(TerminalGame, CheckIsAnnounced) {
   EXPECT_TRUE(contains(s.output, "Check! sente (you) is in check.")) << s.output;
   const Session calm = play(rolloutSettings(freshTempDir(kTmp, "no-check")), "quit\n");
   EXPECT_FALSE(contains(calm.output, "Check!")) << calm.output;
+}
+
+// --- four players (yonin) -------------------------------------------------------------------
+
+struct FourSession {
+  std::string output;
+  std::vector<selfplay::GameRecord> saved;
+};
+
+FourSession playFour(const fs::path& dir, game::Color seat, const std::string& input, const std::string& sfen = "") {
+  play::PlaySettings s;
+  s.variant = game::loadVariant("yonin");
+  s.human = seat;
+  s.startSfen = sfen;
+  s.search.playouts = 8;
+  s.search.solver = false;
+  s.search.leafMatePlies = s.search.rootMatePlies = 0;
+  s.plyCap = 300;
+  s.savePath = (dir / "games.jsonl").string();
+  s.echoInput = true;
+  std::istringstream in(input);
+  std::ostringstream out;
+  play::FourPlayerGame game(std::move(s), nullptr, in, out);
+  game.run();
+  return {out.str(), selfplay::readGameRecords((dir / "games.jsonl").string())};
+}
+
+// West's seat: the board is drawn with west's side (file 9) at the bottom, rank letters along
+// the top and file numbers down the side; south (the engine) opens; undo before the person has
+// moved takes nothing back; a move, then quit: the record says who played and that it was left.
+TEST(FourPlayerGame, TheBoardTurnsToThePersonsSeatAndTheGameIsSaved) {
+  const fs::path dir = freshTempDir(kTmp, "yonin");
+  const FourSession s = playFour(dir, 1, "undo\n9g8h\nundo\n9c8b\nquit\n");
+  SCOPED_TRACE(s.output);
+  EXPECT_TRUE(contains(s.output, "you are west"));
+  EXPECT_TRUE(contains(s.output, "south (Poppy) plays "));
+  EXPECT_TRUE(contains(s.output, "     a     b     c     d     e     f     g     h     i"));
+  // West's back line, the bottom row (file 9): silver, gold, king, gold, silver on ranks c-g.
+  EXPECT_TRUE(contains(s.output, "|  .  |  .  |  wS |  wG |  wK |  wG |  wS |  .  |  .  | 9"));
+  // North sits on west's left: its back line is the left-hand column (rank a).
+  EXPECT_TRUE(contains(s.output, "|  nK |  nR |  nP |"));
+  EXPECT_TRUE(contains(s.output, "Nothing to take back: you have not moved yet."));
+  EXPECT_TRUE(contains(s.output, "Took back"));
+  ASSERT_EQ(s.saved.size(), 1u);
+  const selfplay::GameRecord& r = s.saved[0];
+  EXPECT_EQ(r.result, "draw");
+  EXPECT_EQ(r.reason, "unfinished");
+  EXPECT_NE(r.id.find("-human-west"), std::string::npos) << r.id;
+  EXPECT_EQ(r.model, "uniform");
+  // South's opening move, west's 9c8b (after the undo), then the other engines until west's turn.
+  ASSERT_GE(r.moves.size(), 2u);
+  EXPECT_EQ(r.moves[1], "9c8b");
+}
+
+// South mates west with 8c8b: the second mate for south, which controls north already, so
+// south (the person) wins.
+TEST(FourPlayerGame, APersonsSecondMateWins) {
+  const fs::path dir = freshTempDir(kTmp, "yonin_mate");
+  // West's king on 9a; south's gold 8c and silver 7c; north is out (its king turned on 2a).
+  const FourSession s = playFour(dir, 0, "8c8b\n", "wK6nX1/9/1sGsS6/9/9/9/9/8eK/1sK7 s - 1 swse");
+  SCOPED_TRACE(s.output);
+  EXPECT_TRUE(contains(s.output, "south (you) wins: it has mated a second army."));
+  ASSERT_EQ(s.saved.size(), 1u);
+  EXPECT_EQ(s.saved[0].result, "south");
+  EXPECT_EQ(s.saved[0].reason, "second_checkmate");
 }
 
 TEST(TerminalGame, BadStartSfenIsRefused) {
