@@ -204,6 +204,8 @@ void runGames(const GamesArgs& a) {
     if (r.variant != records.front().variant)
       throw std::runtime_error("game records '" + path + "' mix variants ('" + records.front().variant + "' and '" +
                                r.variant + "' in game '" + r.id + "')");
+  // Sente/gote statistics: a four-player run's records (results by seat) are refused by name.
+  if (!records.empty()) game::requireTwoPlayers(*game::loadVariant(records.front().variant), "poppy openings games");
   const play::OpeningStats stats = play::openingStats(records, a.depth, a.top, a.byGeneration);
   const std::string text = a.format == "json" ? play::openingStatsJson(stats) : play::openingStatsText(stats);
   std::fwrite(text.data(), 1, text.size(), stdout);

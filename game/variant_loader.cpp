@@ -323,8 +323,8 @@ bool looksLikePath(const std::string& s) {
 void requireTwoPlayers(const Variant& v, const std::string& what) {
   if (v.numPlayers == 2) return;
   throw VariantError(what + " is for two-player variants, and " + v.name + " has " + std::to_string(v.numPlayers) +
-                     " players: so far Poppy has its rules, search and network, not its self-play, matches or "
-                     "play (README \"Yonin shogi\")");
+                     " players: Poppy plays it with perft, train, match and play so far (README \"Yonin "
+                     "shogi\")");
 }
 
 VariantPtr loadVariantFile(const std::string& path) {

@@ -14,9 +14,9 @@ class VariantError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Self-play, matches, play and the commands built on them are for two players so far: throws a
-// VariantError naming `what` for a four-player variant (yonin shogi, whose rules engine, search
-// and network work; README "Yonin shogi").
+// The commands and parts not yet built for more than two players call this: throws a
+// VariantError naming `what` for a four-player variant (yonin shogi, which perft, train, match
+// and play serve; README "Yonin shogi").
 void requireTwoPlayers(const Variant& v, const std::string& what);
 
 // Loads one YAML file. Throws VariantError.
