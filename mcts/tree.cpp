@@ -396,9 +396,7 @@ void Tree::advance(game::Move m) {
     throw std::invalid_argument("Tree::advance: illegal move in " + pos_.sfen());
   pos_.makeMove(m);
   gumbel_.clear();
-  // Sequential halving schedules the visits of one search from none. More than two players:
-  // no tree reuse yet (the kept subtree's scores and movers would need moving with its nodes).
-  if (gumbelAtRoot() || players_ > 2) {
+  if (gumbelAtRoot()) {  // sequential halving schedules the visits of one search from none
     resetRoot();
     return;
   }
@@ -415,6 +413,9 @@ void Tree::advance(game::Move m) {
   spare_.clear();
   spare_.push_back(nodes_[size_t(keep)]);
   spare_[0].parent = -1;
+  // More than two players: the kept nodes' score sums and movers move with them (oldIndex).
+  std::vector<int> oldIndex;
+  if (players_ > 2) oldIndex.push_back(keep);
   for (size_t i = 0; i < spare_.size(); ++i) {
     const int oldFirst = spare_[i].firstChild;
     if (oldFirst < 0) continue;
@@ -423,8 +424,22 @@ void Tree::advance(game::Move m) {
     spare_.insert(spare_.end(), nodes_.begin() + oldFirst, nodes_.begin() + oldFirst + count);
     spare_[i].firstChild = newFirst;
     for (int k = 0; k < count; ++k) spare_[size_t(newFirst + k)].parent = int(i);
+    if (players_ > 2)
+      for (int k = 0; k < count; ++k) oldIndex.push_back(oldFirst + k);
   }
   nodes_.swap(spare_);
+  if (players_ > 2) {
+    std::vector<float> scores(nodes_.size() * size_t(players_));
+    std::vector<int8_t> movers(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const size_t old = size_t(oldIndex[i]);
+      std::copy_n(scoreSums_.begin() + std::ptrdiff_t(old * size_t(players_)), players_,
+                  scores.begin() + std::ptrdiff_t(i * size_t(players_)));
+      movers[i] = movers_[old];
+    }
+    scoreSums_.swap(scores);
+    movers_.swap(movers);
+  }
   rootTerminal_ = pos_.outcome(params_.plyCap).over();
   searchRootMate();
   if (params_.rootNoise && nodes_[0].state == Node::kExpanded) applyRootNoise();

@@ -2,7 +2,8 @@
 // B in every other, A's seat going round game by game (game i: seat i % players, so south,
 // west, north, east in turn). The gate of a four-player `poppy train` run uses it: the
 // candidate against three copies of the best. The games of a round are searched in one batch
-// per player, as in playMatch; each move is a fresh search (four-player trees are not reused).
+// per player, as in playMatch; each move is a fresh search (the seats around a table are two
+// players' networks, and a tree is searched by one).
 #pragma once
 #include <utility>
 #include <vector>

@@ -5,6 +5,7 @@
 // towards file 1).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <string>
@@ -165,6 +166,60 @@ TEST(FourPlayerSearch, EachPlayerChoosesForItself) {
     EXPECT_LT(child(children, pos, away).q, -0.6f) << away;
   }
   EXPECT_GT(child(children, pos, pos.moveToUsi(chosen)).q, -0.5f);
+}
+
+// Values that differ from position to position (from the planes), so that scores kept in the
+// wrong place would show.
+class ScrambledEvaluator : public mcts::UniformEvaluator {
+ public:
+  ScrambledEvaluator(int policySize, int inputSize) : UniformEvaluator(policySize, 5), inputSize_(inputSize) {}
+  void evaluate(const float* planes, int batch, float* logits, float* values) override {
+    UniformEvaluator::evaluate(planes, batch, logits, values);
+    for (int b = 0; b < batch; ++b) {
+      uint64_t h = 1469598103934665603ull;
+      for (int i = 0; i < inputSize_; ++i)
+        if (planes[size_t(b) * size_t(inputSize_) + size_t(i)] != 0) h = (h ^ uint64_t(i)) * 1099511628211ull;
+      float sum = 0;
+      for (int k = 0; k < 5; ++k) sum += values[b * 5 + k] = float((h >> (8 * k)) & 255) + 1.0f;
+      for (int k = 0; k < 5; ++k) values[b * 5 + k] /= sum;
+    }
+  }
+
+ private:
+  int inputSize_;
+};
+
+// Tree reuse: after advance(move) the move's subtree is the new root, with its visits and each
+// player's scores; searching on adds to it. The root's value is the mean of its visits: its
+// first one and its children's, each child valued by the scores kept for it, so a score or a
+// mover kept in the wrong place would break the sum.
+TEST(FourPlayerSearch, TheSearchedSubtreeIsKeptAfterAMove) {
+  const Yonin y;
+  const Position start(y.variant);
+  ScrambledEvaluator eval(y.encoder.policySize(), y.encoder.inputSize());
+  mcts::SearchDriver driver(eval, y.encoder, 16);
+  mcts::Tree tree(start, params(), 5);
+  driver.search({&tree}, 400);
+  const Move m = mostVisited(tree);
+  const mcts::Tree::ChildStat before = child(tree.rootChildren(), start, start.moveToUsi(m));
+  ASSERT_GT(before.visits, 20);
+  tree.advance(m);
+  EXPECT_EQ(tree.rootVisits(), before.visits);
+  EXPECT_EQ(tree.rootPosition().sideToMove(), 1);  // west to move: its own view of the kept values
+  int childVisits = 0;
+  for (const auto& c : tree.rootChildren()) childVisits += c.visits;
+  EXPECT_EQ(childVisits, before.visits - 1);  // the root's own first visit
+  auto childSum = [&] {
+    double sum = 0;
+    for (const auto& c : tree.rootChildren()) sum += double(c.visits) * c.q;
+    return sum;
+  };
+  // root value x visits = the first visit's value (in [-1, 1]) + the children's visits x values.
+  EXPECT_LE(std::fabs(double(tree.rootValue()) * tree.rootVisits() - childSum()), 1.0 + 1e-3);
+  EXPECT_GT(std::fabs(childSum()), 2.0);  // the check has something to weigh
+  driver.search({&tree}, before.visits + 100);
+  EXPECT_EQ(tree.rootVisits(), before.visits + 100);
+  EXPECT_LE(std::fabs(double(tree.rootValue()) * tree.rootVisits() - childSum()), 1.0 + 1e-3);
 }
 
 // Batches with virtual loss and the eval cache: the same tree search, answers from the cache.
