@@ -359,6 +359,55 @@ TEST(TrainE2E, ChuTinyRunPlaysTrainsAndGates) {
   fs::remove_all(root);
 }
 
+// Four players (yonin): a tiny run plays, trains and gates with the seat match; records name the
+// winning seat; samples learn winners' places; the model's value head has five outputs; the
+// gate's metric has the players and the share.
+TEST(TrainE2E, YoninTinyRunPlaysTrainsAndGatesFourPlayers) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "yonin.yaml", dir = root / "run";
+  spit(config,
+       "variant: yonin\ndevice: cpu\nseed: 7\n"
+       "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
+       "selfplay: {games_per_iteration: 4, parallel_games: 4, playouts: 8, ply_cap: 60, solver: false, "
+       "leaf_mate_plies: 0, root_mate_plies: 0, temperature_moves: 60, threads: 1}\n"
+       "training: {batch_size: 32, steps_per_iteration: 5, min_samples: 50, window: 20000, threads: 1, "
+       "root_value_weight: 0}\n"
+       "gate: {games: 4, playouts: 4, parallel_games: 4, threshold: 0.0, solver: false, leaf_mate_plies: 0, "
+       "root_mate_plies: 0}\n"
+       "run: {iterations: 1}\n");
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("in one seat of 4"), std::string::npos) << r.describe();
+  const auto recs = records(dir);
+  ASSERT_EQ(recs.size(), 4u);
+  const game::VariantPtr yonin = game::loadVariant("yonin");
+  const std::set<std::string> results = {"south", "west", "north", "east", "draw"};
+  for (const auto& rec : recs) {
+    EXPECT_EQ(results.count(rec.result), 1u) << rec.result;
+    game::Position pos = game::Position::fromSfen(yonin, rec.start);
+    for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+  }
+  const nn::Encoder encoder(yonin);
+  const auto chunks = chunkFiles(dir);
+  ASSERT_EQ(chunks.size(), 4u);
+  for (const auto& sample : selfplay::readReplayChunk(chunks[0].string(), selfplay::chunkInfoFor(encoder)))
+    EXPECT_TRUE(sample.result >= -1 && sample.result <= 3);
+  // Threshold 0: the candidate is promoted, gen-0001 written with a five-output value head.
+  EXPECT_EQ(nn::readModelInfo((dir / "models/gen-0001.model").string()).shape.valueOutputs, 5);
+  bool gate = false;
+  for (const std::string& line : lines(dir / "metrics.jsonl")) {
+    const json m = json::parse(line);
+    if (m.at("event") != "gate") continue;
+    gate = true;
+    EXPECT_EQ(m.at("players"), 4);
+    EXPECT_EQ(m.at("games"), 4);
+    EXPECT_TRUE(m.contains("share"));
+    EXPECT_EQ(m.at("promoted"), true);
+  }
+  EXPECT_TRUE(gate);
+  fs::remove_all(root);
+}
+
 TEST(TrainE2E, KilledRunResumesWithoutLosingOrDoublingGames) {
   const fs::path root = testRoot();
   const fs::path config = root / "long.yaml", dir = root / "run";
