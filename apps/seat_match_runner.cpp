@@ -56,6 +56,7 @@ void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant,
         {"draws", r.draws},                {"draw_points_a", r.drawPointsA},
         {"share_a", r.share()},            {"equal_share", 1.0 / r.players},
         {"win_rate_a", r.winRate()},       {"win_rate_a_95", {lo, hi}},
+        {"win_rate_b_per_seat", r.games() ? double(r.winsOthers) / r.games() / (r.players - 1) : 0.0},
         {"seconds", t},                    {"games_per_hour", t > 0 ? r.games() * 3600.0 / t : 0.0},
         {"complete", complete},
         {"settings", {{"a_playouts", a.loaded.spec.search.playouts}, {"b_playouts", b.loaded.spec.search.playouts},
@@ -84,10 +85,13 @@ void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant,
   progressLine.finish();
   if (!summary.empty()) common::writeFileAtomically(summary, summaryJson(r, true).dump(2) + "\n");
   const auto [lo, hi] = r.winRateInterval95();
-  std::printf("%s in one seat vs %s in the other %d: %d games, A won %d (win rate %.3f, 95%%: %.3f to %.3f; equal: %.3f), "
-              "B's seats won %d, drawn %d; A's share of the points %.3f\n",
+  // An equal player's win rate is a quarter of the decisive games: compared with each of B's
+  // seats, not with 0.25; its share of the points (draws shared) is 0.25.
+  const double perSeat = r.games() ? double(r.winsOthers) / r.games() / (r.players - 1) : 0.0;
+  std::printf("%s in one seat vs %s in the other %d: %d games, A won %d (win rate %.3f, 95%%: %.3f to %.3f), B's "
+              "seats won %d (%.3f each), drawn %d; A's share of the points %.3f (an equal player's: %.3f)\n",
               o.a.player.c_str(), o.b.player.c_str(), r.players - 1, r.games(), r.winsA, r.winRate(), lo, hi,
-              1.0 / r.players, r.winsOthers, r.draws, r.share());
+              r.winsOthers, perSeat, r.draws, r.share(), 1.0 / r.players);
   if (!records.empty()) std::printf("records: %s\n", records.c_str());
   if (!summary.empty()) std::printf("summary: %s\n", summary.c_str());
 }
