@@ -134,12 +134,9 @@ void serve(const ServeOptions& o) {
   play::WebApiOptions api;
   if (!o.variant.empty()) {
     variants.push_back(game::loadVariant(o.variant));
-    game::requireTwoPlayers(*variants.back(), "poppy serve");
     api.defaultVariant = variants.back()->name;
   }
-  // Four-player variants (yonin) have no page yet: the menu leaves them out.
-  for (const auto& name : game::knownVariants())
-    if (auto v = game::loadVariant(name); v->numPlayers == 2) variants.push_back(v);
+  for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));
 
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!o.model.empty()) {

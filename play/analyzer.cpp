@@ -21,19 +21,30 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::array<float, 3> wdlFrom(float value, float draw) {
-  // value = W - L and W + D + L = 1.
-  const float w = std::max(0.0f, 0.5f * (1.0f - draw + value));
-  const float l = std::max(0.0f, 0.5f * (1.0f - draw - value));
+// A draw's share of the point for the side to move: a half between two, 1/N among the N players
+// still in a four-player game (mcts/player_scores.h).
+float drawShareOf(const game::Position& pos) {
+  const game::Variant& v = pos.variant();
+  if (v.numPlayers <= 2) return 0.5f;
+  int in = 0;
+  for (game::Color c = 0; c < v.numPlayers; ++c) in += !pos.isOut(c);
+  return 1.0f / float(std::max(1, in));
+}
+
+// value = 2 * score - 1, where score = W + drawShare * D, and W + D + L = 1 (two players: value
+// = W - L). L is the chance that somebody else wins.
+std::array<float, 3> wdlFrom(float value, float draw, float drawShare = 0.5f) {
+  const float w = std::max(0.0f, 0.5f * (1.0f + value) - drawShare * draw);
+  const float l = std::max(0.0f, 1.0f - w - draw);
   return {w, std::max(0.0f, draw), l};
 }
 
-void rank(Analysis& a) {
+void rank(Analysis& a, float drawShare = 0.5f) {
   int64_t total = 0;
   for (const MoveInfo& m : a.moves) total += m.visits;
   for (MoveInfo& m : a.moves) {
     m.share = total ? double(m.visits) / double(total) : 0.0;
-    m.winRate = m.wdl[0] + 0.5f * m.wdl[1];
+    m.winRate = m.wdl[0] + drawShare * m.wdl[1];
   }
   // Proofs first: proven wins (shortest first), then the unproven moves by visits, then proven
   // losses (longest resistance first).
@@ -43,7 +54,7 @@ void rank(Analysis& a) {
     if (x.mate != y.mate) return x.mate < y.mate;  // +1 before +3; -7 before -3
     return x.visits != y.visits ? x.visits > y.visits : x.prior > y.prior;
   });
-  a.winRate = a.wdl[0] + 0.5f * a.wdl[1];
+  a.winRate = a.wdl[0] + drawShare * a.wdl[1];
 }
 
 std::vector<std::string> toUsi(game::Position pos, const std::vector<game::Move>& line) {
@@ -125,13 +136,13 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
         m.mate = c.mate;
         m.wdl = c.mate > 0 ? std::array<float, 3>{1, 0, 0}
                 : c.mate < 0 ? std::array<float, 3>{0, 0, 1}
-                : c.visits  ? wdlFrom(c.q, c.draw)
+                : c.visits  ? wdlFrom(c.q, c.draw, drawShareOf(pos))
                             : s.wdl;
         const auto line = tree.principalVariation(int(i));
         m.pv = line.size() > 1 || c.visits ? toUsi(pos, line) : std::vector<std::string>{m.usi};
         s.moves.push_back(std::move(m));
       }
-      rank(s);
+      rank(s, drawShareOf(pos));
       return s;
     };
     if (threads_ <= 1)

@@ -32,7 +32,9 @@ struct MoveInfo {
   double share = 0;    // visits / all root-child visits
   float prior = 0;     // network prior; 1/N for the rollout search
   std::array<float, 3> wdl{0, 1, 0};  // win, draw, loss for the side to move at the root
-  float winRate = 0.5f;               // wdl[0] + wdl[1] / 2
+  // The expected score: wdl[0] + wdl[1] / 2 (among four players, a draw's share is 1/N of the N
+  // still in; wdl[2] is then the chance somebody else wins).
+  float winRate = 0.5f;
   std::vector<std::string> pv;        // USI, starting with this move
   // Proven by the solver, in plies from the root: +N this move mates in N, -N the side to move
   // is mated in N plies after it; 0 not proven (always 0 for the rollout search).

@@ -7,7 +7,10 @@
 
 #include "common/json_integer.h"
 #include "game/neighbours.h"
+#include "mcts/evaluator.h"
+#include "nn/encoder.h"
 #include "play/board_svg.h"
+#include "play/four_player_board_text.h"
 #include "play/piece_kanji.h"
 #include "play/time_manager.h"
 
@@ -18,6 +21,20 @@ using nlohmann::json;
 namespace {
 
 const char* colorName(game::Color c) { return c == 0 ? "sente" : "gote"; }
+
+// The seats of a game, in turn order, and the people's among them as written in the state.
+std::vector<std::string> seatNames(const game::Variant& v) {
+  std::vector<std::string> out;
+  for (game::Color c = 0; c < v.numPlayers; ++c) out.push_back(sideName(v, c));
+  return out;
+}
+
+std::string joinSeats(const game::Variant& v, unsigned seats) {
+  std::string out;
+  for (game::Color c = 0; c < v.numPlayers; ++c)
+    if ((seats >> c) & 1) out += (out.empty() ? "" : ", ") + sideName(v, c);
+  return out.empty() ? "nobody" : out;
+}
 
 std::string endText(const game::Position& pos, const game::Outcome& o) {
   switch (o.reason) {
@@ -52,14 +69,19 @@ int faceAfter(const game::Position& pos, game::Move m) {
   return m.isFlip() ? pos.variant().faces[face].flipTo : face;
 }
 
-json pieceJson(const game::Variant& v, game::Piece p) {
+json pieceJson(const game::Position& pos, game::Piece p) {
+  const game::Variant& v = pos.variant();
   const game::Face& f = v.faces[game::faceOf(p)];
-  return {{"color", colorName(game::colorOf(p))},
-          {"token", f.token()},
-          {"letter", f.letterToken()},
-          {"name", f.name},
-          {"kanji", pieceKanji(f.name, game::colorOf(p))},
-          {"promoted", f.promoted}};
+  const game::Color army = game::colorOf(p);
+  json out = {{"color", sideName(v, army)},
+              {"token", f.token()},
+              {"letter", f.letterToken()},
+              {"name", f.name},
+              {"kanji", pieceKanji(f.name, army % 2)},
+              {"promoted", f.promoted}};
+  // Among four, the seat that moves the piece: its army's mater once the army is taken over.
+  if (v.numPlayers > 2) out["controller"] = sideName(v, pos.controllerOf(army));
+  return out;
 }
 
 // Request fields: a clear 400 when missing or of the wrong type.
@@ -82,6 +104,41 @@ int intField(const json& request, const char* key, int fallback) {
     throw ApiError(400, std::string("\"") + key + "\" must be an integer" +
                             (it->is_number_integer() ? " below 2^31" : ""));
   return value;
+}
+
+// The seats people play, a bit per seat: "humans" (a list of seats, any of them), else "side"
+// (two players: sente, gote or both; four: a seat or "all"); sente / south by default.
+unsigned humanSeats(const game::Variant& v, const json& request) {
+  const unsigned everyone = (1u << v.numPlayers) - 1;
+  const bool four = v.numPlayers > 2;
+  auto seatOf = [&](const std::string& name) -> int {
+    if (four) return parseSeat(name);
+    if (name == "sente" || name == "black") return 0;
+    if (name == "gote" || name == "white") return 1;
+    return -1;
+  };
+  const std::string seatList = four ? "south, west, north or east" : "sente or gote";
+  const auto humans = request.find("humans");
+  if (humans != request.end() && !humans->is_null()) {
+    if (request.contains("side") && !request.at("side").is_null())
+      throw ApiError(400, "give \"side\" or \"humans\", not both");
+    if (!humans->is_array() || humans->empty())
+      throw ApiError(400, "\"humans\" must be a list of the seats people play (" + seatList + "), at least one");
+    unsigned seats = 0;
+    for (const json& h : *humans) {
+      const int seat = h.is_string() ? seatOf(h.get<std::string>()) : -1;
+      if (seat < 0) throw ApiError(400, "\"humans\" lists " + h.dump() + ", which is not a seat of " + v.name + " (" + seatList + ")");
+      if ((seats >> seat) & 1) throw ApiError(400, "\"humans\" lists " + h.dump() + " twice");
+      seats |= 1u << seat;
+    }
+    return seats;
+  }
+  const std::string side = stringField(request, "side", false, four ? "south" : "sente");
+  if (side == (four ? "all" : "both")) return everyone;
+  const int seat = seatOf(side);
+  if (seat < 0)
+    throw ApiError(400, "side \"" + side + "\" must be " + (four ? "south, west, north, east or all (" + v.name + " has four players)" : std::string("sente, gote or both")));
+  return 1u << seat;
 }
 
 int intParam(const std::map<std::string, std::string>& query, const char* key, int fallback) {
@@ -113,26 +170,32 @@ std::string param(const std::map<std::string, std::string>& query, const char* k
 
 }  // namespace
 
+std::string sideName(const game::Variant& v, game::Color c) {
+  return v.numPlayers > 2 ? seatName(c) : colorName(c);
+}
+
 json positionJson(const game::Position& pos, int plyCap) {
   const game::Variant& v = pos.variant();
   json out;
   out["sfen"] = pos.sfen();
   out["files"] = v.files;
   out["ranks"] = v.ranks;
-  out["side_to_move"] = colorName(pos.sideToMove());
+  out["players"] = v.numPlayers;
+  out["seats"] = seatNames(v);
+  out["side_to_move"] = sideName(v, pos.sideToMove());
   out["check"] = pos.inCheck();
   out["ply"] = pos.gamePly();
 
   json board = json::array();
   for (game::Square s = 0; s < v.numSquares(); ++s) {
     json sq = {{"square", pos.squareName(s)}, {"file", v.fileNumber(s)}, {"rank", std::string(1, char('a' + v.rankOf(s)))}};
-    sq["piece"] = pos.at(s) ? pieceJson(v, pos.at(s)) : json(nullptr);
+    sq["piece"] = pos.at(s) ? pieceJson(pos, pos.at(s)) : json(nullptr);
     board.push_back(std::move(sq));
   }
   out["board"] = std::move(board);
 
   json hands = json::object();
-  for (game::Color c = 0; c < 2; ++c) {
+  for (game::Color c = 0; c < v.numPlayers; ++c) {
     json hand = json::array();
     for (int k = 0; k < int(v.handKinds.size()); ++k) {
       const int count = pos.handCount(c, k);
@@ -142,16 +205,22 @@ json positionJson(const game::Position& pos, int plyCap) {
                       {"count", count},
                       {"token", v.faces[hk.setupFace].token()},
                       {"name", v.faces[hk.setupFace].name},
-                      {"kanji", pieceKanji(v.faces[hk.setupFace].name, c)}});
+                      {"kanji", pieceKanji(v.faces[hk.setupFace].name, c % 2)}});
     }
-    hands[colorName(c)] = std::move(hand);
+    hands[sideName(v, c)] = std::move(hand);
   }
   out["hands"] = std::move(hands);
+  if (v.numPlayers > 2) {
+    json armies = json::array();
+    for (game::Color c = 0; c < v.numPlayers; ++c)
+      armies.push_back({{"seat", sideName(v, c)}, {"out", pos.isOut(c)}, {"controller", sideName(v, pos.controllerOf(c))}});
+    out["armies"] = std::move(armies);
+  }
 
   const game::Outcome o = pos.outcome(plyCap);
   out["game_over"] = o.over();
   if (o.over()) {
-    out["result"] = {{"reason", endText(pos, o)}, {"winner", o.winner >= 0 ? json(colorName(o.winner)) : json(nullptr)}};
+    out["result"] = {{"reason", endText(pos, o)}, {"winner", o.winner >= 0 ? json(sideName(v, o.winner)) : json(nullptr)}};
   } else {
     out["result"] = nullptr;
   }
@@ -167,7 +236,7 @@ json positionJson(const game::Position& pos, int plyCap) {
                  {"flip", m.isFlip()},
                  {"face", after.token()},
                  {"name", after.name},
-                 {"kanji", pieceKanji(after.name, pos.sideToMove())}};
+                 {"kanji", pieceKanji(after.name, pos.sideToMove() % 2)}};
       if (m.isDrop()) {
         jm["from"] = nullptr;
         jm["drop"] = v.faces[m.dropFace()].letterToken();
@@ -196,6 +265,13 @@ WebApi::WebApi(std::vector<game::VariantPtr> variants, WebApiOptions options) : 
   if (variants_.empty()) throw std::runtime_error("poppy serve: no variants to offer");
   if (!findVariant(options_.defaultVariant))
     throw std::runtime_error("unknown variant \"" + options_.defaultVariant + "\" for the page");
+  // Rollout MCTS plays two players only: four-player variants without their model search with
+  // the uniform network (equal priors, every position a draw among the players still in).
+  for (const auto& v : variants_)
+    if (v->numPlayers > 2) {
+      const nn::Encoder encoder(v);
+      uniformEvaluators_[v->name] = std::make_unique<mcts::UniformEvaluator>(encoder.policySize(), encoder.valueSize());
+    }
 }
 
 game::VariantPtr WebApi::findVariant(const std::string& name) const {
@@ -226,7 +302,14 @@ int WebApi::playoutsOr(int requested) const {
 }
 
 mcts::Evaluator* WebApi::evaluatorFor(const game::Variant& v) const {
-  return options_.evaluator && v.name == options_.modelVariant ? options_.evaluator : nullptr;
+  if (options_.evaluator && v.name == options_.modelVariant) return options_.evaluator;
+  const auto uniform = uniformEvaluators_.find(v.name);
+  return uniform != uniformEvaluators_.end() ? uniform->second.get() : nullptr;
+}
+
+std::string WebApi::engineName(const game::Variant& v) const {
+  if (options_.evaluator && v.name == options_.modelVariant) return "model " + options_.modelName;
+  return v.numPlayers > 2 ? "uniform network" : "rollout MCTS";
 }
 
 int64_t WebApi::now() const {
@@ -242,7 +325,7 @@ void WebApi::checkTime(Game& g, int64_t nowMs, bool orThrow) {
     g.clock.stop();
   }
   if (orThrow && g.flagged >= 0)
-    throw ApiError(409, std::string("the game is over: ") + colorName(g.flagged) + " ran out of time");
+    throw ApiError(409, "the game is over: " + sideName(g.pos.variant(), g.flagged) + " ran out of time");
 }
 
 Analysis WebApi::search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned, double seconds) {
@@ -270,7 +353,9 @@ json WebApi::variants() const {
                     {"files", v->files},
                     {"ranks", v->ranks},
                     {"start", v->startSfen},
-                    {"engine", evaluatorFor(*v) ? "model " + options_.modelName : std::string("rollout MCTS")}});
+                    {"players", v->numPlayers},
+                    {"seats", seatNames(*v)},
+                    {"engine", engineName(*v)}});
   }
   return {{"variants", list}, {"default", options_.defaultVariant}, {"playouts", options_.playouts}};
 }
@@ -280,13 +365,26 @@ json WebApi::stateJson(const Game& g) const {
   out["game"] = g.id;
   out["variant"] = g.pos.variant().name;
   out["start_sfen"] = g.startSfen;
-  out["human"] = g.human < 0 ? "both" : colorName(g.human);
-  out["engine"] = evaluatorFor(g.pos.variant()) ? "model " + options_.modelName : std::string("rollout MCTS");
+  const game::Variant& v = g.pos.variant();
+  const unsigned everyone = (1u << v.numPlayers) - 1;
+  // "human": the seat the page is drawn from (the first person's), or both/all.
+  if (g.humans == everyone) {
+    out["human"] = v.numPlayers > 2 ? "all" : "both";
+  } else {
+    int first = 0;
+    while (!((g.humans >> first) & 1)) ++first;
+    out["human"] = sideName(v, first);
+  }
+  json humans = json::array();
+  for (game::Color c = 0; c < v.numPlayers; ++c)
+    if ((g.humans >> c) & 1) humans.push_back(sideName(v, c));
+  out["humans"] = std::move(humans);
+  out["engine"] = engineName(v);
   out["history"] = g.history;
   if (g.flagged >= 0) {
     // Lost on time: over, whatever the board says.
     out["game_over"] = true;
-    out["result"] = {{"reason", "timeout"}, {"winner", colorName(1 - g.flagged)}};  // as game records say it
+    out["result"] = {{"reason", "timeout"}, {"winner", sideName(v, 1 - g.flagged)}};  // as game records say it
     out["legal_moves"] = json::array();
   }
   if (!g.clock.settings().enabled()) {
@@ -298,9 +396,9 @@ json WebApi::stateJson(const Game& g) const {
                   {"main_ms", cs.mainMs},
                   {"byoyomi_ms", cs.byoyomiMs},
                   {"increment_ms", cs.incrementMs},
-                  {"running", g.clock.running() >= 0 ? json(colorName(g.clock.running())) : json(nullptr)}};
+                  {"running", g.clock.running() >= 0 ? json(sideName(v, g.clock.running())) : json(nullptr)}};
     for (int side = 0; side < 2; ++side)
-      clock[colorName(side)] = {{"main_left_ms", g.clock.mainLeftMs(side, t)},
+      clock[sideName(v, side)] = {{"main_left_ms", g.clock.mainLeftMs(side, t)},
                                 {"byoyomi_left_ms", g.clock.byoyomiLeftMs(side, t)}};
     out["clock"] = std::move(clock);
   }
@@ -319,17 +417,7 @@ json WebApi::newGame(const json& request) {
   const std::string variantName = stringField(request, "variant", false, options_.defaultVariant);
   const game::VariantPtr v = findVariant(variantName);
   if (!v) throw ApiError(400, "unknown variant \"" + variantName + "\"");
-  const std::string side = stringField(request, "side", false, "sente");
-  int human;
-  if (side == "sente" || side == "black") {
-    human = 0;
-  } else if (side == "gote" || side == "white") {
-    human = 1;
-  } else if (side == "both") {
-    human = -1;
-  } else {
-    throw ApiError(400, "side \"" + side + "\" must be sente, gote or both");
-  }
+  const unsigned humans = humanSeats(*v, request);
   const std::string sfen = stringField(request, "sfen", false);
   ClockSettings clock;
   try {
@@ -337,13 +425,16 @@ json WebApi::newGame(const json& request) {
   } catch (const std::invalid_argument& e) {
     throw ApiError(400, e.what());
   }
+  if (clock.enabled() && v->numPlayers > 2)
+    throw ApiError(400, "clocks are for two-player games (" + v->name + " has " + std::to_string(v->numPlayers) +
+                            " players)");
   std::unique_ptr<Game> g;
   try {
     g = std::make_unique<Game>(sfen.empty() ? game::Position(v) : game::Position::fromSfen(v, sfen));
   } catch (const game::SfenError& e) {
     throw ApiError(400, std::string("bad SFEN: ") + e.what());
   }
-  g->human = human;
+  g->humans = humans;
   g->startSfen = g->pos.sfen();
   if (clock.enabled()) {
     g->clock = GameClock(clock);
@@ -392,9 +483,10 @@ json WebApi::move(const json& request) {
   checkTime(*g, t, true);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
-  if (g->human >= 0 && g->pos.sideToMove() != g->human)
-    throw ApiError(409, std::string("it is the engine's move (") + colorName(g->pos.sideToMove()) + "): you play " +
-                            colorName(g->human) + " in this game");
+  const game::Variant& v = g->pos.variant();
+  if (!((g->humans >> g->pos.sideToMove()) & 1))
+    throw ApiError(409, "it is the engine's move (" + sideName(v, g->pos.sideToMove()) + "): people play " +
+                            joinSeats(v, g->humans) + " in this game");
   game::Move m;
   try {
     m = g->pos.parseUsi(text);
@@ -415,9 +507,12 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
   checkTime(*g, now(), true);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
-  if (g->human >= 0 && g->pos.sideToMove() == g->human)
-    throw ApiError(409, std::string("it is your move (") + colorName(g->human) + "): the engine plays only " +
-                            colorName(1 - g->human) + " in this game");
+  const game::Variant& v = g->pos.variant();
+  // A person's turn is theirs, unless people play every seat (then the engine moves on request).
+  const unsigned everyone = (1u << v.numPlayers) - 1;
+  if (g->humans != everyone && ((g->humans >> g->pos.sideToMove()) & 1))
+    throw ApiError(409, "it is your move (" + sideName(v, g->pos.sideToMove()) + "): the engine plays only " +
+                            joinSeats(v, everyone & ~g->humans) + " in this game");
   // On a clock the engine thinks as `poppy usi` would with this time left (play/time_manager.h).
   double seconds = 0;
   if (g->clock.settings().enabled()) {
@@ -446,11 +541,11 @@ json WebApi::undo(const json& request) {
   std::lock_guard<std::mutex> lock(g->mutex);
   if (g->history.empty()) throw ApiError(400, "nothing to undo: no move was played in this game");
   if (g->clock.settings().enabled()) throw ApiError(409, "a game on a clock cannot be taken back");
-  // Take back one move, then the engine's moves before it, so the person is to move again.
+  // Take back one move, then the engine's moves before it, so a person is to move again.
   do {
     g->pos.unmakeMove();
     g->history.pop_back();
-  } while (g->human >= 0 && !g->history.empty() && g->pos.sideToMove() != g->human);
+  } while (!g->history.empty() && !((g->humans >> g->pos.sideToMove()) & 1));
   return stateJson(*g);
 }
 
@@ -477,7 +572,7 @@ json WebApi::analysisJson(const game::Position& pos, const Analysis& a) const {
     if (heatPrior[s] > 0) heat[pos.squareName(s)] = heatPrior[s];
     if (heatVisits[s] > 0) heatShare[pos.squareName(s)] = heatVisits[s];
   }
-  return {{"side_to_move", colorName(pos.sideToMove())},
+  return {{"side_to_move", sideName(v, pos.sideToMove())},
           {"win_rate", a.winRate},
           {"wdl", a.wdl},
           {"centipawns", a.centipawns()},
@@ -538,7 +633,7 @@ json WebApi::openings(const std::string& variantName, const std::string& sfen, i
   }
   json out = {{"variant", v->name},
               {"sfen", pos.sfen()},
-              {"side_to_move", colorName(pos.sideToMove())},
+              {"side_to_move", sideName(*v, pos.sideToMove())},
               {"win_rate", a.winRate},
               {"playouts", a.playouts},
               {"network", a.network},
@@ -556,6 +651,9 @@ json WebApi::board(const std::string& variantName, const std::string& sfen, cons
   const std::string name = variantName.empty() ? options_.defaultVariant : variantName;
   const game::VariantPtr v = findVariant(name);
   if (!v) throw ApiError(400, "unknown variant \"" + name + "\"");
+  if (v->numPlayers > 2)
+    throw ApiError(400, "board pictures are drawn for two-player variants only (" + v->name + " has " +
+                            std::to_string(v->numPlayers) + " players)");
   game::Position pos(v);
   try {
     if (!sfen.empty()) pos = game::Position::fromSfen(v, sfen);

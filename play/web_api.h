@@ -4,13 +4,22 @@
 // without sockets; apps/cmd_serve.cpp only moves bytes between httplib and route().
 //
 // Endpoints (all replies are JSON; errors are {"error": "..."} with a 4xx status):
-//   GET  /api/variants                      the variants, their sizes and who plays them
-//   POST /api/new     {variant?, side?, sfen?, clock?}   a new game -> state; clock: "5m/30s"
-//                                            (byoyomi) or "5m+10s" (Fischer), play/game_clock.h
+//   GET  /api/variants                      the variants, their sizes, players and who plays them
+//   POST /api/new     {variant?, side?, humans?, sfen?, clock?}   a new game -> state; side:
+//                                            sente, gote or both (two players), a seat (south,
+//                                            west, north, east) or "all" (four players);
+//                                            humans: a list of seats, any of them (instead of
+//                                            side); clock: "5m/30s" (byoyomi) or "5m+10s"
+//                                            (Fischer), play/game_clock.h, two players only
 //   GET  /api/state   ?game=ID
 //   POST /api/move    {game, move}           a person's move (USI); illegal -> 400 with the reason
 //   POST /api/engine-move {game, playouts?}  the engine plays the side to move -> {move, state, analysis}
-//   POST /api/undo    {game}                 takes back to the person's previous turn
+//   POST /api/undo    {game}                 takes back to a person's previous turn
+//
+// Four players (yonin): sides are seats (south, west, north, east, in turn order); pieces carry
+// their army's seat and the seat that moves them ("controller": a mated army's pieces are its
+// mater's); "armies" lists who is out and who moves each army. Without a model for the variant
+// the engine is the four-player search with the uniform network (rollout MCTS is for two).
 //   GET  /api/analysis ?game=ID[&playouts=N] the engine's view of the current position
 //   GET  /api/openings ?variant=V[&sfen=S][&playouts=N]  the engine's preferred children of a
 //                                            position (shares, win rates, child SFENs), and the
@@ -112,7 +121,7 @@ class WebApi {
     std::string id;
     game::Position pos;
     std::string startSfen;
-    int human = 0;  // 0 sente, 1 gote, -1 both sides (no engine replies)
+    unsigned humans = 1;  // bit per seat played by people (two players: 1 sente, 2 gote, 3 both)
     std::vector<std::string> history;  // USI moves since startSfen
     GameClock clock;    // settings().enabled() false: no clock
     int flagged = -1;   // the side whose time ran out (the game is then over), -1 none
@@ -122,7 +131,10 @@ class WebApi {
   game::VariantPtr findVariant(const std::string& name) const;
   std::shared_ptr<Game> findGame(const std::string& id) const;
   int playoutsOr(int requested) const;
+  // The model for its variant; the uniform network for a four-player variant without one; else
+  // null (rollout MCTS).
   mcts::Evaluator* evaluatorFor(const game::Variant& v) const;
+  std::string engineName(const game::Variant& v) const;
   // Runs one search under the engine lock (the evaluator serves one search at a time); throws
   // ApiError(kAbandonedStatus) when *abandoned is set by the end.
   // seconds > 0: at most that long (a clock's budget), within maxSearchSeconds.
@@ -136,6 +148,7 @@ class WebApi {
 
   std::vector<game::VariantPtr> variants_;
   WebApiOptions options_;
+  std::map<std::string, std::unique_ptr<mcts::Evaluator>> uniformEvaluators_;  // by variant name
 
   mutable std::mutex gamesMutex_;
   std::map<std::string, std::shared_ptr<Game>> games_;
@@ -152,5 +165,8 @@ class WebApi {
 // JSON of a position, for the page: board squares with pieces, hands, side to move, legal moves
 // (with source, target, dropped kind and the face shown after the move), check and outcome.
 nlohmann::json positionJson(const game::Position& pos, int plyCap);
+
+// A side's name: sente/gote, or the seat (south, west, north, east) among four players.
+std::string sideName(const game::Variant& v, game::Color c);
 
 }  // namespace poppy::play

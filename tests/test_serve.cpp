@@ -30,6 +30,7 @@
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "play/web_api.h"
+#include "support/position_helpers.h"
 #include "support/scratch_files.h"
 
 extern char** environ;
@@ -49,8 +50,7 @@ const auto* const kCleanup = poppy::testing::removeScratchRootAtExit("poppy_test
 
 play::WebApi makeApi(play::WebApiOptions options = {}) {
   std::vector<game::VariantPtr> variants;
-  for (const auto& name : game::knownVariants())
-    if (auto v = game::loadVariant(name); v->numPlayers == 2) variants.push_back(v);  // as poppy serve
+  for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));  // as poppy serve
   options.playouts = 32;
   return play::WebApi(variants, options);
 }
@@ -91,14 +91,18 @@ TEST(WebApi, VariantsAreListedWithTheirBoards) {
   auto api = makeApi();
   const json v = get(api, "/api/variants", {});
   EXPECT_EQ(v.at("default"), "micro");
-  bool micro = false, shogi = false;
+  bool micro = false, shogi = false, yonin = false;
   for (const auto& x : v.at("variants")) {
-    if (x.at("name") == "micro") micro = x.at("files") == 4 && x.at("ranks") == 5;
+    if (x.at("name") == "micro") micro = x.at("files") == 4 && x.at("ranks") == 5 && x.at("players") == 2;
     if (x.at("name") == "shogi") shogi = x.at("files") == 9 && x.at("ranks") == 9;
-    EXPECT_EQ(x.at("engine"), "rollout MCTS");
+    if (x.at("name") == "yonin")
+      yonin = x.at("players") == 4 && x.at("seats") == json{"south", "west", "north", "east"};
+    // Rollout MCTS plays two players; four search with the uniform network.
+    EXPECT_EQ(x.at("engine"), x.at("name") == "yonin" ? "uniform network" : "rollout MCTS") << x.at("name");
   }
   EXPECT_TRUE(micro);
   EXPECT_TRUE(shogi);
+  EXPECT_TRUE(yonin);
 }
 
 TEST(WebApi, NewGameStateMatchesThePosition) {
@@ -478,6 +482,104 @@ TEST(WebApi, TheEngineMovesWithinItsClock) {
   now += 20000;
   const json late = post(api, "/api/engine-move", {{"game", s.at("game")}}, 409);
   EXPECT_THAT(late.at("error").get<std::string>(), HasSubstr("sente ran out of time"));
+}
+
+// Yonin (four players): any seats are people's; the engine (the uniform network without a
+// model) plays the others; the turn, the undo and the refusals name seats.
+TEST(WebApi, FourPlayersAnySeatsArePeoples) {
+  auto api = makeApi();
+  const json s = post(api, "/api/new", {{"variant", "yonin"}, {"humans", {"north", "south"}}});
+  const std::string id = s.at("game");
+  EXPECT_EQ(s.at("players"), 4);
+  EXPECT_EQ(s.at("seats"), (json{"south", "west", "north", "east"}));
+  EXPECT_EQ(s.at("humans"), (json{"south", "north"}));
+  EXPECT_EQ(s.at("human"), "south");  // the page is drawn from the first person's seat
+  EXPECT_EQ(s.at("engine"), "uniform network");
+  EXPECT_EQ(s.at("side_to_move"), "south");
+  for (const char* seat : {"south", "west", "north", "east"}) EXPECT_TRUE(s.at("hands").contains(seat)) << seat;
+  ASSERT_EQ(s.at("armies").size(), 4u);
+  EXPECT_EQ(s.at("armies")[1], (json{{"seat", "west"}, {"out", false}, {"controller", "west"}}));
+  // Each piece carries its army's seat: 5i is south's king, 5a north's, 9e west's, 1e east's.
+  std::map<std::string, std::string> kings;
+  for (const auto& sq : s.at("board"))
+    if (!sq.at("piece").is_null() && sq.at("piece").at("token") == "K") kings[sq.at("square")] = sq.at("piece").at("color");
+  EXPECT_EQ(kings, (std::map<std::string, std::string>{{"5i", "south"}, {"5a", "north"}, {"9e", "west"}, {"1e", "east"}}));
+
+  post(api, "/api/move", {{"game", id}, {"move", "5g5f"}});  // south's pawn
+  // West's turn is the engine's: a person's move for west is refused, naming the people's seats.
+  const json westsMove = post(api, "/api/move", {{"game", id}, {"move", "7e6e"}}, 409);
+  EXPECT_THAT(westsMove.at("error").get<std::string>(), HasSubstr("it is the engine's move (west): people play south, north"));
+  const json w = post(api, "/api/engine-move", {{"game", id}});
+  EXPECT_EQ(w.at("analysis").at("side_to_move"), "west");
+  EXPECT_TRUE(w.at("analysis").at("network"));
+  double shares = 0;
+  for (const auto& m : w.at("analysis").at("moves")) shares += m.at("share").get<double>();
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+  EXPECT_EQ(w.at("state").at("side_to_move"), "north");
+  // North is a person's: the engine will not move for it.
+  const json early = post(api, "/api/engine-move", {{"game", id}}, 409);
+  EXPECT_THAT(early.at("error").get<std::string>(), HasSubstr("it is your move (north): the engine plays only west, east"));
+  post(api, "/api/move", {{"game", id}, {"move", "5c5d"}});
+  const json e = post(api, "/api/engine-move", {{"game", id}});
+  EXPECT_EQ(e.at("state").at("side_to_move"), "south");
+  EXPECT_EQ(replay(e.at("state")), e.at("state").at("sfen"));
+  // Undo: back to north's turn (east's move and north's), then to south's (west's and south's).
+  const json back = post(api, "/api/undo", {{"game", id}});
+  EXPECT_EQ(back.at("side_to_move"), "north");
+  EXPECT_EQ(back.at("history").size(), 2u);
+  EXPECT_EQ(post(api, "/api/undo", {{"game", id}}).at("sfen"), s.at("sfen"));
+}
+
+// A mate hands the army over (the state says who moves it), and a second mate ends the game.
+TEST(WebApi, FourPlayerTakeOverAndWinAreShown) {
+  auto api = makeApi();
+  auto v = game::loadVariant("yonin");
+  // South mates west with 8c8b (test_yonin.cpp's TheMaterTakesOverTheMatedArmy).
+  const std::string mate = testing::boardSfen(*v, {{"8i", "sK"}, {"9a", "wK"}, {"2a", "nK"}, {"1h", "eK"}, {"8c", "sG"},
+                                                   {"7c", "sS"}, {"5e", "wP"}}) + " s wP 1 swne";
+  const json s = post(api, "/api/new", {{"variant", "yonin"}, {"side", "all"}, {"sfen", mate}});
+  EXPECT_EQ(s.at("human"), "all");
+  const json after = post(api, "/api/move", {{"game", s.at("game")}, {"move", "8c8b"}});
+  EXPECT_EQ(after.at("armies")[1], (json{{"seat", "west"}, {"out", true}, {"controller", "south"}}));
+  EXPECT_EQ(after.at("side_to_move"), "north");
+  EXPECT_FALSE(after.at("game_over"));
+  for (const auto& sq : after.at("board"))
+    if (sq.at("square") == "5e") EXPECT_EQ(sq.at("piece"), (json{{"color", "west"}, {"controller", "south"}, {"token", "P"},
+                                                                  {"letter", "P"}, {"name", sq.at("piece").at("name")},
+                                                                  {"kanji", sq.at("piece").at("kanji")}, {"promoted", false}}));
+  EXPECT_EQ(after.at("hands").at("south").size(), 1u);  // west's pawn in hand is south's now
+  EXPECT_TRUE(after.at("hands").at("west").empty());
+  // With north already mated by south, the same mate is south's second: south wins.
+  const std::string second = testing::boardSfen(*v, {{"8i", "sK"}, {"9a", "wK"}, {"2a", "nX"}, {"1h", "eK"},
+                                                     {"8c", "sG"}, {"7c", "sS"}}) + " s - 1 swse";
+  const json g = post(api, "/api/new", {{"variant", "yonin"}, {"humans", {"south"}}, {"sfen", second}});
+  const json won = post(api, "/api/move", {{"game", g.at("game")}, {"move", "8c8b"}});
+  EXPECT_TRUE(won.at("game_over"));
+  EXPECT_EQ(won.at("result"), (json{{"reason", "second checkmate"}, {"winner", "south"}}));
+  post(api, "/api/engine-move", {{"game", g.at("game")}}, 409);
+}
+
+TEST(WebApi, FourPlayerRequestsAreCheckedBySeat) {
+  auto api = makeApi();
+  auto refused = [&](const json& request, const std::string& why) {
+    const json r = post(api, "/api/new", request, 400);
+    EXPECT_THAT(r.at("error").get<std::string>(), HasSubstr(why)) << request.dump();
+  };
+  refused({{"variant", "yonin"}, {"side", "sente"}}, "must be south, west, north, east or all (yonin has four players)");
+  refused({{"variant", "yonin"}, {"humans", {"south", "south"}}}, "\"humans\" lists \"south\" twice");
+  refused({{"variant", "yonin"}, {"humans", {"up"}}}, "\"humans\" lists \"up\", which is not a seat of yonin");
+  refused({{"variant", "yonin"}, {"humans", json::array()}}, "at least one");
+  refused({{"variant", "yonin"}, {"humans", {"west"}}, {"side", "west"}}, "not both");
+  refused({{"variant", "micro"}, {"humans", {"south"}}}, "not a seat of micro (sente or gote)");
+  refused({{"variant", "yonin"}, {"clock", "5m+10s"}}, "clocks are for two-player games (yonin has 4 players)");
+  // Two players take "humans" too.
+  EXPECT_EQ(post(api, "/api/new", {{"variant", "micro"}, {"humans", {"gote", "sente"}}}).at("human"), "both");
+  const json pic = get(api, "/api/board", {{"variant", "yonin"}}, 400);
+  EXPECT_THAT(pic.at("error").get<std::string>(), HasSubstr("two-player variants only"));
+  // The explorer searches four-player positions as any other.
+  const json o = get(api, "/api/openings", {{"variant", "yonin"}, {"playouts", "16"}});
+  EXPECT_EQ(o.at("side_to_move"), "south");
+  EXPECT_FALSE(o.at("children").empty());
 }
 
 TEST(WebApi, BoardPicturesAndKanji) {
