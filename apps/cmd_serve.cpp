@@ -211,7 +211,9 @@ void serve(const ServeOptions& o) {
   std::fflush(stdout);
   std::fprintf(stderr, "poppy serve: page from %s; engine: %s; %d playouts per move; Ctrl-C stops\n",
                webDir.string().c_str(),
-               o.model.empty() ? "rollout MCTS" : ("model " + o.model + " (" + api.modelVariant + ")").c_str(),
+               ((o.model.empty() ? std::string() : "model " + o.model + " for " + api.modelVariant + ", ") +
+                "rollout MCTS for two players, the uniform network for four")
+                   .c_str(),
                o.playouts);
   if (!server.listen_after_bind()) throw std::runtime_error("the server stopped unexpectedly");
 }

@@ -1262,6 +1262,53 @@ TEST(Serve, ClockFlagFallsInTheBrowser) {
   EXPECT_THAT(clock, HasSubstr("data-side=\"sente\""));
 }
 
+// Yonin in the browser, the person in west's seat: the engine plays south first and, after the
+// person's pawn move, north, east and south, so west is to move again. The board is drawn from
+// west's side. Expected layout, worked out from the seed's setup: west's home side is file 9, so
+// file 9 is the bottom row and file 1 the top; north (next clockwise) sits on west's left, so
+// rank a (north's back rank) is the left column and rank i (south's) the right. Hence the top
+// row reads 1a, 1b, ... 1i, the labels along the top are the rank letters a..i and those down
+// the side the files 1..9. Each army's tiles point the way it moves: west's up (0 quarter turns),
+// north's to the right (1, clockwise), east's down (2), south's to the left (3).
+TEST(Serve, FourPlayersFromWestsSeatInTheBrowser) {
+  const PageRun p = runPage("yonin", "selftest=yonin&variant=yonin&humans=west");
+  ASSERT_TRUE(p.result.is_object());
+  EXPECT_EQ(p.result.at("viewer"), "west");
+  EXPECT_EQ(p.result.at("before").at("side_to_move"), "west");
+  EXPECT_EQ(p.result.at("before").at("history").size(), 1u);  // south's move, the engine's
+  EXPECT_EQ(p.result.at("top_labels"), (json{"a", "b", "c", "d", "e", "f", "g", "h", "i"}));
+  EXPECT_EQ(p.result.at("side_labels"), (json{"1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+  EXPECT_EQ(p.result.at("hands"), (json{"west", "north", "east", "south"}));  // bottom, left, top, right
+
+  // The squares in the order drawn.
+  std::vector<std::string> order;
+  const std::regex square(R"re(data-square="([0-9]+[a-z])")re");
+  for (auto it = std::sregex_iterator(p.dom.begin(), p.dom.end(), square); it != std::sregex_iterator(); ++it)
+    order.push_back((*it)[1]);
+  ASSERT_EQ(order.size(), 81u);
+  EXPECT_EQ(std::vector<std::string>(order.begin(), order.begin() + 9),
+            (std::vector<std::string>{"1a", "1b", "1c", "1d", "1e", "1f", "1g", "1h", "1i"}));
+  EXPECT_EQ(order[72], "9a");
+  EXPECT_EQ(order[80], "9i");
+
+  // Every tile's turn by its army.
+  const std::map<std::string, std::string> turns = {{"west", "0"}, {"north", "1"}, {"east", "2"}, {"south", "3"}};
+  const std::regex tile(R"re(data-square="([0-9]+[a-z])" data-piece="[^"]*" data-color="([a-z]+)" data-turns="([0-3])")re");
+  int tiles = 0;
+  for (auto it = std::sregex_iterator(p.dom.begin(), p.dom.end(), tile); it != std::sregex_iterator(); ++it, ++tiles)
+    EXPECT_EQ((*it)[3].str(), turns.at((*it)[2].str())) << (*it)[1];
+  EXPECT_EQ(tiles, 4 * 9);  // nothing taken in five moves from the start
+
+  // The person's move is west's, the engine's three replies legal, and west to move again.
+  ASSERT_TRUE(p.state.is_object());
+  ASSERT_EQ(p.state.at("history").size(), 5u) << p.state.dump();
+  EXPECT_EQ(p.state.at("history")[1], p.result.at("move"));
+  EXPECT_EQ(p.state.at("side_to_move"), "west");
+  EXPECT_EQ(replay(p.state), p.state.at("sfen"));
+  EXPECT_EQ(domBoard(p.dom), boardOf(p.state));
+  EXPECT_EQ(domElement(p.dom, "status").second, "west to move · move 6");
+}
+
 #endif  // POPPY_BINARY
 
 }  // namespace

@@ -72,9 +72,44 @@ function act(fn) {
 
 // ---- geometry --------------------------------------------------------------------------------
 
+// The side the board is drawn from: the person's (the first person's among four), else the first.
 function viewer() {
-  return ui.state && ui.state.human === 'gote' ? 'gote' : 'sente';
+  const s = ui.state;
+  if (s && s.players > 2) return s.seats.includes(s.human) ? s.human : s.seats[0];
+  return s && s.human === 'gote' ? 'gote' : 'sente';
 }
+
+// Four players sit round the board, in turn order from the viewer: left, across, right.
+function seatAt(offset) {
+  const s = ui.state;
+  return s.seats[(s.seats.indexOf(viewer()) + offset) % s.seats.length];
+}
+
+// The squares in drawing order (rows from the top, each from the left). Two players: gote sees
+// the board turned round. Four: each seat sees its own side at the bottom, the board turned by
+// its quarter turns (as play/four_player_board_text.cpp; west's side, file 9, at the bottom).
+function viewSquares(s) {
+  if (s.players <= 2) return viewer() === 'gote' ? [...s.board].reverse() : s.board;
+  const n = s.files, k = s.seats.indexOf(viewer()), out = [];
+  for (let r = 0; r < n; ++r) {
+    for (let c = 0; c < n; ++c) {
+      const [col, rank] = k === 0 ? [c, r] : k === 1 ? [n - 1 - r, c] : k === 2 ? [n - 1 - c, n - 1 - r] : [r, n - 1 - c];
+      out.push(s.board[rank * n + col]);
+    }
+  }
+  return out;
+}
+
+// Clockwise quarter turns of a tile of `color`'s army as the viewer sees it (0: pointing up).
+function pieceTurns(color) {
+  const s = ui.state;
+  if (!s || s.players <= 2) return color !== viewer() ? 2 : 0;
+  return (s.seats.indexOf(color) - s.seats.indexOf(viewer()) + 4) % 4;
+}
+
+// Who moves a piece: its army's seat, or among four the mater that took the army over.
+const controllerOf = (piece) => piece.controller || piece.color;
+const humans = () => (ui.state ? ui.state.humans : []);
 
 function squareSize(files, ranks) {
   const n = Math.max(files, ranks);
@@ -83,10 +118,11 @@ function squareSize(files, ranks) {
 
 // ---- rendering -----------------------------------------------------------------------------
 
-function pieceElement(piece, downward) {
+function pieceElement(piece, turns) {
   const el = document.createElement('div');
   el.className = 'piece';
-  if (downward) el.classList.add('down');
+  if (turns === 2) el.classList.add('down');
+  else if (turns) el.classList.add(`turn-${turns}`);
   if (piece.promoted) el.classList.add('promoted');
   const letters = $('letters-toggle').checked || !piece.kanji;
   if (letters) el.classList.add('letters');
@@ -98,6 +134,15 @@ function pieceElement(piece, downward) {
   small.textContent = letters ? piece.name : piece.token;
   el.append(big, small);
   el.title = `${piece.color} ${piece.name} (${piece.token})`;
+  if (ui.state && ui.state.players > 2) {
+    // The army's letter, so that the four armies read apart without colour.
+    el.setAttribute('data-army', piece.color);
+    const army = document.createElement('span');
+    army.className = 'army';
+    army.textContent = piece.color[0];
+    el.append(army);
+    if (piece.controller && piece.controller !== piece.color) el.title += `, moved by ${piece.controller}`;
+  }
   return el;
 }
 
@@ -123,7 +168,6 @@ function render() {
   const s = ui.state;
   if (!s) return;
   document.documentElement.style.setProperty('--sq', squareSize(s.files, s.ranks) + 'px');
-  const flipped = viewer() === 'gote';
   const board = $('board');
   board.style.gridTemplateColumns = `repeat(${s.files}, var(--sq))`;
   board.replaceChildren();
@@ -131,7 +175,7 @@ function render() {
   for (const m of legalFrom(ui.selected)) targets.set(m.to, true);
   const heat = heatValues();
   const heatMax = heat ? Math.max(1e-9, ...Object.values(heat)) : 1;
-  const squares = flipped ? [...s.board].reverse() : s.board;
+  const squares = viewSquares(s);
   for (const sq of squares) {
     const el = document.createElement('div');
     el.className = 'square';
@@ -139,9 +183,10 @@ function render() {
     if (sq.piece) {
       el.setAttribute('data-piece', sq.piece.token);
       el.setAttribute('data-color', sq.piece.color);
+      el.setAttribute('data-turns', String(pieceTurns(sq.piece.color)));
       el.classList.add('occupied');
-      const p = pieceElement(sq.piece, sq.piece.color !== viewer());
-      p.draggable = !s.game_over && sq.piece.color === s.side_to_move;
+      const p = pieceElement(sq.piece, pieceTurns(sq.piece.color));
+      p.draggable = !s.game_over && controllerOf(sq.piece) === s.side_to_move;
       el.append(p);
     }
     if (s.last_move && (s.last_move.to === sq.square || s.last_move.from === sq.square)) el.classList.add('last');
@@ -158,16 +203,25 @@ function render() {
     }
     board.append(el);
   }
-  const fileNumbers = [];
-  for (let f = s.files; f >= 1; --f) fileNumbers.push(f);
-  const rankLetters = [];
-  for (let r = 0; r < s.ranks; ++r) rankLetters.push(String.fromCharCode(97 + r));
-  if (flipped) { fileNumbers.reverse(); rankLetters.reverse(); }
-  $('file-labels').replaceChildren(...fileNumbers.map((f) => Object.assign(document.createElement('div'), {textContent: f})));
-  $('rank-labels').replaceChildren(...rankLetters.map((r) => Object.assign(document.createElement('div'), {textContent: r})));
+  // The coordinates along the top and down the right: file numbers and rank letters, swapped
+  // where the board is turned a quarter (west and east at the bottom).
+  const columns = s.files;
+  const filesAlongTop = s.players <= 2 || s.seats.indexOf(viewer()) % 2 === 0;
+  const coordinate = (sq, file) => (file ? sq.file : sq.rank);
+  const top = squares.slice(0, columns).map((sq) => coordinate(sq, filesAlongTop));
+  const side = [];
+  for (let r = 0; r < s.ranks; ++r) side.push(coordinate(squares[r * columns], !filesAlongTop));
+  $('file-labels').replaceChildren(...top.map((f) => Object.assign(document.createElement('div'), {textContent: f})));
+  $('rank-labels').replaceChildren(...side.map((r) => Object.assign(document.createElement('div'), {textContent: r})));
 
-  renderHand($('hand-top'), flipped ? 'sente' : 'gote');
-  renderHand($('hand-bottom'), flipped ? 'gote' : 'sente');
+  const four = s.players > 2;
+  renderHand($('hand-top'), four ? seatAt(2) : viewer() === 'gote' ? 'sente' : 'gote');
+  renderHand($('hand-bottom'), viewer());
+  $('hand-left').hidden = $('hand-right').hidden = !four;
+  if (four) {
+    renderHand($('hand-left'), seatAt(1));
+    renderHand($('hand-right'), seatAt(3));
+  }
 
   let status;
   if (s.game_over) {
@@ -176,6 +230,11 @@ function render() {
     status = `Game over: ${reason}` + (r.winner ? `, ${r.winner} wins` : ', draw');
   } else {
     status = `${s.side_to_move} to move` + (s.check ? ' (check)' : '') + ` · move ${s.ply + 1}`;
+  }
+  if (four) {
+    // Who is out, and who moves the armies taken over.
+    const out = s.armies.filter((a) => a.out).map((a) => `${a.seat} mated (${a.controller} moves its pieces)`);
+    if (out.length) status += ` · ${out.join(', ')}`;
   }
   $('status').textContent = status;
   $('status').className = s.game_over ? 'over' : '';
@@ -245,7 +304,7 @@ function renderHand(el, color) {
   el.setAttribute('data-hand', color);
   const label = document.createElement('span');
   label.className = 'hand-label';
-  label.textContent = color;
+  label.textContent = color + (s.players > 2 && s.humans.includes(color) ? ' (you)' : '');
   el.append(label);
   for (const h of s.hands[color]) {
     const item = document.createElement('div');
@@ -254,7 +313,7 @@ function renderHand(el, color) {
     item.setAttribute('data-letter', h.letter);
     item.setAttribute('data-count', h.count);
     if (ui.selected && ui.selected.drop === h.letter && color === s.side_to_move) item.classList.add('selected');
-    const p = pieceElement({name: h.name, token: h.token, kanji: h.kanji, color, promoted: false}, color !== viewer());
+    const p = pieceElement({name: h.name, token: h.token, kanji: h.kanji, color, promoted: false}, pieceTurns(color));
     p.draggable = !s.game_over && color === s.side_to_move;
     item.append(p);
     const count = document.createElement('span');
@@ -278,19 +337,26 @@ function renderEvaluation() {
     return;
   }
   // The bar is the expected score (win + half the draws); the text gives it and the win, draw and
-  // loss chances apart, all from sente's side.
-  const sente = a.side_to_move === 'sente' ? a.win_rate : 1 - a.win_rate;
-  const wdl = a.side_to_move === 'sente' ? a.wdl : [a.wdl[2], a.wdl[1], a.wdl[0]];
+  // loss chances apart, all from sente's side. Among four players, from the side to move's: its
+  // win, a draw (a draw's point is shared by those still in) and another player's win.
+  const four = ui.state && ui.state.players > 2;
+  const own = four ? a.side_to_move : 'sente';
+  const sente = four || a.side_to_move === 'sente' ? a.win_rate : 1 - a.win_rate;
+  const wdl = four || a.side_to_move === 'sente' ? a.wdl : [a.wdl[2], a.wdl[1], a.wdl[0]];
+  const ends = document.querySelectorAll('.eval-end');
+  ends[0].textContent = four ? 'others' : 'gote';
+  ends[1].textContent = own;
   $('eval-fill').style.height = (100 * sente).toFixed(1) + '%';
   $('eval-label').style.bottom = (100 * sente).toFixed(1) + '%';
   $('eval-label').textContent = pct(sente);
   $('eval-bar').setAttribute('data-sente-score', sente.toFixed(3));
-  $('eval-text').textContent = `engine, for sente: expected score ${pct(sente)} ` +
-      `(win ${pct(wdl[0])} · draw ${pct(wdl[1])} · loss ${pct(wdl[2])})`;
+  $('eval-text').textContent = `engine, for ${own}: expected score ${pct(sente)} ` +
+      `(win ${pct(wdl[0])} · draw ${pct(wdl[1])} · ${four ? 'another wins' : 'loss'} ${pct(wdl[2])})`;
   const current = ui.state && a.sfen === ui.state.sfen;
   $('analysis-summary').textContent =
       `${a.side_to_move} to move${current ? '' : ' (before the engine\'s last move)'}: ` +
-      `win ${Math.round(100 * a.wdl[0])}% · draw ${Math.round(100 * a.wdl[1])}% · loss ${Math.round(100 * a.wdl[2])}% ` +
+      `win ${Math.round(100 * a.wdl[0])}% · draw ${Math.round(100 * a.wdl[1])}% · ` +
+      `${four ? 'another wins' : 'loss'} ${Math.round(100 * a.wdl[2])}% ` +
       `· ${a.playouts} playouts${a.network ? '' : ' (rollout MCTS)'}`;
   for (const m of a.moves.slice(0, 10)) {
     const tr = document.createElement('tr');
@@ -309,6 +375,20 @@ function renderEvaluation() {
 
 // ---- game actions ----------------------------------------------------------------------------
 
+function playersOf(variant) {
+  const v = ui.variants.find((x) => x.name === variant);
+  return v ? v.players : 2;
+}
+
+// Two players choose a side (and a clock); four tick the seats people play (no clocks).
+function showSeatControls() {
+  const four = playersOf($('variant').value) > 2;
+  $('side-label').hidden = four;
+  $('seats').hidden = !four;
+  $('clock').disabled = four;
+  $('clock').parentElement.title = four ? 'Clocks are for two-player games' : '';
+}
+
 function setState(state) {
   ui.state = state;
   ui.stateAt = performance.now();
@@ -319,7 +399,13 @@ function setState(state) {
 
 function engineToMove() {
   const s = ui.state;
-  return s && !s.game_over && s.human !== 'both' && s.side_to_move !== s.human;
+  return s && !s.game_over && !s.humans.includes(s.side_to_move);
+}
+
+// The engine plays every seat that is not a person's until a person is to move (four players:
+// up to three engine moves in a row) or the game ends.
+async function engineReplies() {
+  while (engineToMove()) await engineReply();
 }
 
 async function engineReply() {
@@ -339,17 +425,23 @@ async function engineReply() {
 function newGame(sfen) {
   return act(async () => {
     const variant = $('variant').value;
-    const side = $('side').value;
-    const request = {variant, side};
+    const request = {variant};
+    if (playersOf(variant) > 2) {
+      request.humans = [...document.querySelectorAll('#seats input:checked')].map((b) => b.getAttribute('data-seat'));
+      if (request.humans.length === 0) throw new Error('Tick at least one seat to play.');
+    } else {
+      request.side = $('side').value;
+      if ($('clock').value) request.clock = $('clock').value;
+    }
     if (sfen) request.sfen = sfen;
-    if ($('clock').value) request.clock = $('clock').value;
     const state = await api('POST', '/api/new', request);
     ui.analysis = null;
     setState(state);
-    showMessage(`New ${variant} game: you play ${side === 'both' ? 'both sides' : side}` +
-                (state.clock ? `, ${state.clock.text} each.` : '.'), 'info');
+    const you = state.humans.length === state.players ? (state.players > 2 ? 'every seat' : 'both sides')
+                                                      : state.humans.join(', ');
+    showMessage(`New ${variant} game: you play ${you}` + (state.clock ? `, ${state.clock.text} each.` : '.'), 'info');
     openingsGo(null, []);
-    if (engineToMove()) await engineReply();
+    await engineReplies();
   });
 }
 
@@ -364,7 +456,7 @@ async function tryMove(usi) {
     render();  // the board stays as the server has it
     throw e;
   }
-  if (engineToMove()) await engineReply();
+  await engineReplies();
 }
 
 // A person picked a target square for the selected piece: find the legal moves that match and
@@ -422,7 +514,7 @@ function isEmpty(square) {
 
 function ownTurn() {
   const s = ui.state;
-  return s && !s.game_over && !ui.busy && (s.human === 'both' || s.side_to_move === s.human);
+  return s && !s.game_over && !ui.busy && s.humans.includes(s.side_to_move);
 }
 
 function onSquareClick(square) {
@@ -431,7 +523,7 @@ function onSquareClick(square) {
   if (s.game_over) { showMessage('The game is over: start a new game or undo.', 'error'); return ui.pending; }
   if (!ownTurn()) { showMessage('Wait for the engine to move.', 'error'); return ui.pending; }
   const sq = s.board.find((b) => b.square === square);
-  const own = sq && sq.piece && sq.piece.color === s.side_to_move;
+  const own = sq && sq.piece && controllerOf(sq.piece) === s.side_to_move;
   if (ui.selected) {
     const sel = ui.selected;
     if (sel.mid) return attempt(sel, square);  // the second step of a lion's move
@@ -539,6 +631,12 @@ function renderOpenings() {
 // The board after a move of the explorer, drawn by the server (play/board_svg.h, the same pieces
 // as the page's); the latest request wins.
 function showPreview(data, child) {
+  if (playersOf(data.variant) > 2) {
+    // Board pictures are drawn for two players only (play/board_svg.h).
+    $('openings-preview-caption').textContent = `after ${child.move}: share ${pct(child.share)}, score ${pct(child.win_rate)}`;
+    $('openings-preview-board').replaceChildren();
+    return Promise.resolve();
+  }
   const letters = $('letters-toggle').checked ? '1' : '0';
   const key = `${data.variant}|${data.sfen}|${child.move}|${letters}`;
   if (ui.preview.key === key) return ui.preview.pending;
@@ -562,7 +660,7 @@ function wireEvents() {
     const sq = e.target.closest('[data-square]');
     if (sq) onSquareClick(sq.getAttribute('data-square'));
   });
-  for (const id of ['hand-top', 'hand-bottom']) {
+  for (const id of ['hand-top', 'hand-bottom', 'hand-left', 'hand-right']) {
     $(id).addEventListener('click', (e) => {
       const item = e.target.closest('.hand-piece');
       if (item) onHandClick(item.getAttribute('data-hand'), item.getAttribute('data-letter'));
@@ -605,6 +703,7 @@ function wireEvents() {
   });
 
   $('new-game').onclick = () => newGame();
+  $('variant').onchange = () => showSeatControls();
   $('undo').onclick = () => undo();
   $('analyse').onclick = () => analyse();
   $('engine-move').onclick = () => act(async () => {
@@ -838,6 +937,29 @@ async function selftestClock() {
   });
 }
 
+// With ?selftest=yonin&variant=yonin&humans=SEATS: the engine plays the other seats until a
+// person is to move; then the page clicks one of that person's pawns and a target, and the
+// engine plays on to the person's next turn. Publishes the board's rows as drawn.
+async function selftestYonin() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    const s = ui.state;
+    out.game = s.game;
+    out.viewer = viewer();
+    out.before = {side_to_move: s.side_to_move, history: s.history};
+    out.top_labels = [...$('file-labels').children].map((d) => d.textContent);
+    out.side_labels = [...$('rank-labels').children].map((d) => d.textContent);
+    out.hands = ['hand-bottom', 'hand-left', 'hand-top', 'hand-right'].map((id) => $(id).getAttribute('data-hand'));
+    const pawn = s.legal_moves.find((m) => m.from &&
+        s.board.find((b) => b.square === m.from).piece.name === 'pawn' && !m.flip);
+    out.move = pawn.usi;
+    click(squareEl(pawn.from));
+    click(squareEl(pawn.to));
+    await ui.pending;
+    out.history = ui.state.history;
+  });
+}
+
 // ---- start -----------------------------------------------------------------------------------
 
 // Without a CJK font the kanji would be empty boxes: then the pieces show letters. Two
@@ -873,6 +995,11 @@ async function main() {
     }));
     $('variant').value = params.get('variant') || v.default;
     if (params.get('side')) $('side').value = params.get('side');
+    if (params.get('humans')) {
+      const wanted = params.get('humans').split(',');
+      for (const box of document.querySelectorAll('#seats input')) box.checked = wanted.includes(box.getAttribute('data-seat'));
+    }
+    showSeatControls();
     if (params.get('heat')) $('heat-toggle').checked = true;
     if (params.get('clock')) {
       const o = document.createElement('option');
@@ -892,6 +1019,7 @@ async function main() {
   else if (params.get('selftest') === 'analyse') await selftestAnalyse();
   else if (params.get('selftest') === 'preview') await selftestPreview();
   else if (params.get('selftest') === 'clock') await selftestClock();
+  else if (params.get('selftest') === 'yonin') await selftestYonin();
   else if (params.get('selftest')) await selftest();
 }
 
