@@ -13,6 +13,8 @@
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
+#include "mcts/evaluator.h"
+#include "nn/encoder.h"
 #include "nn/network_backend.h"
 #include "play/analyzer.h"
 #include "play/game_file.h"
@@ -55,7 +57,7 @@ struct GamesArgs {
 // Registers the options shared by `tree` and `book`.
 void addTreeOptions(CLI::App* cmd, TreeArgs& a) {
   auto* model = cmd->add_option("--model", a.model, "Model file whose preferences to show");
-  auto* none = cmd->add_flag("--no-model", a.noModel, "Search with the rollout MCTS instead of a network");
+  auto* none = cmd->add_flag("--no-model", a.noModel, "Search with the rollout MCTS instead of a network (four players: the uniform network)");
   model->excludes(none);
   cmd->add_option("--variant", a.variant, "Variant (name or YAML path)")->capture_default_str();
   cmd->add_option("--sfen", a.sfen, "Start position (default: the variant's start)");
@@ -99,6 +101,10 @@ play::OpeningTree buildTree(const TreeArgs& a, const game::VariantPtr& variant) 
   if (!a.noModel) {
     nn::setNetworkThreads(a.threads);
     evaluator = nn::loadModelEvaluator(a.model, variant.get(), a.device, a.inference);
+  } else if (variant->numPlayers > 2) {
+    // The rollout MCTS plays two players: four search with equal priors and drawn leaves.
+    const nn::Encoder encoder(variant);
+    evaluator = std::make_unique<mcts::UniformEvaluator>(encoder.policySize(), encoder.valueSize());
   }
   mcts::SearchParams params;
   params.playouts = a.playouts > 0 ? a.playouts : (evaluator ? kNetworkPlayouts : kRolloutPlayouts);
@@ -129,7 +135,10 @@ void writeOutput(const std::string& text, const std::string& out) {
 
 void runTree(const TreeArgs& a) {
   const game::VariantPtr variant = game::loadVariant(a.variant);
-  game::requireTwoPlayers(*variant, "poppy openings");
+  // The picture colours each move by its score against the other side's: two players only.
+  if ((a.format == "svg" || a.format == "png") && variant->numPlayers > 2)
+    throw std::invalid_argument("--format " + a.format + " draws two-player trees; " + variant->name + " has " +
+                                std::to_string(variant->numPlayers) + " players: use --format text or json");
   // Read the records first: a bad file should fail before minutes of searching.
   std::vector<std::pair<std::string, std::vector<selfplay::GameRecord>>> records;
   for (const std::string& path : a.records) {
@@ -169,7 +178,7 @@ void runTree(const TreeArgs& a) {
 
 void runBook(const TreeArgs& a, const std::string& out) {
   const game::VariantPtr variant = game::loadVariant(a.variant);
-  game::requireTwoPlayers(*variant, "poppy openings");
+  game::requireTwoPlayers(*variant, "poppy openings book");
   const play::OpeningTree tree = buildTree(a, variant);
   const play::OpeningBook book = play::openingTreeToBook(tree, variant);
   book.save(out);

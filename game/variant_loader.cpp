@@ -323,7 +323,7 @@ bool looksLikePath(const std::string& s) {
 void requireTwoPlayers(const Variant& v, const std::string& what) {
   if (v.numPlayers == 2) return;
   throw VariantError(what + " is for two-player variants, and " + v.name + " has " + std::to_string(v.numPlayers) +
-                     " players: Poppy plays it with perft, train, match and play so far (README \"Yonin "
+                     " players: Poppy plays it with perft, train, match, play, serve and openings tree so far (README \"Yonin "
                      "shogi\")");
 }
 

@@ -32,6 +32,11 @@ std::string centred(const std::string& s, int width) {
 
 std::string seatName(game::Color seat) { return seat >= 0 && seat < 4 ? kSeats[seat] : "?"; }
 
+std::string sideName(const game::Variant& v, game::Color c) {
+  if (v.numPlayers > 2) return seatName(c);
+  return c == 0 ? "sente" : "gote";
+}
+
 int parseSeat(const std::string& text) {
   for (int s = 0; s < 4; ++s)
     if (text == kSeats[s] || text == std::string(1, kArmyLetters[s])) return s;

@@ -20,6 +20,8 @@ namespace poppy::play {
 std::string seatName(game::Color seat);
 // Parses a seat ("south", "s", ...); -1 when it is none.
 int parseSeat(const std::string& text);
+// A side's name: sente or gote between two players, the seat among four.
+std::string sideName(const game::Variant& v, game::Color c);
 
 // "sK", "w+P", "nX"; "." for an empty square.
 std::string fourPlayerPieceText(const game::Variant& variant, game::Piece piece);

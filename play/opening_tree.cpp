@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "play/four_player_board_text.h"
+
 namespace poppy::play {
 
 namespace {
@@ -58,6 +60,8 @@ OpeningTree buildOpeningTree(Analyzer& analyzer, const game::Position& start, co
   tree.options = options;
   tree.network = analyzer.usesNetwork();
   tree.root.sfen = tree.startSfen;
+  tree.root.mover = sideName(start.variant(), start.sideToMove());
+  tree.players = start.variant().numPlayers;
   tree.root.prior = 1;
   tree.root.share = 1;
 
@@ -103,6 +107,7 @@ OpeningTree buildOpeningTree(Analyzer& analyzer, const game::Position& start, co
         game::Position next = p.pos;
         next.makeMove(m.move);
         child.sfen = next.sfen();
+        child.mover = sideName(p.pos.variant(), p.pos.sideToMove());
         node.children.push_back(std::move(child));
         nextPositions.push_back(std::move(next));
       }
@@ -217,15 +222,10 @@ std::string wdlText(const std::array<float, 3>& wdl) {
   return buf;
 }
 
-const char* sideName(int side) { return side == 0 ? "sente" : "gote"; }
-
-void textNode(const OpeningTree& tree, const OpeningNode& n, int rootSide, const std::string& prefix, bool last,
-              std::string& out) {
-  const int ply = int(n.line.size());
-  const int mover = (rootSide + ply - 1) % 2;
+void textNode(const OpeningTree& tree, const OpeningNode& n, const std::string& prefix, bool last, std::string& out) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%-6s %-5s share %6s  prior %6s  W/D/L %-8s  win %6s", n.move.c_str(),
-                sideName(mover), percent(n.share).c_str(), percent(n.prior).c_str(), wdlText(n.wdl).c_str(),
+                n.mover.c_str(), percent(n.share).c_str(), percent(n.prior).c_str(), wdlText(n.wdl).c_str(),
                 percent(n.winRate).c_str());
   out += prefix + (last ? "`-- " : "|-- ") + buf;
   if (tree.recordGames > 0) out += "  games " + std::to_string(n.games);
@@ -233,13 +233,7 @@ void textNode(const OpeningTree& tree, const OpeningNode& n, int rootSide, const
   out += "\n";
   const std::string childPrefix = prefix + (last ? "    " : "|   ");
   for (size_t i = 0; i < n.children.size(); ++i)
-    textNode(tree, n.children[i], rootSide, childPrefix, i + 1 == n.children.size(), out);
-}
-
-int sideToMoveOf(const std::string& sfen) {
-  // SFEN: board, side ('b' sente, 'w' gote), hands, move number.
-  const size_t a = sfen.find(' ');
-  return a != std::string::npos && a + 1 < sfen.size() && sfen[a + 1] == 'w' ? 1 : 0;
+    textNode(tree, n.children[i], childPrefix, i + 1 == n.children.size(), out);
 }
 
 nlohmann::ordered_json nodeJson(const OpeningNode& n) {
@@ -247,6 +241,7 @@ nlohmann::ordered_json nodeJson(const OpeningNode& n) {
   j["move"] = n.move;
   j["line"] = n.line;
   j["sfen"] = n.sfen;
+  j["mover"] = n.mover;
   j["prior"] = n.prior;
   j["share"] = n.share;
   j["visits"] = n.visits;
@@ -266,22 +261,24 @@ nlohmann::ordered_json nodeJson(const OpeningNode& n) {
 
 std::string openingTreeText(const OpeningTree& tree) {
   const OpeningTreeOptions& o = tree.options;
-  const int rootSide = sideToMoveOf(tree.startSfen);
+  const bool four = tree.players > 2;
   std::string out = "Opening tree of " + tree.variant + " from " + tree.startSfen + "\n";
   out += std::string(tree.network ? "network" : "rollout") + " search, " + std::to_string(tree.root.playouts) +
          " playouts per position, depth " + std::to_string(o.depth) + ", moves with share >= " +
          percent(o.minShare) + " (at most " + std::to_string(o.maxChildren) + " per position), " +
          std::to_string(tree.searches) + " positions searched\n";
-  out += "W/D/L and win (W + D/2) are from the view of the player who made the move";
+  out += four ? "W/D/L and win (W + a draw's share among the players still in; L: another player wins) are from the "
+                "view of the player who made the move"
+              : "W/D/L and win (W + D/2) are from the view of the player who made the move";
   out += tree.recordGames > 0 ? "; games: recorded games through the move\n" : "\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "start  %s to move  W/D/L %s  win %s", sideName(rootSide),
+  std::snprintf(buf, sizeof buf, "start  %s to move  W/D/L %s  win %s", tree.root.mover.c_str(),
                 wdlText(tree.root.wdl).c_str(), percent(tree.root.winRate).c_str());
   out += buf;
   if (tree.recordGames > 0) out += "  games " + std::to_string(tree.root.games);
   out += "\n";
   for (size_t i = 0; i < tree.root.children.size(); ++i)
-    textNode(tree, tree.root.children[i], rootSide, "", i + 1 == tree.root.children.size(), out);
+    textNode(tree, tree.root.children[i], "", i + 1 == tree.root.children.size(), out);
   return out;
 }
 
@@ -290,6 +287,7 @@ std::string openingTreeJson(const OpeningTree& tree) {
   j["format"] = "poppy-opening-tree";
   j["version"] = 1;
   j["variant"] = tree.variant;
+  j["players"] = tree.players;
   j["start"] = tree.startSfen;
   j["depth"] = tree.options.depth;
   j["playouts"] = tree.root.playouts;

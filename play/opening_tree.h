@@ -33,12 +33,14 @@ struct OpeningNode {
   std::string move;               // USI of the move that leads here ("" at the root)
   std::vector<std::string> line;  // every move from the start position to here
   std::string sfen;               // the position here
+  std::string mover;              // who made `move` (the root: the side to move): sente/gote or a seat
   // The move's figures in the parent's search (the root: its own search).
   float prior = 0;                // network prior (1/N for the rollout search); root: 1
   double share = 0;               // visits / all the parent's root-child visits; root: 1
   int64_t visits = 0;             // parent's visits of this move; root: its playouts
-  // Win, draw, loss and W + D/2 from the view of the player who made `move`
-  // (the root: the side to move there).
+  // Win, draw, loss and the expected score (W + D/2; among four players W + D/N, N the players
+  // still in; L is then another player's win) from the view of the player who made `move` (the
+  // root: the side to move there).
   std::array<float, 3> wdl{0, 1, 0};
   float winRate = 0.5f;
   int64_t games = 0;              // records that went through this node (countGames)
@@ -50,6 +52,7 @@ struct OpeningNode {
 
 struct OpeningTree {
   std::string variant;
+  int players = 2;           // the variant's players (four: movers are seats, scores as above)
   std::string startSfen;
   OpeningTreeOptions options;
   bool network = false;      // searched with the network (false: rollout MCTS)

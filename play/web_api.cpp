@@ -20,7 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* colorName(game::Color c) { return c == 0 ? "sente" : "gote"; }
 
 // The seats of a game, in turn order, and the people's among them as written in the state.
 std::vector<std::string> seatNames(const game::Variant& v) {
@@ -169,10 +168,6 @@ std::string param(const std::map<std::string, std::string>& query, const char* k
 }
 
 }  // namespace
-
-std::string sideName(const game::Variant& v, game::Color c) {
-  return v.numPlayers > 2 ? seatName(c) : colorName(c);
-}
 
 json positionJson(const game::Position& pos, int plyCap) {
   const game::Variant& v = pos.variant();

@@ -166,7 +166,4 @@ class WebApi {
 // (with source, target, dropped kind and the face shown after the move), check and outcome.
 nlohmann::json positionJson(const game::Position& pos, int plyCap);
 
-// A side's name: sente/gote, or the seat (south, west, north, east) among four players.
-std::string sideName(const game::Variant& v, game::Color c);
-
 }  // namespace poppy::play

@@ -555,6 +555,54 @@ TEST(OpeningsCommand, BookOnTheShippedModelLoads) {
   std::filesystem::remove_all(dir);
 }
 
+// Yonin (four players) without a model: the four-player search with the uniform network. Each
+// node names who made its move, in the turn order of the seed (south, west, north, east: no
+// check can happen in the first three plies from the start, the armies being too far apart), and
+// each child's position is its parent's after its move.
+TEST(OpeningsCommand, TreeForFourPlayers) {
+  const auto dir = freshTempDir("poppy_tree_test_", "cli_yonin");
+  const std::string json = (dir / "tree.json").string();
+  CmdRun r = poppy("openings tree --variant yonin --no-model --depth 3 --playouts 32 --max-children 2 --min-share 0 "
+                   "--format json "
+                   "--out " + shellQuote(json),
+                   dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["players"], 4);
+  EXPECT_EQ(j["search"], "network");
+  EXPECT_EQ(j["root"]["mover"], "south");
+  auto v = game::loadVariant("yonin");
+  const std::vector<std::string> seats = {"south", "west", "north"};
+  int nodes = 0;
+  std::function<void(const nlohmann::json&, int)> walk = [&](const nlohmann::json& n, int ply) {
+    for (const auto& c : n["children"]) {
+      ++nodes;
+      EXPECT_EQ(c["mover"], seats[size_t(ply)]) << c["line"].dump();
+      game::Position pos = game::Position::fromSfen(v, n["sfen"].get<std::string>());
+      pos.makeMove(pos.parseUsi(c["move"].get<std::string>()));
+      EXPECT_EQ(pos.sfen(), c["sfen"]);
+      // Among four the expected score is W + D/4 here (nobody is out).
+      const auto& wdl = c["wdl"];
+      EXPECT_NEAR(c["win_rate"].get<double>(), wdl[0].get<double>() + wdl[1].get<double>() / 4, 1e-5);
+      walk(c, ply + 1);
+    }
+  };
+  walk(j["root"], 0);
+  EXPECT_EQ(nodes, 2 + 4 + 8);
+
+  r = poppy("openings tree --variant yonin --no-model --depth 1 --playouts 16", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("start  south to move"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sente"), std::string::npos) << r.out;
+  r = poppy("openings tree --variant yonin --no-model --depth 1 --format svg", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--format svg draws two-player trees; yonin has 4 players"), std::string::npos) << r.err;
+  r = poppy("openings book --variant yonin --no-model --depth 1 --out " + shellQuote((dir / "b.json").string()), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("poppy openings book is for two-player variants"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(OpeningsCommand, BadInputIsAClearError) {
   const auto dir = freshTempDir("poppy_tree_test_", "cli_errors");
   auto expectError = [&](const std::string& args, const std::string& needle) {

@@ -543,10 +543,12 @@ TEST(WebApi, FourPlayerTakeOverAndWinAreShown) {
   EXPECT_EQ(after.at("armies")[1], (json{{"seat", "west"}, {"out", true}, {"controller", "south"}}));
   EXPECT_EQ(after.at("side_to_move"), "north");
   EXPECT_FALSE(after.at("game_over"));
-  for (const auto& sq : after.at("board"))
-    if (sq.at("square") == "5e") EXPECT_EQ(sq.at("piece"), (json{{"color", "west"}, {"controller", "south"}, {"token", "P"},
+  for (const auto& sq : after.at("board")) {
+    if (sq.at("square") != "5e") continue;
+    EXPECT_EQ(sq.at("piece"), (json{{"color", "west"}, {"controller", "south"}, {"token", "P"},
                                                                   {"letter", "P"}, {"name", sq.at("piece").at("name")},
                                                                   {"kanji", sq.at("piece").at("kanji")}, {"promoted", false}}));
+  }
   EXPECT_EQ(after.at("hands").at("south").size(), 1u);  // west's pawn in hand is south's now
   EXPECT_TRUE(after.at("hands").at("west").empty());
   // With north already mated by south, the same mate is south's second: south wins.
