@@ -20,18 +20,20 @@ using nlohmann::json;
 
 namespace {
 
+// A bit per seat: every seat of the variant.
+unsigned allSeats(const game::Variant& v) { return (1u << v.numPlayers) - 1; }
 
-// The seats of a game, in turn order, and the people's among them as written in the state.
-std::vector<std::string> seatNames(const game::Variant& v) {
+// The names of the seats in `seats` (a bit per seat), in turn order.
+std::vector<std::string> seatNames(const game::Variant& v, unsigned seats) {
   std::vector<std::string> out;
-  for (game::Color c = 0; c < v.numPlayers; ++c) out.push_back(sideName(v, c));
+  for (game::Color c = 0; c < v.numPlayers; ++c)
+    if ((seats >> c) & 1) out.push_back(sideName(v, c));
   return out;
 }
 
 std::string joinSeats(const game::Variant& v, unsigned seats) {
   std::string out;
-  for (game::Color c = 0; c < v.numPlayers; ++c)
-    if ((seats >> c) & 1) out += (out.empty() ? "" : ", ") + sideName(v, c);
+  for (const std::string& name : seatNames(v, seats)) out += (out.empty() ? "" : ", ") + name;
   return out.empty() ? "nobody" : out;
 }
 
@@ -108,7 +110,6 @@ int intField(const json& request, const char* key, int fallback) {
 // The seats people play, a bit per seat: "humans" (a list of seats, any of them), else "side"
 // (two players: sente, gote or both; four: a seat or "all"); sente / south by default.
 unsigned humanSeats(const game::Variant& v, const json& request) {
-  const unsigned everyone = (1u << v.numPlayers) - 1;
   const bool four = v.numPlayers > 2;
   auto seatOf = [&](const std::string& name) -> int {
     if (four) return parseSeat(name);
@@ -133,7 +134,7 @@ unsigned humanSeats(const game::Variant& v, const json& request) {
     return seats;
   }
   const std::string side = stringField(request, "side", false, four ? "south" : "sente");
-  if (side == (four ? "all" : "both")) return everyone;
+  if (side == (four ? "all" : "both")) return allSeats(v);
   const int seat = seatOf(side);
   if (seat < 0)
     throw ApiError(400, "side \"" + side + "\" must be " + (four ? "south, west, north, east or all (" + v.name + " has four players)" : std::string("sente, gote or both")));
@@ -176,7 +177,7 @@ json positionJson(const game::Position& pos, int plyCap) {
   out["files"] = v.files;
   out["ranks"] = v.ranks;
   out["players"] = v.numPlayers;
-  out["seats"] = seatNames(v);
+  out["seats"] = seatNames(v, allSeats(v));
   out["side_to_move"] = sideName(v, pos.sideToMove());
   out["check"] = pos.inCheck();
   out["ply"] = pos.gamePly();
@@ -349,7 +350,7 @@ json WebApi::variants() const {
                     {"ranks", v->ranks},
                     {"start", v->startSfen},
                     {"players", v->numPlayers},
-                    {"seats", seatNames(*v)},
+                    {"seats", seatNames(*v, allSeats(*v))},
                     {"engine", engineName(*v)}});
   }
   return {{"variants", list}, {"default", options_.defaultVariant}, {"playouts", options_.playouts}};
@@ -361,19 +362,11 @@ json WebApi::stateJson(const Game& g) const {
   out["variant"] = g.pos.variant().name;
   out["start_sfen"] = g.startSfen;
   const game::Variant& v = g.pos.variant();
-  const unsigned everyone = (1u << v.numPlayers) - 1;
   // "human": the seat the page is drawn from (the first person's), or both/all.
-  if (g.humans == everyone) {
-    out["human"] = v.numPlayers > 2 ? "all" : "both";
-  } else {
-    int first = 0;
-    while (!((g.humans >> first) & 1)) ++first;
-    out["human"] = sideName(v, first);
-  }
-  json humans = json::array();
-  for (game::Color c = 0; c < v.numPlayers; ++c)
-    if ((g.humans >> c) & 1) humans.push_back(sideName(v, c));
-  out["humans"] = std::move(humans);
+  const std::vector<std::string> humans = seatNames(v, g.humans);
+  if (g.humans == allSeats(v)) out["human"] = v.numPlayers > 2 ? "all" : "both";
+  else out["human"] = humans.front();
+  out["humans"] = humans;
   out["engine"] = engineName(v);
   out["history"] = g.history;
   if (g.flagged >= 0) {
@@ -479,7 +472,7 @@ json WebApi::move(const json& request) {
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
   const game::Variant& v = g->pos.variant();
-  if (!((g->humans >> g->pos.sideToMove()) & 1))
+  if (!g->isHuman(g->pos.sideToMove()))
     throw ApiError(409, "it is the engine's move (" + sideName(v, g->pos.sideToMove()) + "): people play " +
                             joinSeats(v, g->humans) + " in this game");
   game::Move m;
@@ -504,10 +497,9 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
   const game::Variant& v = g->pos.variant();
   // A person's turn is theirs, unless people play every seat (then the engine moves on request).
-  const unsigned everyone = (1u << v.numPlayers) - 1;
-  if (g->humans != everyone && ((g->humans >> g->pos.sideToMove()) & 1))
+  if (g->humans != allSeats(v) && g->isHuman(g->pos.sideToMove()))
     throw ApiError(409, "it is your move (" + sideName(v, g->pos.sideToMove()) + "): the engine plays only " +
-                            joinSeats(v, everyone & ~g->humans) + " in this game");
+                            joinSeats(v, allSeats(v) & ~g->humans) + " in this game");
   // On a clock the engine thinks as `poppy usi` would with this time left (play/time_manager.h).
   double seconds = 0;
   if (g->clock.settings().enabled()) {
@@ -540,7 +532,7 @@ json WebApi::undo(const json& request) {
   do {
     g->pos.unmakeMove();
     g->history.pop_back();
-  } while (!g->history.empty() && !((g->humans >> g->pos.sideToMove()) & 1));
+  } while (!g->history.empty() && !g->isHuman(g->pos.sideToMove()));
   return stateJson(*g);
 }
 

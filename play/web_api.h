@@ -15,17 +15,17 @@
 //   POST /api/move    {game, move}           a person's move (USI); illegal -> 400 with the reason
 //   POST /api/engine-move {game, playouts?}  the engine plays the side to move -> {move, state, analysis}
 //   POST /api/undo    {game}                 takes back to a person's previous turn
-//
-// Four players (yonin): sides are seats (south, west, north, east, in turn order); pieces carry
-// their army's seat and the seat that moves them ("controller": a mated army's pieces are its
-// mater's); "armies" lists who is out and who moves each army. Without a model for the variant
-// the engine is the four-player search with the uniform network (rollout MCTS is for two).
 //   GET  /api/analysis ?game=ID[&playouts=N] the engine's view of the current position
 //   GET  /api/openings ?variant=V[&sfen=S][&playouts=N]  the engine's preferred children of a
 //                                            position (shares, win rates, child SFENs), and the
 //                                            opening book's moves when a book is loaded
 //   GET  /api/board   ?variant=V&sfen=S[&move=USI][&letters=1]  {"svg"}: the position (after
 //                                            the move, highlighted) drawn by play/board_svg.h
+//
+// Four players (yonin): sides are seats (south, west, north, east, in turn order); pieces carry
+// their army's seat and the seat that moves them ("controller": a mated army's pieces are its
+// mater's); "armies" lists who is out and who moves each army. Without a model for the variant
+// the engine is the four-player search with the uniform network (rollout MCTS is for two).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -122,6 +122,7 @@ class WebApi {
     game::Position pos;
     std::string startSfen;
     unsigned humans = 1;  // bit per seat played by people (two players: 1 sente, 2 gote, 3 both)
+    bool isHuman(game::Color seat) const { return (humans >> seat) & 1; }
     std::vector<std::string> history;  // USI moves since startSfen
     GameClock clock;    // settings().enabled() false: no clock
     int flagged = -1;   // the side whose time ran out (the game is then over), -1 none
