@@ -199,6 +199,13 @@ std::vector<selfplay::GameRecord> records(const fs::path& runDir) {
   return out;
 }
 
+// Plays a record's moves from its start into `pos`; each must be legal (a fatal failure naming
+// the record and the move otherwise: call under ASSERT_NO_FATAL_FAILURE).
+void replayRecord(const selfplay::GameRecord& rec, const game::VariantPtr& variant, game::Position& pos) {
+  pos = game::Position::fromSfen(variant, rec.start);
+  for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+}
+
 struct MicroTrainer {
   game::VariantPtr variant = game::loadVariant("micro");
   nn::Encoder encoder{variant};
@@ -262,8 +269,8 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
     EXPECT_EQ(rec.variant, "micro");
     EXPECT_EQ(int(rec.moves.size()), rec.plies);
     EXPECT_TRUE(rec.result == "sente" || rec.result == "gote" || rec.result == "draw") << rec.result;
-    game::Position pos = game::Position::fromSfen(micro, rec.start);
-    for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+    game::Position pos(micro);
+    ASSERT_NO_FATAL_FAILURE(replayRecord(rec, micro, pos));
     if (rec.reason == "checkmate") {
       EXPECT_FALSE(pos.hasLegalMove()) << rec.id;
     }
@@ -346,8 +353,8 @@ TEST(TrainE2E, ChuTinyRunPlaysTrainsAndGates) {
   ASSERT_EQ(recs.size(), 4u);
   const game::VariantPtr chu = game::loadVariant("chu");
   for (const auto& rec : recs) {
-    game::Position pos = game::Position::fromSfen(chu, rec.start);
-    for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+    game::Position pos(chu);
+    ASSERT_NO_FATAL_FAILURE(replayRecord(rec, chu, pos));
   }
   const nn::Encoder encoder(chu);
   const auto chunks = chunkFiles(dir);
@@ -384,8 +391,8 @@ TEST(TrainE2E, YoninTinyRunPlaysTrainsAndGatesFourPlayers) {
   const std::set<std::string> results = {"south", "west", "north", "east", "draw"};
   for (const auto& rec : recs) {
     EXPECT_EQ(results.count(rec.result), 1u) << rec.result;
-    game::Position pos = game::Position::fromSfen(yonin, rec.start);
-    for (const std::string& mv : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(mv))) << rec.id << " " << mv;
+    game::Position pos(yonin);
+    ASSERT_NO_FATAL_FAILURE(replayRecord(rec, yonin, pos));
   }
   const nn::Encoder encoder(yonin);
   const auto chunks = chunkFiles(dir);
