@@ -23,11 +23,11 @@ void terminalValue(const game::Position& pos, const game::Outcome& o, float& val
 Tree::Tree(const game::Position& gameSoFar, const SearchParams& params, uint64_t seed)
     : params_(params), pos_(gameSoFar), players_(gameSoFar.variant().numPlayers), mate_(params.plyCap), rng_(seed) {
   if (players_ > 2) {
-    // Proofs, mate searches, Gumbel's root and repetition contempt are two-player tools (a won
-    // or lost position, one opponent's reply): a four-player tree goes without them.
+    // Proofs, mate searches and repetition contempt are two-player tools (a won or lost
+    // position, one opponent's reply): a four-player tree goes without them. Gumbel's root
+    // needs only the root mover's value of each move, which max-n gives (childValue).
     params_.solver = false;
     params_.leafMatePlies = params_.rootMatePlies = 0;
-    params_.gumbelConsidered = 0;
     params_.repetitionContempt = 0.0f;
   }
   nodes_.reserve(1024);
@@ -334,7 +334,14 @@ void Tree::expandScores(int node, const float* priors, const float* scores, floa
   Node* c = nodes_.data() + n.firstChild;
   for (int i = 0; i < n.numChildren; ++i) c[i].prior = priors[i];
   n.state = Node::kExpanded;
-  if (node == 0 && params_.rootNoise) applyRootNoise();
+  if (node == 0 && gumbelAtRoot()) {
+    const GumbelParams gumbel{params_.gumbelConsidered, GumbelParams{}.cVisit, params_.gumbelCScale};
+    // The root mover's expected score, as a value in [-1, 1] like childValue's.
+    const float value = 2.0f * scores[movers_[0]] - 1.0f;
+    gumbel_.start(n.numChildren, params_.playouts - 1, value, gumbel, rng_);
+  } else if (node == 0 && params_.rootNoise) {
+    applyRootNoise();
+  }
   backupScores(node, scores, draw);
 }
 

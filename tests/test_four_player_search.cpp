@@ -5,8 +5,10 @@
 // towards file 1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -240,4 +242,64 @@ TEST(FourPlayerSearch, TheEvalCacheServesFourPlayerAnswers) {
   mcts::EvalCache twoPlayer(12, 128);
   mcts::UniformEvaluator eval(y.encoder.policySize(), mcts::valueSize(4));
   EXPECT_THROW(mcts::SearchDriver(eval, y.encoder, 16, &twoPlayer), std::invalid_argument);
+}
+
+// Gumbel's root (mcts/gumbel_root.h) for four players: the moves sampled and the playouts
+// shared among them by sequential halving as for two, each move valued by the root mover's own
+// expected score.
+mcts::SearchParams gumbelParams(int considered, int playouts) {
+  mcts::SearchParams p = params();
+  p.rootNoise = true;
+  p.gumbelConsidered = considered;
+  p.playouts = playouts;
+  return p;
+}
+
+TEST(FourPlayerGumbel, RootVisitsFollowTheSchedule) {
+  // Yonin's start has 9 moves (docs/RULES.md's perft). 9 playouts: the root's own, then 8
+  // below it shared (0, 0, 0, 0, 1, 1, 2, 2) among 4 sampled moves (tests/test_gumbel.cpp's
+  // schedule by hand): visits 3, 3, 1, 1 and none elsewhere. PUCT would visit every move once
+  // before any twice (uniform priors, unvisited moves first).
+  const Yonin y;
+  const Position start(y.variant);
+  mcts::UniformEvaluator eval(y.encoder.policySize(), mcts::valueSize(4));
+  mcts::SearchDriver driver(eval, y.encoder, 16);
+  mcts::Tree tree(start, gumbelParams(4, 9), 3);
+  driver.search({&tree}, 9);
+  std::vector<int> visits;
+  for (const auto& c : tree.rootChildren()) visits.push_back(c.visits);
+  ASSERT_EQ(visits.size(), 9u);
+  std::sort(visits.rbegin(), visits.rend());
+  EXPECT_EQ(std::vector<int>(visits.begin(), visits.begin() + 5), (std::vector<int>{3, 3, 1, 1, 0}));
+  // The move played is one of the two searched most.
+  const Move played = mostVisited(tree);
+  EXPECT_EQ(child(tree.rootChildren(), start, start.moveToUsi(played)).visits, 3);
+}
+
+TEST(FourPlayerGumbel, TheWinningMateIsPlayedAndTrainedOn) {
+  // Every move considered. The three mates are worth 1 to south (a win); any other move leaves
+  // three players in, about a third each to the uniform evaluator (q = 2/3 - 1), and at worst a
+  // loss (q = -1). Rescaled over the root's moves a mate's q is 1 and another move's at most
+  // (2/3 - 1 + 1) / 2 = 1/3 (if some move scores -1; 0 if none does), so sigma sets each mate
+  // at least (50 + its visits) * 0.1 * 2/3 >= 3.3 above any other move in the target's logits:
+  // with equal priors and n moves, the mates' share is at least 3 e^3.3 / (3 e^3.3 + n - 3).
+  const Yonin y;
+  const Position pos = southWinsInOne(y);
+  game::MoveList legal;
+  pos.generateLegal(legal);
+  const int n = int(legal.size());
+  ASSERT_LT(n, 64);
+  mcts::UniformEvaluator eval(y.encoder.policySize(), mcts::valueSize(4));
+  mcts::SearchDriver driver(eval, y.encoder, 16);
+  mcts::Tree tree(pos, gumbelParams(64, 400), 3);
+  driver.search({&tree}, 400);
+  Position after = pos;
+  after.makeMove(mostVisited(tree));
+  EXPECT_EQ(after.outcome().reason, game::EndReason::kSecondMate) << pos.moveToUsi(mostVisited(tree));
+  const std::vector<float> target = tree.visitPolicy(y.encoder);
+  double mates = 0;
+  for (const char* mate : {"2c2b", "3c2b", "3c2b+"}) mates += target[size_t(y.encoder.moveIndex(pos, pos.parseUsi(mate)))];
+  const double least = 3 * std::exp(3.3) / (3 * std::exp(3.3) + n - 3);
+  EXPECT_GE(mates, least) << n << " moves";
+  EXPECT_NEAR(std::accumulate(target.begin(), target.end(), 0.0), 1.0, 1e-5);
 }

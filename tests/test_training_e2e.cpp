@@ -366,9 +366,9 @@ TEST(TrainE2E, ChuTinyRunPlaysTrainsAndGates) {
   fs::remove_all(root);
 }
 
-// Four players (yonin): a tiny run plays, trains and gates with the seat match; records name the
-// winning seat; samples learn winners' places; the model's value head has five outputs; the
-// gate's metric has the players and the share.
+// Four players (yonin): a tiny run plays (with Gumbel's root), trains and gates with the seat
+// match; records name the winning seat; samples learn winners' places; the model's value head has
+// five outputs; the gate's metric has the players and the share.
 TEST(TrainE2E, YoninTinyRunPlaysTrainsAndGatesFourPlayers) {
   const fs::path root = testRoot();
   const fs::path config = root / "yonin.yaml", dir = root / "run";
@@ -376,7 +376,7 @@ TEST(TrainE2E, YoninTinyRunPlaysTrainsAndGatesFourPlayers) {
        "variant: yonin\ndevice: cpu\nseed: 7\n"
        "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
        "selfplay: {games_per_iteration: 4, parallel_games: 4, playouts: 8, ply_cap: 60, solver: false, "
-       "leaf_mate_plies: 0, root_mate_plies: 0, temperature_moves: 60, threads: 1}\n"
+       "leaf_mate_plies: 0, root_mate_plies: 0, temperature_moves: 60, threads: 1, gumbel_actions: 4}\n"
        "training: {batch_size: 32, steps_per_iteration: 5, min_samples: 50, window: 20000, threads: 1, "
        "root_value_weight: 0}\n"
        "gate: {games: 4, playouts: 4, parallel_games: 4, threshold: 0.0, solver: false, leaf_mate_plies: 0, "

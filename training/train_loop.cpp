@@ -484,7 +484,6 @@ class Run {
     };
     refuse(config_.rootValueWeight > 0, "training.root_value_weight");
     refuse(config_.plyCapAdjudication > 0, "selfplay.ply_cap_adjudication");
-    refuse(config_.gumbelActions > 0, "selfplay.gumbel_actions");
     refuse(config_.repetitionContempt > 0, "selfplay.repetition_contempt");
     for (const auto& [key, s] : {std::pair{std::string("selfplay"), config_.selfplaySearch},
                                  std::pair{std::string("gate"), config_.gateSearch}}) {
