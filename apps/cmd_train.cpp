@@ -17,6 +17,9 @@
 #include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/train_loop.h"
+#ifdef POPPY_MPI
+#include "distributed/distributed_train.h"
+#endif
 
 namespace poppy::apps {
 namespace {
@@ -27,6 +30,7 @@ struct TrainArgs {
   int iterations = -1;
   double hours = -1;
   bool restartCandidate = false;
+  bool distributed = false;
 };
 
 struct SelfplayArgs {
@@ -110,6 +114,9 @@ void addTrainCommands(CLI::App& app) {
   train->add_flag("--restart-candidate", t->restartCandidate,
                   "If candidate.ckpt does not load, keep it as candidate.ckpt.damaged and start the candidate "
                   "again from the best model");
+  train->add_flag("--distributed", t->distributed,
+                  "Under mpirun: rank 0 learns (the run directory), every other rank plays self-play games for it "
+                  "(README \"Distributed training\")");
   train->callback([t] {
     auto config = training::loadTrainConfig(t->config);
     if (t->iterations >= 0) config.iterations = t->iterations;
@@ -117,6 +124,15 @@ void addTrainCommands(CLI::App& app) {
     training::TrainOptions options;
     options.runDir = t->runDir;
     options.restartCandidate = t->restartCandidate;
+    if (t->distributed) {
+#ifdef POPPY_MPI
+      distributed::runDistributedTraining(config, options);
+      return;
+#else
+      throw std::runtime_error("--distributed needs an MPI build of poppy: install libopenmpi-dev (scripts/setup.sh "
+                               "does) and build again");
+#endif
+    }
     nn::networkBackend().train(config, options);
   });
 

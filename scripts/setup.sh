@@ -25,6 +25,7 @@ PACKAGES=(
   chromium          # headless browser for the end-to-end test of the web page
   nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
+  libopenmpi-dev openmpi-bin  # `poppy train --distributed` (Open MPI: mpirun, and srun under Slurm)
 )
 
 missing=()

@@ -221,10 +221,25 @@ void syncDirectory(const std::string& path) {
   if (rc != 0) throw ReplayError(Kind::kIo, path, "cannot sync its directory: " + e);
 }
 
+// The file size a checked header promises (header + compressed payload), after refusing sizes
+// no honest chunk has, so that a corrupt header cannot make a reader allocate without bound.
+uint64_t checkedFileSize(const std::string& path, const ChunkHeader& h, size_t headerSize) {
+  const uint64_t inputSize = uint64_t(h.info.inputSize());
+  const uint64_t perSample = inputSize + 1 + 4 + 4;
+  const uint64_t maxPerSample = perSample + uint64_t(h.info.policySize) * uint64_t(indexBytes(h.version) + 4);
+  constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 36;  // 64 GiB: no honest chunk comes close
+  if (h.samples > kMaxChunkBytes / std::max<uint64_t>(maxPerSample, 1) ||
+      h.uncompressedSize < h.samples * perSample || h.uncompressedSize > h.samples * maxPerSample ||
+      h.compressedSize > kMaxChunkBytes) {
+    throw ReplayError(Kind::kCorrupt, path, "corrupt header (impossible sizes)");
+  }
+  return headerSize + h.compressedSize;
+}
+
 }  // namespace
 
-void writeReplayChunk(const std::string& path, const ChunkInfo& info,
-                      const std::vector<Sample>& samples) {
+std::vector<uint8_t> encodeReplayChunk(const std::string& path, const ChunkInfo& info,
+                                       const std::vector<Sample>& samples) {
   // Check everything first: a chunk that cannot be read back must never be written.
   auto invalid = [&](const std::string& what) {
     throw ReplayError(Kind::kInvalidInput, path, "cannot write: " + what);
@@ -267,16 +282,25 @@ void writeReplayChunk(const std::string& path, const ChunkInfo& info,
     throw ReplayError(Kind::kIo, path, std::string("zstd compression failed: ") +
                                            ZSTD_getErrorName(packedSize));
   }
-  const std::vector<uint8_t> header =
+  std::vector<uint8_t> header =
       encodeHeader(info, n, raw.size(), packedSize, XXH64(raw.data(), raw.size(), 0),
                    XXH64(packed.data(), packedSize, 0));
+  std::vector<uint8_t> bytes = header;
+  bytes.insert(bytes.end(), packed.begin(), packed.begin() + std::ptrdiff_t(packedSize));
+  return bytes;
+}
 
+void writeReplayChunk(const std::string& path, const ChunkInfo& info,
+                      const std::vector<Sample>& samples) {
+  writeReplayChunkBytes(path, encodeReplayChunk(path, info, samples));
+}
+
+void writeReplayChunkBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   // Atomic replacement: temporary file, flush, fsync, rename, fsync the directory.
   const std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw ReplayError(Kind::kIo, path, "cannot create " + tmp + ": " + errnoText());
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            std::fwrite(packed.data(), 1, packedSize, f) == packedSize && std::fflush(f) == 0 &&
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0 &&
             ::fsync(fileno(f)) == 0;
   std::string e = ok ? "" : errnoText();
   if (std::fclose(f) != 0 && ok) {
@@ -309,34 +333,32 @@ std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& ex
   ChunkHeader h;
   const size_t headerSize = decodeHeader(path, head.data(), head.size(), h);
   checkExpected(path, h.info, expected);
-  h.info.valueSize = expected.valueSize;
-
-  const uint64_t inputSize = uint64_t(h.info.inputSize());
-  const uint64_t perSample = inputSize + 1 + 4 + 4;
-  const uint64_t maxPerSample = perSample + uint64_t(h.info.policySize) * uint64_t(indexBytes(h.version) + 4);
-  constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 36;  // 64 GiB: no honest chunk comes close
-  if (h.samples > kMaxChunkBytes / std::max<uint64_t>(maxPerSample, 1) ||
-      h.uncompressedSize < h.samples * perSample || h.uncompressedSize > h.samples * maxPerSample ||
-      h.compressedSize > kMaxChunkBytes) {
-    throw ReplayError(Kind::kCorrupt, path, "corrupt header (impossible sizes)");
-  }
-  const uint64_t fileSize = headerSize + h.compressedSize;
+  const uint64_t fileSize = checkedFileSize(path, h, headerSize);
   const std::vector<uint8_t> data = readWholeFile(path, size_t(fileSize) + 1);
-  if (data.size() < fileSize) {
-    throw ReplayError(Kind::kTruncated, path,
-                      "truncated: " + std::to_string(data.size()) + " bytes, header says " +
-                          std::to_string(fileSize));
-  }
-  if (data.size() > fileSize) {
-    throw ReplayError(Kind::kCorrupt, path,
-                      "has bytes after the payload (header says " + std::to_string(fileSize) +
-                          " bytes)");
-  }
-  if (std::memcmp(data.data(), head.data(), headerSize) != 0) {
+  if (data.size() >= headerSize && std::memcmp(data.data(), head.data(), headerSize) != 0) {
     throw ReplayError(Kind::kIo, path, "changed while being read");
   }
+  return decodeReplayChunk(path, data.data(), data.size(), expected);
+}
 
-  const uint8_t* packed = data.data() + headerSize;
+std::vector<Sample> decodeReplayChunk(const std::string& path, const uint8_t* bytes, size_t size,
+                                      const ChunkInfo& expected) {
+  ChunkHeader h;
+  const size_t headerSize = decodeHeader(path, bytes, size, h);
+  checkExpected(path, h.info, expected);
+  h.info.valueSize = expected.valueSize;
+  const uint64_t fileSize = checkedFileSize(path, h, headerSize);
+  if (size < fileSize) {
+    throw ReplayError(Kind::kTruncated, path,
+                      "truncated: " + std::to_string(size) + " bytes, header says " + std::to_string(fileSize));
+  }
+  if (size > fileSize) {
+    throw ReplayError(Kind::kCorrupt, path,
+                      "has bytes after the payload (header says " + std::to_string(fileSize) + " bytes)");
+  }
+  const uint64_t inputSize = uint64_t(h.info.inputSize());
+  const uint64_t perSample = inputSize + 1 + 4 + 4;
+  const uint8_t* packed = bytes + headerSize;
   if (XXH64(packed, size_t(h.compressedSize), 0) != h.compressedChecksum) {
     throw ReplayError(Kind::kChecksum, path, "checksum mismatch (compressed payload corrupt)");
   }

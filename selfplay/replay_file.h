@@ -109,6 +109,17 @@ void writeReplayChunk(const std::string& path, const ChunkInfo& info,
 // Reads and fully checks a chunk; throws ReplayError on any problem.
 std::vector<Sample> readReplayChunk(const std::string& path, const ChunkInfo& expected);
 
+// The same chunk as bytes in memory, for sending it elsewhere (distributed self-play): encode
+// checks and throws as writeReplayChunk does; decode checks everything readReplayChunk does.
+// `name` stands for the path in error messages.
+std::vector<uint8_t> encodeReplayChunk(const std::string& name, const ChunkInfo& info,
+                                       const std::vector<Sample>& samples);
+std::vector<Sample> decodeReplayChunk(const std::string& name, const uint8_t* bytes, size_t size,
+                                      const ChunkInfo& expected);
+// Writes encoded bytes to `path` atomically, as writeReplayChunk does (no checks of their own:
+// they come from encodeReplayChunk, or were checked by decodeReplayChunk).
+void writeReplayChunkBytes(const std::string& path, const std::vector<uint8_t>& bytes);
+
 // Just the header fields (checked: magic, version, header checksum), for tools that list chunks.
 struct ChunkHeader {
   ChunkInfo info;

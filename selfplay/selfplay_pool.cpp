@@ -37,7 +37,7 @@ SelfPlayPool::SelfPlayPool(game::VariantPtr variant, const nn::Encoder& encoder,
 SelfPlayPool::~SelfPlayPool() = default;
 
 void SelfPlayPool::play(int games, const GameCallback& onGame, const ProgressCallback& progress,
-                        const std::function<bool()>& stop) {
+                        const std::function<bool()>& stop, const std::function<bool()>& startMore) {
   const int n = int(workers_.size());
   std::vector<std::thread> threads;
   std::exception_ptr failure;
@@ -81,7 +81,7 @@ void SelfPlayPool::play(int games, const GameCallback& onGame, const ProgressCal
               total.search = &summed;
               progress(total);
             },
-            stopAll);
+            stopAll, startMore);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!failed) failure = std::current_exception();

@@ -29,7 +29,7 @@ class SelfPlayPool {
   // As SelfPlayRunner::play, with the games split between the workers. onGame and progress
   // run under one lock; progress carries the sums over all workers.
   void play(int games, const GameCallback& onGame, const ProgressCallback& progress = nullptr,
-            const std::function<bool()>& stop = nullptr);
+            const std::function<bool()>& stop = nullptr, const std::function<bool()>& startMore = nullptr);
 
   int workers() const { return int(workers_.size()); }
   // Summed over the workers (network time is summed too: it can exceed the wall time).

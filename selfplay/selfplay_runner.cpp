@@ -88,7 +88,7 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
 }
 
 void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressCallback& progress,
-                          const std::function<bool()>& stop) {
+                          const std::function<bool()>& stop, const std::function<bool()>& startMore) {
   const auto start = std::chrono::steady_clock::now();
   std::mt19937 rng(uint32_t(settings_.seed * 7919 + gamesStarted_));
   std::vector<Slot> slots(std::min(settings_.parallelGames, games));
@@ -194,7 +194,7 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
       s.record.samples = int(done.size());
       ++finished;
       onGame(std::move(done), std::move(s.record));
-      if (started < games) startGame(s);
+      if (started < games && (!startMore || startMore())) startGame(s);
       else s.active = false;
     }
     if (progress) {

@@ -51,9 +51,11 @@ class SelfPlayRunner {
 
   // Plays `games` games to the end. onGame is called once per finished game; progress after
   // every move round (callers throttle printing). stop() returning true ends early, dropping
-  // unfinished games.
+  // unfinished games. startMore() returning false (asked each time a game ends) starts no new
+  // game in its place: play returns once the games under way have finished (distributed
+  // actors drain this way before switching to a new model).
   void play(int games, const GameCallback& onGame, const ProgressCallback& progress = nullptr,
-            const std::function<bool()>& stop = nullptr);
+            const std::function<bool()>& stop = nullptr, const std::function<bool()>& startMore = nullptr);
 
   const mcts::SearchDriver::Stats& searchStats() const { return driver_.stats(); }
 

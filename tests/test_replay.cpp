@@ -251,6 +251,37 @@ TEST_F(ReplayFile, RoundTripIsExact) {
   EXPECT_LT(fs::file_size(p), h.uncompressedSize / 2);
 }
 
+// A chunk as bytes (what distributed self-play sends): the same bytes as the file, decoded with
+// the same checks; a flipped byte, a cut or another variant is refused naming the given name.
+TEST_F(ReplayFile, BytesInMemoryAreTheFilesBytesAndAreChecked) {
+  const ChunkInfo info = microInfo();
+  const std::vector<Sample> samples = makeSamples(info, 30, 2);
+  const std::vector<uint8_t> bytes = encodeReplayChunk("game from rank 2", info, samples);
+  const std::string p = path(chunkFileName(0));
+  writeReplayChunk(p, info, samples);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), readBytes(p));
+  EXPECT_EQ(decodeReplayChunk("game from rank 2", bytes.data(), bytes.size(), info), samples);
+  writeReplayChunkBytes(path("copy.rpl"), bytes);
+  EXPECT_EQ(readReplayChunk(path("copy.rpl"), info), samples);
+  auto refusal = [&](const std::vector<uint8_t>& b, const ChunkInfo& want) {
+    try {
+      decodeReplayChunk("game from rank 2", b.data(), b.size(), want);
+    } catch (const ReplayError& e) {
+      EXPECT_NE(std::string(e.what()).find("game from rank 2"), std::string::npos) << e.what();
+      return e.kind();
+    }
+    ADD_FAILURE() << "accepted";
+    return ReplayError::Kind::kIo;
+  };
+  std::vector<uint8_t> flipped = bytes;
+  flipped[bytes.size() - 3] ^= 0x10;
+  EXPECT_EQ(refusal(flipped, info), ReplayError::Kind::kChecksum);
+  EXPECT_EQ(refusal(std::vector<uint8_t>(bytes.begin(), bytes.end() - 1), info), ReplayError::Kind::kTruncated);
+  ChunkInfo other = info;
+  other.variant = "minishogi";
+  EXPECT_EQ(refusal(bytes, other), ReplayError::Kind::kMismatch);
+}
+
 // Small policies keep version 2 (16-bit indices); a policy of more than 65,536 entries (a large
 // board, mitsugumi-sized) is written as version 3 with 32-bit indices and reads back exactly,
 // indices above 65,535 included.

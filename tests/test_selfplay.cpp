@@ -3,6 +3,8 @@
 // records say about it. Also the per-tree visit targets of SearchDriver::round that it uses.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -235,6 +237,28 @@ TEST(SelfPlayPool, WorkersShareTheGamesAndReportThroughOneLock) {
   EXPECT_THROW(pool.play(6, [](std::vector<selfplay::Sample>&&, selfplay::GameRecord&&) {
     throw std::runtime_error("disk full");
   }), std::runtime_error);
+}
+
+// startMore() false: no game starts in a finished one's place, and play returns once the
+// games under way are done, each finished and handed over (a distributed actor's drain before
+// it takes a new model). 6 games at once over 3 workers: once the 8th game has finished, the
+// games still under way are at most the 6 slots, so 8 to 13 games in all of the 1,000 asked.
+TEST(SelfPlayPool, StartMoreFalseFinishesTheGamesUnderWayAndStartsNoMore) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  selfplay::SelfPlaySettings s;
+  s.search.playouts = 8;
+  s.fastPlayouts = 4;
+  s.search.plyCap = 40;
+  s.parallelGames = 6;
+  selfplay::SelfPlayPool pool(
+      variant, encoder, [&] { return std::make_unique<mcts::UniformEvaluator>(encoder.policySize()); }, s, 3, 10);
+  std::atomic<int> games{0};
+  pool.play(
+      1000, [&](std::vector<selfplay::Sample>&&, selfplay::GameRecord&&) { ++games; }, nullptr, nullptr,
+      [&] { return games < 8; });
+  EXPECT_GE(games.load(), 8);
+  EXPECT_LE(games.load(), 13);
 }
 
 TEST(SearchDriver, EachTreeSearchesToItsOwnVisitTarget) {

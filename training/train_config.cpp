@@ -60,7 +60,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   const YAML::Node root = r.loadFile();
   TrainRunConfig c;
   c.sourcePath = path;
-  r.onlyKeys(root, "", {"variant", "device", "inference", "precision", "seed", "network", "selfplay", "training", "gate", "run"});
+  r.onlyKeys(root, "", {"variant", "device", "inference", "precision", "seed", "network", "selfplay", "training", "gate", "run",
+                       "distributed"});
   c.variant = r.text(root, "", "variant", c.variant);
   c.device = r.text(root, "", "device", c.device);
   c.inference = nn::parseInference(r.choice(root, "", "inference", {"auto", "torch", "eigen"}, "auto"));
@@ -135,6 +136,11 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.gateSearch = readSearch(r, n, "gate", c.gateSearch);
     c.gateThreshold = r.real(n, "gate", "threshold", 0, 1, c.gateThreshold);
     c.gateParallelGames = r.integer(n, "gate", "parallel_games", 1, 4096, c.gateParallelGames);
+  }
+  if (const YAML::Node n = root["distributed"]) {
+    r.onlyKeys(n, "distributed", {"train_ratio", "actor_timeout"});
+    c.trainRatio = r.real(n, "distributed", "train_ratio", 0.01, 1000, c.trainRatio);
+    c.actorTimeout = r.real(n, "distributed", "actor_timeout", 1, 86400, c.actorTimeout);
   }
   if (const YAML::Node n = root["run"]) {
     r.onlyKeys(n, "run", {"iterations", "hours"});

@@ -99,6 +99,12 @@ struct TrainRunConfig {
   double gateThreshold = 0.55;
   int gateParallelGames = 40;
 
+  // distributed (`poppy train --distributed` under mpirun; training/game_feed.h)
+  // The learner trains while samples trained <= trainRatio x samples received from the
+  // actors, and waits for games otherwise: how many times each sample is trained on, on average.
+  double trainRatio = 4.0;
+  // Seconds the learner waits, at the end of a run, for each actor to say it has stopped.
+  double actorTimeout = 30.0;
   // run
   int iterations = 0;        // 0: until stopped
   double hours = 0;          // 0: no time limit

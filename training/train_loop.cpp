@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <exception>
 #include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <random>
 #include <optional>
 
@@ -100,7 +103,8 @@ class Run {
         dir_(options.runDir),
         variant_(game::loadVariant(config.variant)),
         encoder_(variant_),
-        device_(nn::parseDevice(config.device)) {
+        device_(nn::parseDevice(config.device)),
+        feed_(options.feed) {
     if (variant_->numPlayers > 2) refuseTwoPlayerSettings();
   }
 
@@ -111,19 +115,28 @@ class Run {
     fs::create_directories(dir_ / "models");
     fs::create_directories(dir_ / "replay");
     openOrCreate();  // refuses a damaged or mismatched run before anything is written
-    common::writeFileAtomically((dir_ / "config.yaml").string(), common::readWholeFile(config_.sourcePath));
+    const std::string configText = common::readWholeFile(config_.sourcePath);
+    common::writeFileAtomically((dir_ / "config.yaml").string(), configText);
     startedAt_ = nowSeconds();
     secondsBefore_ = state_.secondsTrained;
     auto timeUp = [&] {
       countTimeTrained();
       return config_.hours > 0 && state_.secondsTrained >= config_.hours * 3600;
     };
-    while (!gStop && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
-      if (state_.phase == "selfplay") selfplayPhase();
-      if (gStop) break;
-      if (state_.phase == "train") trainPhase();
-      if (gStop) break;
-      if (state_.phase == "gate") gatePhase();
+    if (feed_) startFeed(configText);
+    try {
+      loop(timeUp);
+    } catch (const std::exception& e) {
+      if (feed_) feed_->finish(config_.actorTimeout, e.what());  // no game may reach this Run once it is gone
+      throw;
+    } catch (...) {
+      if (feed_) feed_->finish(config_.actorTimeout, "the learner failed");
+      throw;
+    }
+    if (feed_) {
+      say("telling the actors the run is over");
+      feed_->finish(config_.actorTimeout);
+      foldFedGames();
     }
     const bool outOfTime = timeUp();
     saveState();
@@ -143,6 +156,20 @@ class Run {
   }
 
  private:
+  template <typename TimeUp>
+  void loop(const TimeUp& timeUp) {
+    while (!gStop && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
+      if (state_.phase == "selfplay") {
+        if (feed_) feedPhase();
+        else selfplayPhase();
+      }
+      if (gStop) break;
+      if (state_.phase == "train") trainPhase();
+      if (gStop) break;
+      if (state_.phase == "gate") gatePhase();
+    }
+  }
+
   nn::NetworkShape shape() const {
     return nn::networkShapeFor(encoder_, config_.blocks, config_.channels, config_.valueHidden);
   }
@@ -203,9 +230,9 @@ class Run {
       say("new run in " + dir_.string() + ": " + variant_->name + ", " + std::to_string(config_.blocks) + " blocks x " +
           std::to_string(config_.channels) + " channels, device " + config_.device);
     }
-    selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
+    chunkInfo_ = selfplay::chunkInfoFor(encoder_);
     nextChunk_ = selfplay::nextChunkSequence(path("replay"));
-    window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), info, size_t(config_.window));
+    window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), chunkInfo_, size_t(config_.window));
   }
 
   // A run trains one variant: resuming it with another variant file (another name, or the same
@@ -408,9 +435,145 @@ class Run {
     saveState();
   }
 
+  // --- Games from a feed (`--distributed`: training/game_feed.h) ------------------------------
+
+  // Counts of the games saved from the feed, written by the feed's thread under feedMutex_ and
+  // folded into state_ by this one (foldFedGames). games.jsonl stays the truth: a kill between
+  // the two is mended on resume by reconcile(), as for games played here.
+  struct FedCounts {
+    int64_t games = 0, samples = 0, plies = 0, decisive = 0, stale = 0, refused = 0;
+  };
+
+  void startFeed(const std::string& configText) {
+    if (state_.phase == "selfplay") feedPhase();  // a run started on one machine goes on distributed
+    publishedGeneration_ = state_.generation;
+    iterationStartedAt_ = nowSeconds();
+    feed_->start(configText, bestModelPath(), state_.generation, [this](FedGame&& g) { saveFedGame(std::move(g)); });
+    say("learner: waiting for games from the actors (train_ratio " + formatNumber(config_.trainRatio) +
+        ": samples trained per sample received)");
+  }
+
+  // The feed's games replace the self-play phase: the iteration goes straight to training.
+  void feedPhase() {
+    state_.phase = "train";
+    state_.trainedThisIteration = false;
+    saveState();
+  }
+
+  // On the feed's thread: the chunk is checked before anything is written, then saved as this
+  // machine's self-play saves a game (the chunk, then the record that names it).
+  void saveFedGame(FedGame&& g) {
+    std::vector<selfplay::Sample> samples;
+    std::string problem;
+    try {
+      samples = selfplay::decodeReplayChunk("game from " + g.source, g.chunk.data(), g.chunk.size(), chunkInfo_);
+      if (g.record.samples != int(samples.size()))
+        problem = "game from " + g.source + ": its record counts " + std::to_string(g.record.samples) +
+                  " samples, its chunk holds " + std::to_string(samples.size());
+    } catch (const selfplay::ReplayError& e) {
+      problem = e.what();
+    }
+    std::lock_guard<std::mutex> lock(feedMutex_);
+    if (!problem.empty()) {
+      ++fed_.refused;
+      say("warning: " + problem + "; not saved");
+      return;
+    }
+    if (feedFailure_) return;  // the learner stops at its next fold
+    try {
+      const std::string chunk = selfplay::chunkFileName(nextChunk_);
+      selfplay::writeReplayChunkBytes(path("replay/" + chunk), g.chunk);
+      ++nextChunk_;
+      g.record.id = chunk.substr(0, chunk.find('.'));
+      selfplay::appendGameRecords(path("games.jsonl"), {g.record});
+    } catch (...) {
+      feedFailure_ = std::current_exception();  // a full disk: the run must stop, not drop games
+      return;
+    }
+    ++fed_.games;
+    fed_.samples += int64_t(samples.size());
+    fed_.plies += g.record.plies;
+    fed_.decisive += g.record.result != "draw";
+    fed_.stale += g.record.model != generationName(publishedGeneration_);
+  }
+
+  // Brings state_ up to date with the games the feed has saved; returns how many were new.
+  int64_t foldFedGames() {
+    FedCounts now;
+    {
+      std::lock_guard<std::mutex> lock(feedMutex_);
+      if (feedFailure_) std::rethrow_exception(feedFailure_);
+      now = fed_;
+    }
+    const int64_t newGames = now.games - folded_.games;
+    if (newGames == 0) return 0;
+    state_.totalGames += newGames;
+    state_.totalSamples += now.samples - folded_.samples;
+    folded_ = now;
+    saveState();
+    return newGames;
+  }
+
+  // Before each training step with a feed: waits (taking in games) until the window holds
+  // min_samples and one more step keeps samples trained within train_ratio x samples received.
+  // Returns false when the run is stopped meanwhile.
+  bool waitForSamples(int step, bool& windowChanged) {
+    const int64_t batch = config_.batchSize;
+    for (;;) {
+      if (foldFedGames() > 0) {
+        window_->refresh();
+        windowChanged = true;
+      }
+      const bool enough = window_->size() >= size_t(config_.minSamples) &&
+                          double(trainer_->steps() + 1) * double(batch) <= config_.trainRatio * double(state_.totalSamples);
+      if (enough || gStop) return !gStop;
+      const FeedStatus f = feed_->status();
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "iter %d train step %d/%d: waiting for games (%lld samples received, %lld trained; %d of %d actors "
+                    "playing)",
+                    state_.iteration, step, config_.stepsPerIteration, (long long)state_.totalSamples,
+                    (long long)(trainer_->steps() * batch), f.actorsActive, f.actors);
+      status(line);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  // The iteration's games from the feed, as the "selfplay" event a run on one machine writes.
+  void feedSelfplayMetric() {
+    foldFedGames();
+    const FedCounts d{folded_.games - iterationStart_.games,     folded_.samples - iterationStart_.samples,
+                      folded_.plies - iterationStart_.plies,     folded_.decisive - iterationStart_.decisive,
+                      folded_.stale - iterationStart_.stale,     folded_.refused - iterationStart_.refused};
+    const double seconds = nowSeconds() - iterationStartedAt_;
+    const FeedStatus f = feed_->status();
+    if (d.games > 0) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "iter %d games from %d actors: %lld in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive, "
+                    "%lld by an older model",
+                    state_.iteration, f.actors, (long long)d.games, seconds, d.games * 3600.0 / seconds,
+                    double(d.plies) / d.games, 100.0 * d.decisive / d.games, (long long)d.stale);
+      status(line, true);
+      metric({{"event", "selfplay"}, {"games", d.games}, {"seconds", seconds},
+              {"games_per_hour", d.games * 3600.0 / seconds}, {"avg_plies", double(d.plies) / d.games},
+              {"decisive", double(d.decisive) / d.games}, {"distributed", true}, {"actors", f.actors},
+              {"actors_active", f.actorsActive}, {"stale_games", d.stale}, {"refused_games", d.refused},
+              {"bytes_received", f.bytesReceived}, {"complete", true}});
+    }
+    iterationStart_ = folded_;
+    iterationStartedAt_ = nowSeconds();
+  }
+
+  static std::string formatNumber(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+  }
+
   void trainPhase() {
     window_->refresh();
-    if (window_->size() < size_t(config_.minSamples)) {
+    if (!feed_ && window_->size() < size_t(config_.minSamples)) {
       say("iter " + std::to_string(state_.iteration) + " train: " + std::to_string(window_->size()) + " samples, waiting for " +
           std::to_string(config_.minSamples));
       state_.phase = "gate";
@@ -442,10 +605,19 @@ class Run {
     // The next batch is drawn on another thread while the network trains on this one, so the
     // step (on a GPU especially) never waits for sampling. Draws stay in order: the same batches
     // as drawing them one after another.
+    // With a feed, the window takes in new games only between draws, and a batch drawn before
+    // the wait is drawn again after it when the window changed.
+    bool windowChanged = false;
+    if (feed_ && !waitForSamples(0, windowChanged)) return;
     std::future<void> next;
     if (config_.stepsPerIteration > 0) next = std::async(std::launch::async, draw, std::ref(batches[0]));
     for (; done < config_.stepsPerIteration && !gStop; ++done) {
       next.get();
+      if (feed_ && done > 0) {
+        windowChanged = false;
+        if (!waitForSamples(done, windowChanged)) return;
+        if (windowChanged) draw(batches[done % 2]);
+      }
       const Batch& b = batches[done % 2];
       if (done + 1 < config_.stepsPerIteration)
         next = std::async(std::launch::async, draw, std::ref(batches[(done + 1) % 2]));
@@ -536,7 +708,17 @@ class Run {
     return promote;
   }
 
+  // The actors switch to the new best at their next game; games of the old one still count.
+  void publishBest() {
+    {
+      std::lock_guard<std::mutex> lock(feedMutex_);
+      publishedGeneration_ = state_.generation;
+    }
+    feed_->publish(bestModelPath(), state_.generation);
+  }
+
   void gatePhase() {
+    if (feed_) feedSelfplayMetric();
     if (state_.trainedThisIteration && variant_->numPlayers > 2) {
       nlohmann::json m = {{"event", "gate"}, {"games", 0}, {"promoted", true}, {"players", variant_->numPlayers},
                           {"opponent", generationName(state_.generation)}, {"threshold", config_.gateThreshold}};
@@ -545,6 +727,7 @@ class Run {
         ++state_.generation;
         nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(state_.generation)));
         common::writeFileAtomically(path("best"), generationName(state_.generation) + "\n");
+        if (feed_) publishBest();
         m["new_best"] = generationName(state_.generation);
         m["best_elo"] = 0.0;  // Elo is for two players: the gate's share says how a candidate did
       }
@@ -592,6 +775,7 @@ class Run {
         ++state_.generation;
         nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(state_.generation)));
         common::writeFileAtomically(path("best"), generationName(state_.generation) + "\n");
+        if (feed_) publishBest();
         m["new_best"] = generationName(state_.generation);
         m["best_elo"] = state_.bestElo;
       }
@@ -617,6 +801,15 @@ class Run {
   double lastStatus_ = 0;
   double startedAt_ = 0, secondsBefore_ = 0;  // this session's start; the run's time before it
   int64_t savedSteps_ = 0;                   // training steps in candidate.ckpt
+  selfplay::ChunkInfo chunkInfo_;            // what this run's chunks hold
+  // With a feed (training/game_feed.h): the counts below are shared with its thread.
+  GameFeed* feed_ = nullptr;
+  std::mutex feedMutex_;
+  FedCounts fed_;                    // saved by the feed's thread (under feedMutex_)
+  std::exception_ptr feedFailure_;   // a game the feed's thread could not save (under feedMutex_)
+  int publishedGeneration_ = 0;      // the best the actors were last given (under feedMutex_)
+  FedCounts folded_, iterationStart_;  // this thread's: folded into state_; at the iteration's start
+  double iterationStartedAt_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #pragma once
 #include <string>
 
+#include "training/game_feed.h"
 #include "training/train_config.h"
 
 namespace poppy::training {
@@ -25,6 +26,10 @@ struct TrainOptions {
   // candidate again from the best model (weights and step; fresh optimizer state), instead of
   // stopping with an error. A checkpoint that loads is used as always.
   bool restartCandidate = false;
+  // Games played elsewhere (`--distributed`'s learner, training/game_feed.h): the run then plays
+  // none itself; it saves the feed's games, trains while train_ratio allows and publishes each
+  // new best model to the feed. nullptr: self-play on this machine.
+  GameFeed* feed = nullptr;
 };
 
 // Returns when the configured iterations or hours are done, or after SIGINT/SIGTERM (having
