@@ -63,6 +63,24 @@ struct Inbox {
   std::optional<ModelMessage> model;  // the newest not yet taken
   std::optional<std::string> stop;    // "" the run is over, else why it failed
   std::atomic<bool> modelWaiting{false}, stopNow{false};
+  std::atomic<bool> learnerLost{false};
+  std::atomic<double> lastHeard{0};            // when the learner last said anything
+  std::atomic<double> learnerTimeout{kDefaultLearnerTimeout};
+
+  // True (and the stop set) once the learner has been silent too long.
+  bool learnerSilent() {
+    const double silent = nowSeconds() - lastHeard;
+    if (silent <= learnerTimeout) return false;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!learnerLost) {
+      char why[128];
+      std::snprintf(why, sizeof why, "nothing heard from the learner for %.0f s: it is lost", silent);
+      stop = why;
+      learnerLost = true;
+      stopNow = true;
+    }
+    return true;
+  }
 };
 
 }  // namespace
@@ -81,6 +99,7 @@ void runActor(const MpiSession& session, const ActorOptions& options) {
       [&](Message&& m) {
         std::lock_guard<std::mutex> lock(inbox.mutex);
         if (m.peer != 0) return;
+        inbox.lastHeard = nowSeconds();
         if (m.tag == kConfig) {
           inbox.config = textOf(m.bytes);
         } else if (m.tag == kModel) {
@@ -100,6 +119,7 @@ void runActor(const MpiSession& session, const ActorOptions& options) {
       [&](int, const std::string& why) {
         std::lock_guard<std::mutex> lock(inbox.mutex);
         inbox.stop = "the learner is lost (" + why + ")";
+        inbox.learnerLost = true;
         inbox.stopNow = true;
         inbox.changed.notify_all();
       });
@@ -107,7 +127,8 @@ void runActor(const MpiSession& session, const ActorOptions& options) {
   ::gethostname(host, sizeof host - 1);
   messenger.send(0, kHello, bytesOf(std::string("{\"host\":\"") + host + "\",\"pid\":" + std::to_string(::getpid()) + "}"));
 
-  auto stopping = [&] { return inbox.stopNow || gSignalled; };
+  inbox.lastHeard = nowSeconds();
+  auto stopping = [&] { return inbox.stopNow || gSignalled || inbox.learnerSilent(); };
   std::string failure;  // why this actor cannot go on (sent to the learner)
   int64_t games = 0, gamesSent = 0;
   try {
@@ -122,6 +143,7 @@ void runActor(const MpiSession& session, const ActorOptions& options) {
       const fs::path configPath = scratch.path() / "config.yaml";
       common::writeFileAtomically(configPath.string(), *inbox.config);
       const training::TrainRunConfig config = training::loadTrainConfig(configPath.string());
+      inbox.learnerTimeout = config.learnerTimeout;
       const game::VariantPtr variant = game::loadVariant(config.variant);
       const nn::Encoder encoder(variant);
       const selfplay::ChunkInfo chunkInfo = selfplay::chunkInfoFor(encoder);
@@ -180,11 +202,14 @@ void runActor(const MpiSession& session, const ActorOptions& options) {
   if (!failure.empty()) say("cannot go on: " + failure);
   else if (gSignalled) say("interrupted after " + std::to_string(gamesSent) + " games");
   else say("stopped after " + std::to_string(gamesSent) + " games");
-  messenger.send(0, kBye, bytesOf(failure));
-  if (!messenger.flush(30)) say("the learner did not take every message within 30 s");
+  if (!inbox.learnerLost) {
+    messenger.send(0, kBye, bytesOf(failure));
+    if (!messenger.flush(30)) say("the learner did not take every message within 30 s");
+  }
   std::signal(SIGINT, oldInt);
   std::signal(SIGTERM, oldTerm);
   if (!failure.empty()) throw std::runtime_error(me + ": " + failure);
+  if (inbox.learnerLost) throw std::runtime_error(me + ": " + stop);
   if (!stop.empty()) throw std::runtime_error(me + ": the learner stopped the run: " + stop);
 }
 

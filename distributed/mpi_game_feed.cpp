@@ -12,6 +12,7 @@ MpiGameFeed::MpiGameFeed(int ranks, bool quiet)
     : ranks_(ranks), quiet_(quiet), actors_(size_t(ranks), ActorState::kUnknown), helloPending_(size_t(ranks), false) {
   messenger_ = std::make_unique<Messenger>([this](Message&& m) { onMessage(std::move(m)); },
                                            [this](int peer, const std::string& why) { onPeerFailed(peer, why); });
+  heartbeat_ = std::thread([this] { sayAliveUntilStopping(); });
 }
 
 MpiGameFeed::~MpiGameFeed() {
@@ -21,7 +22,18 @@ MpiGameFeed::~MpiGameFeed() {
     stopped = stopping_;
   }
   if (!stopped) finish(5.0, "the learner stopped");
+  heartbeat_.join();  // finish() has stopped it
   messenger_.reset();
+}
+
+void MpiGameFeed::sayAliveUntilStopping() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    for (int r = 1; r < ranks_; ++r)
+      if (actors_[size_t(r)] == ActorState::kUnknown || actors_[size_t(r)] == ActorState::kPlaying)
+        messenger_->send(r, kAlive, {});
+    changed_.wait_for(lock, std::chrono::duration<double>(kHeartbeatSeconds), [&] { return stopping_; });
+  }
 }
 
 void MpiGameFeed::say(const std::string& line) const {
@@ -124,6 +136,7 @@ void MpiGameFeed::finish(double timeoutSeconds, const std::string& reason) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return;
   stopping_ = true;
+  changed_.notify_all();  // the heartbeat stops
   for (int r = 1; r < ranks_; ++r)
     if (actors_[size_t(r)] != ActorState::kStopped && actors_[size_t(r)] != ActorState::kFailed)
       messenger_->send(r, kStop, bytesOf(reason));

@@ -4,11 +4,15 @@
 // training loop's sink; each new best is sent to every actor still playing. finish() sends every
 // actor rank (hello or not) the stop, with the reason when the run failed, and waits for their
 // goodbyes. An actor that dies is noticed when a send to it fails, or never: either way the run
-// goes on with the others (what that actor had not finished is lost, nothing else).
+// goes on with the others (what that actor had not finished is lost, nothing else). From its
+// construction to finish() the feed says every kHeartbeatSeconds that the learner is alive, so
+// that actors stop when the learner dies.
 #pragma once
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "distributed/mpi_link.h"
@@ -33,6 +37,7 @@ class MpiGameFeed : public training::GameFeed {
   void onMessage(Message&& m);
   void onPeerFailed(int peer, const std::string& why);
   void sendModelTo(int peer);  // under mutex_
+  void sayAliveUntilStopping();  // the heartbeat thread
   void say(const std::string& line) const;
 
   const int ranks_;
@@ -46,7 +51,8 @@ class MpiGameFeed : public training::GameFeed {
   std::vector<uint8_t> modelMessage_;  // packModel of the current best
   std::mutex sinkMutex_;  // held while the sink runs
   GameSink sink_;         // under sinkMutex_
-  std::unique_ptr<Messenger> messenger_;  // last: its thread stops first
+  std::unique_ptr<Messenger> messenger_;
+  std::thread heartbeat_;  // last: stops first (finish())
 };
 
 }  // namespace poppy::distributed

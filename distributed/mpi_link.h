@@ -25,7 +25,15 @@ enum Tag : int {
   kGame = 4,    // actor -> learner: one finished game (distributed/messages.h)
   kStop = 5,    // learner -> actor: the run is over (empty) or failed (the reason)
   kBye = 6,     // actor -> learner: it has stopped (empty) or failed (the reason)
+  kAlive = 7,   // learner -> actor: it is still there (empty; every kHeartbeatSeconds)
 };
+
+// How often the learner says it is alive. An actor that hears nothing from the learner for
+// `distributed.learner_timeout` seconds (before the configuration arrives:
+// kDefaultLearnerTimeout) stops: MPI does not tell a rank that another has died, and an actor
+// sending games to a dead learner would otherwise play on for ever.
+constexpr double kHeartbeatSeconds = 2.0;
+constexpr double kDefaultLearnerTimeout = 60.0;
 
 struct Message {
   int peer = -1;  // the sender (received) or the receiver (sent)

@@ -97,8 +97,9 @@ fs::path testRoot() {
   return poppy::testing::freshTempDir(kScratch, ::testing::UnitTest::GetInstance()->current_test_info()->name());
 }
 
-// A tiny micro run: 4 iterations of 5 steps of 32 samples; each sample trained on at most once
-// (train_ratio 1), so the learner waits for games between steps.
+// A tiny micro run: iterations of 5 steps of 32 samples; each sample trained on at most once
+// (train_ratio 1), so the learner waits for games between steps. Actors give a silent learner
+// 10 s.
 std::string tinyConfig(int iterations) {
   return "variant: micro\ndevice: cpu\nseed: 3\n"
          "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
@@ -106,7 +107,7 @@ std::string tinyConfig(int iterations) {
          "root_mate_plies: 0}\n"
          "training: {batch_size: 32, steps_per_iteration: 5, min_samples: 40, window: 100000, threads: 1}\n"
          "gate: {games: 2, playouts: 4, parallel_games: 2, threshold: 0.0, leaf_mate_plies: 0, root_mate_plies: 0}\n"
-         "distributed: {train_ratio: 1, actor_timeout: 20}\n"
+         "distributed: {train_ratio: 1, actor_timeout: 20, learner_timeout: 10}\n"
          "run: {iterations: " +
          std::to_string(iterations) + "}\n";
 }
@@ -261,6 +262,36 @@ TEST(DistributedTraining, AKilledActorLosesOnlyItsUnfinishedGames) {
   EXPECT_NE(out.find("stopped at iteration 4"), std::string::npos) << out;
   EXPECT_NE(code, -1) << out;
   ASSERT_NO_FATAL_FAILURE(expectEveryGameRecordedOnceAndTrainedOn(dir, 4));
+  fs::remove_all(root);
+}
+
+// Killed with -9, the learner takes nothing with it: the actors notice its silence and stop, the
+// job ends, and mpirun again with the same run directory finishes the run with every game saved
+// before the kill still there once, as a run on one machine resumes.
+TEST(DistributedTraining, AKilledLearnerEndsTheJobAndTheRunResumes) {
+  const fs::path root = testRoot(), dir = root / "run", log = root / "mpirun.log", log2 = root / "mpirun2.log";
+  poppy::testing::spit(root / "tiny.yaml", tinyConfig(4));
+  const pid_t mpirun = startMpirun(3, root / "tiny.yaml", dir, log);
+  pid_t learner = 0;
+  for (int i = 0; i < 600 && !learner; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (lines(dir / "games.jsonl").size() >= 10) learner = rankProcess(0, dir);
+  }
+  ASSERT_GT(learner, 0) << poppy::testing::slurp(log);
+  ASSERT_EQ(::kill(learner, SIGKILL), 0);
+  const int code = waitFor(mpirun, 120);
+  const std::string out = poppy::testing::slurp(log);
+  EXPECT_NE(code, -1) << "the job did not end after its learner was killed:\n" << out;
+  // (Its exit code says nothing: under --enable-recovery mpirun exits 0 whatever its ranks did.)
+  EXPECT_NE(out.find("nothing heard from the learner"), std::string::npos) << out;
+  const auto before = selfplay::readGameRecords((dir / "games.jsonl").string());
+  ASSERT_GT(before.size(), 0u);
+
+  ASSERT_EQ(waitFor(startMpirun(3, root / "tiny.yaml", dir, log2), 240), 0) << poppy::testing::slurp(log2);
+  ASSERT_NO_FATAL_FAILURE(expectEveryGameRecordedOnceAndTrainedOn(dir, 4));
+  const auto after = selfplay::readGameRecords((dir / "games.jsonl").string());
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(selfplay::gameRecordToJson(after[i]), selfplay::gameRecordToJson(before[i])) << "record " << i;
   fs::remove_all(root);
 }
 #endif

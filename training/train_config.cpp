@@ -138,9 +138,10 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.gateParallelGames = r.integer(n, "gate", "parallel_games", 1, 4096, c.gateParallelGames);
   }
   if (const YAML::Node n = root["distributed"]) {
-    r.onlyKeys(n, "distributed", {"train_ratio", "actor_timeout"});
+    r.onlyKeys(n, "distributed", {"train_ratio", "actor_timeout", "learner_timeout"});
     c.trainRatio = r.real(n, "distributed", "train_ratio", 0.01, 1000, c.trainRatio);
     c.actorTimeout = r.real(n, "distributed", "actor_timeout", 1, 86400, c.actorTimeout);
+    c.learnerTimeout = r.real(n, "distributed", "learner_timeout", 5, 86400, c.learnerTimeout);
   }
   if (const YAML::Node n = root["run"]) {
     r.onlyKeys(n, "run", {"iterations", "hours"});

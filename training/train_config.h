@@ -105,6 +105,9 @@ struct TrainRunConfig {
   double trainRatio = 4.0;
   // Seconds the learner waits, at the end of a run, for each actor to say it has stopped.
   double actorTimeout = 30.0;
+  // Seconds an actor plays on without hearing from the learner (which says it is alive every
+  // 2 s) before it stops: a learner that died.
+  double learnerTimeout = 60.0;
   // run
   int iterations = 0;        // 0: until stopped
   double hours = 0;          // 0: no time limit
