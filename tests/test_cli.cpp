@@ -600,7 +600,8 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   // search of 2 plies (mates are odd) is refused.
   const std::string small = (dir / "small.json").string();
   expectSuccess(poppy({"match", "--variant", "micro", "--a", "uniform:8", "--b", "random", "--games", "2",
-                       "--leaf-mate-plies", "1", "--root-mate-plies", "3", "--summary", small}));
+                       "--leaf-mate-plies", "1", "--root-mate-plies", "3", "--summary", small, "--records",
+                       "none"}));
   const auto settings = nlohmann::json::parse(slurp(small)).at("settings");
   EXPECT_EQ(settings.at("leaf_mate_plies"), 1);
   EXPECT_EQ(settings.at("root_mate_plies"), 3);
