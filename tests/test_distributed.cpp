@@ -4,10 +4,8 @@
 // than that actor's unfinished games. Open MPI refuses to run as root unless told, and CI runs
 // as root: the flag is given here, not set for the whole machine.
 #include <dirent.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include "distributed/messages.h"
 #include "selfplay/game_record.h"
 #include "selfplay/replay_file.h"
+#include "support/child_process.h"
 #include "support/scratch_files.h"
 
 using namespace poppy;
@@ -116,26 +115,11 @@ std::string tinyConfig(int iterations) {
 // --enable-recovery: a rank that dies does not end the job (Open MPI 4's default would kill
 // every other rank).
 pid_t startMpirun(int ranks, const fs::path& config, const fs::path& runDir, const fs::path& out) {
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int devnull = ::open("/dev/null", O_RDWR);
-    const int log = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(devnull, 0);
-    ::dup2(log, 1);
-    ::dup2(log, 2);
-    std::vector<std::string> all = {POPPY_MPIRUN, "--allow-run-as-root", "--oversubscribe", "--enable-recovery",
-                                    "-np", std::to_string(ranks), POPPY_BINARY, "train", "--distributed",
-                                    "--config", config.string(), "--run-dir", runDir.string()};
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(POPPY_MPIRUN, argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return poppy::testing::startChild(POPPY_MPIRUN,
+                                    {"--allow-run-as-root", "--oversubscribe", "--enable-recovery", "-np",
+                                     std::to_string(ranks), POPPY_BINARY, "train", "--distributed", "--config",
+                                     config.string(), "--run-dir", runDir.string()},
+                                    out, out);
 }
 
 // Waits for the child, at most `seconds`; its exit code (128 + N for signal N, -1 on timeout,
@@ -172,13 +156,7 @@ pid_t rankProcess(int rank, const fs::path& runDir) {
   return found;
 }
 
-std::vector<std::string> lines(const fs::path& p) {
-  std::vector<std::string> out;
-  std::istringstream in(poppy::testing::slurp(p));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(line);
-  return out;
-}
+std::vector<std::string> lines(const fs::path& p) { return poppy::testing::completeLines(p); }
 
 // What the run directory says: every record names a chunk of its own that holds its samples;
 // every chunk has its record; state.json counts them all; the trainer's steps are all done.

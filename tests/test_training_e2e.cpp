@@ -5,10 +5,8 @@
 // anything is written. Every foreground command runs under `timeout`; the background run that is
 // killed is the test's own child (killed by the test at a deadline, and by the kernel if the test
 // dies first).
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +35,7 @@
 #include "training/checkpoint.h"
 #include "training/trainer.h"
 
+#include "support/child_process.h"
 #include "support/scratch_files.h"
 #include "support/variants.h"
 
@@ -95,36 +94,10 @@ CmdResult poppy(const std::vector<std::string>& args, const fs::path& scratch, i
 
 // `poppy ARGS` as a child of this process (so it can be SIGKILLed and reaped); stderr to a file.
 pid_t startPoppy(const std::vector<std::string>& args, const fs::path& errFile) {
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the test
-    if (::getppid() != parent) ::_exit(127);
-    const int devnull = ::open("/dev/null", O_RDWR);
-    const int err = ::open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(devnull, 0);
-    ::dup2(devnull, 1);
-    ::dup2(err, 2);
-    std::vector<std::string> all = {POPPY_BINARY};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(POPPY_BINARY, argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return poppy::testing::startChild(POPPY_BINARY, args, "", errFile);
 }
 
-// Complete lines (ending in '\n') of a file; a missing file has none.
-std::vector<std::string> lines(const fs::path& p) {
-  std::vector<std::string> out;
-  const std::string all = slurp(p);
-  size_t start = 0;
-  for (size_t nl; (nl = all.find('\n', start)) != std::string::npos; start = nl + 1)
-    out.push_back(all.substr(start, nl - start));
-  return out;
-}
+std::vector<std::string> lines(const fs::path& p) { return poppy::testing::completeLines(p); }
 
 json readJson(const fs::path& p) { return json::parse(slurp(p)); }
 
