@@ -69,6 +69,7 @@ void runBenchSearch(const BenchSearchOptions& o) {
   nn::ModelInfo info = nn::readModelInfo(o.model);
   const game::VariantPtr variant = game::loadVariant(info.variant);
   game::requireTwoPlayers(*variant, "poppy bench search");
+  nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);  // as usi and serve search
   std::vector<std::unique_ptr<mcts::Evaluator>> evaluators;
   for (const std::string& name : o.inference)
     evaluators.push_back(nn::loadModelEvaluator(o.model, variant.get(), o.device, nn::parseInference(name), &info));

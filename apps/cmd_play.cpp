@@ -28,7 +28,7 @@ struct PlayArgs {
   int playouts = 0;
   double seconds = 0;
   int plyCap = 200;
-  int threads = 1;
+  int threads = nn::kPlayTimeNetworkThreads;
   int searchThreads = 1;
   bool noColor = false;
 };

@@ -120,6 +120,7 @@ void answerWatchingTheClient(play::WebApi& api, const std::string& method, const
 }
 
 void serve(const ServeOptions& o) {
+  nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);
   const std::filesystem::path webDir = findWebDir(o.webDir);
   std::vector<StaticFile> files = {{"/", "text/html; charset=utf-8", "index.html"},
                                    {"/poppy.js", "text/javascript; charset=utf-8", "poppy.js"},

@@ -26,6 +26,7 @@ void runUsi(const UsiCommandOptions& o) {
   // setoption later are answered with `info string error: ...` and the engine goes on.
   const auto variant = game::loadVariant(o.engine.variant);
   game::requireTwoPlayers(*variant, "poppy usi (USI has no four-player form)");
+  nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);
   for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}}) {
     if (path.empty()) continue;
     if (std::filesystem::is_directory(path))

@@ -73,6 +73,12 @@ bool networkBackendLoaded();
 // loads. Commands set it from --threads without loading LibTorch for nothing.
 void setNetworkThreads(int threads);
 
+// LibTorch threads under the play-time search (usi, serve, bench search; play's --threads
+// default): one per search thread, the search threads being what scales. Left at LibTorch's
+// default, each search thread's evaluations ran on a pool of every core: with two search threads
+// on the 16-core H200 machine, `bench search --inference torch` fell from 1,457 to 19 playouts/s.
+inline constexpr int kPlayTimeNetworkThreads = 1;
+
 // Loads a model through the backend: networkBackend().loadEvaluator(...).
 std::unique_ptr<mcts::Evaluator> loadModelEvaluator(const std::string& path, const game::Variant* expected,
                                                     const std::string& device, Inference inference,
