@@ -85,7 +85,7 @@ struct Inbox {
 
 }  // namespace
 
-void runActor(const MpiSession& session, const ActorOptions& options) {
+void runActor(MpiSession& session, const ActorOptions& options) {
   const int rank = session.rank();
   const std::string me = "actor rank " + std::to_string(rank);
   auto say = [&](const std::string& line) {
@@ -209,7 +209,10 @@ void runActor(const MpiSession& session, const ActorOptions& options) {
   std::signal(SIGINT, oldInt);
   std::signal(SIGTERM, oldTerm);
   if (!failure.empty()) throw std::runtime_error(me + ": " + failure);
-  if (inbox.learnerLost) throw std::runtime_error(me + ": " + stop);
+  if (inbox.learnerLost) {
+    session.abandon();
+    throw std::runtime_error(me + ": " + stop);
+  }
   if (!stop.empty()) throw std::runtime_error(me + ": the learner stopped the run: " + stop);
 }
 

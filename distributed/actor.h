@@ -19,6 +19,6 @@ struct ActorOptions {
 
 // Returns when the learner has told it to stop. Throws std::runtime_error when the run failed
 // (the learner's reason) or when this actor cannot play (having told the learner why).
-void runActor(const MpiSession& session, const ActorOptions& options);
+void runActor(MpiSession& session, const ActorOptions& options);
 
 }  // namespace poppy::distributed

@@ -11,7 +11,7 @@
 namespace poppy::distributed {
 
 void runDistributedTraining(const training::TrainRunConfig& config, training::TrainOptions options) {
-  const MpiSession session;
+  MpiSession session;
   if (session.size() < 2)
     throw std::runtime_error("--distributed needs at least 2 MPI processes (rank 0 learns, the others play): run it "
                              "under mpirun, e.g. `mpirun -np 3 poppy train --distributed ...`");

@@ -4,8 +4,12 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <list>
 #include <stdexcept>
+#include <thread>
 
 namespace poppy::distributed {
 namespace {
@@ -33,7 +37,22 @@ MpiSession::MpiSession() {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+  if (abandoned_) return;
+  // Open MPI 4.1's MPI_Finalize ends with a fence over every process of the job. Under
+  // --enable-recovery a process that died never joins it, and the others, their work done and
+  // saved, would wait for ever (the killed-actor test hung so about one run in three). So a
+  // deadline: past it the process leaves without MPI_Finalize, and mpirun sees the job end.
+  const int code = std::uncaught_exceptions() > 0 ? 1 : 0;
+  std::thread([code] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(kFinalizeSeconds));
+    std::fprintf(stderr, "poppy: MPI_Finalize did not return within %.0f s (a process of the job has died?); "
+                 "leaving without it\n", kFinalizeSeconds);
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }).detach();
+  MPI_Finalize();
+}
 
 struct Messenger::InFlight {
   MPI_Request request = MPI_REQUEST_NULL;

@@ -51,9 +51,15 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // A process this one needs has died: the session ends without MPI_Finalize, whose closing
+  // fence (Open MPI 4.1) may wait for the dead process for ever. mpirun then ends the job.
+  void abandon() { abandoned_ = true; }
+  // How long the end of the session waits in MPI_Finalize (see the destructor).
+  static constexpr double kFinalizeSeconds = 30;
 
  private:
   int rank_ = 0, size_ = 1;
+  bool abandoned_ = false;
 };
 
 // This process's messages: send() queues, a thread of its own sends, receives and hands each

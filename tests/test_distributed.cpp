@@ -243,4 +243,33 @@ TEST(DistributedTraining, AKilledActorLosesOnlyItsUnfinishedGames) {
   fs::remove_all(root);
 }
 
+// Killed with -9, the learner takes nothing with it: the actors notice its silence and stop, the
+// job ends, and mpirun again with the same run directory finishes the run with every game saved
+// before the kill still there once, as a run on one machine resumes.
+TEST(DistributedTraining, AKilledLearnerEndsTheJobAndTheRunResumes) {
+  const fs::path root = testRoot(), dir = root / "run", log = root / "mpirun.log", log2 = root / "mpirun2.log";
+  poppy::testing::spit(root / "tiny.yaml", tinyConfig(4));
+  const pid_t mpirun = startMpirun(3, root / "tiny.yaml", dir, log);
+  pid_t learner = 0;
+  for (int i = 0; i < 600 && !learner; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (lines(dir / "games.jsonl").size() >= 10) learner = rankProcess(0, dir);
+  }
+  ASSERT_GT(learner, 0) << poppy::testing::slurp(log);
+  ASSERT_EQ(::kill(learner, SIGKILL), 0);
+  const int code = waitFor(mpirun, 120);
+  const std::string out = poppy::testing::slurp(log);
+  EXPECT_NE(code, -1) << "the job did not end after its learner was killed:\n" << out;
+  // (Its exit code says nothing: under --enable-recovery mpirun exits 0 whatever its ranks did.)
+  EXPECT_NE(out.find("nothing heard from the learner"), std::string::npos) << out;
+  const auto before = selfplay::readGameRecords((dir / "games.jsonl").string());
+  ASSERT_GT(before.size(), 0u);
+
+  ASSERT_EQ(waitFor(startMpirun(3, root / "tiny.yaml", dir, log2), 240), 0) << poppy::testing::slurp(log2);
+  ASSERT_NO_FATAL_FAILURE(expectEveryGameRecordedOnceAndTrainedOn(dir, 4));
+  const auto after = selfplay::readGameRecords((dir / "games.jsonl").string());
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(selfplay::gameRecordToJson(after[i]), selfplay::gameRecordToJson(before[i])) << "record " << i;
+  fs::remove_all(root);
+}
 #endif
