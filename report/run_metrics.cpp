@@ -64,6 +64,18 @@ SelfplayEvent selfplayEvent(const json& j) {
   return e;
 }
 
+FreshEvent freshEvent(const json& j) {
+  FreshEvent e;
+  e.iteration = int(integer(j, "iteration"));
+  e.time = number(j, "time");
+  e.step = integer(j, "step");
+  e.samples = int(integer(j, "samples"));
+  e.policyLoss = number(j, "fresh_policy_loss");
+  e.valueLoss = number(j, "fresh_value_loss");
+  e.constantValueLoss = optionalNumber(j, "constant_value_loss");
+  return e;
+}
+
 TrainEvent trainEvent(const json& j) {
   TrainEvent e;
   e.iteration = int(integer(j, "iteration"));
@@ -159,6 +171,9 @@ ParsedMetrics parseMetrics(const std::string& text, const std::string& fileName)
       } else if (event == "train") {
         out.train.push_back(trainEvent(j));
         out.train.back().line = lineNo;
+      } else if (event == "fresh") {
+        out.fresh.push_back(freshEvent(j));
+        out.fresh.back().line = lineNo;
       } else if (event == "gate") {
         out.gate.push_back(gateEvent(j));
         out.gate.back().line = lineNo;

@@ -46,6 +46,18 @@ struct TrainEvent {
   int64_t window = 0;
 };
 
+// The network's losses on the games just played, before it trained on them (a held-out
+// check of the value head, training/train_loop.cpp), and the loss of the best constant guess
+// of their results.
+struct FreshEvent {
+  int line = 0;
+  int iteration = 0;
+  double time = 0;
+  int64_t step = 0;  // trainer steps so far: the network measured
+  int samples = 0;
+  double policyLoss = kMissing, valueLoss = kMissing, constantValueLoss = kMissing;
+};
+
 struct GateEvent {
   int line = 0;
   int iteration = 0;
@@ -75,6 +87,7 @@ struct ParsedMetrics {
   std::vector<SelfplayEvent> selfplay;
   std::vector<TrainEvent> train;
   std::vector<GateEvent> gate;
+  std::vector<FreshEvent> fresh;
   int unknownEvents = 0;              // events of kinds this reader does not know (newer runs)
   std::vector<std::string> problems;  // "FILE:LINE: what is wrong", the line skipped
   bool empty() const { return selfplay.empty() && train.empty() && gate.empty(); }

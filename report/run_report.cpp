@@ -35,6 +35,20 @@ LineChart lossChart(const RunMetrics& run) {
     total.y.push_back(e.totalLoss);
   }
   c.series = {policy, value, total};
+  // The value loss on each iteration's new games before training on them, beside a constant
+  // guess's: above the guess, the value head has learned the games it saw by heart.
+  if (!run.metrics.fresh.empty()) {
+    LineSeries fresh{"value loss on new games (before training on them)", {}, {}},
+        guess{"a constant guess's value loss on them", {}, {}};
+    for (const FreshEvent& e : run.metrics.fresh) {
+      fresh.x.push_back(double(e.step));
+      fresh.y.push_back(e.valueLoss);
+      guess.x.push_back(double(e.step));
+      guess.y.push_back(e.constantValueLoss);
+    }
+    c.series.push_back(fresh);
+    c.series.push_back(guess);
+  }
   return c;
 }
 
@@ -170,7 +184,11 @@ std::string csv(const NamedChart& c) {
 std::vector<NamedChart> runCharts(const RunMetrics& run) {
   const bool four = run.players() > 2;
   std::vector<NamedChart> charts = {
-      {"losses", "Mean policy, value and total (policy + value) loss of each train phase.", lossChart(run)},
+      {"losses",
+       "Mean policy, value and total (policy + value x training.value_loss_weight) loss of each train phase; "
+       "where the run logged them, the value loss on each iteration's new games before training on them, "
+       "and a constant guess's on the same games (README \"Value overfitting\").",
+       lossChart(run)},
       {"games-per-hour", "Self-play games finished per hour in each self-play phase.", speedChart(run)},
       {"gates",
        four ? "Share of the points of each candidate in one seat against the best model in the other three (an "

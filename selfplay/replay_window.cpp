@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 
 namespace poppy::selfplay {
@@ -148,19 +149,29 @@ const Sample& ReplayWindow::at(size_t i) const {
   return order_[k]->samples[i - start];
 }
 
+void ReplayWindow::writeRow(const Sample& s, int row, float* planes, float* policy, float* wdlTarget,
+                            float* rootValues) const {
+  const size_t inputSize = size_t(expected_.inputSize());
+  const int policySize = expected_.policySize;
+  writeDensePlanes(s, planes + size_t(row) * inputSize);
+  writeDensePolicy(s, policySize, policy + size_t(row) * size_t(policySize));
+  writeValueTarget(s.result, expected_.valueSize, wdlTarget + size_t(row) * size_t(expected_.valueSize));
+  if (rootValues) rootValues[row] = s.rootValue;
+}
+
 void ReplayWindow::sampleBatch(int batch, std::mt19937& rng, float* planes, float* policy,
                                float* wdlTarget, float* rootValues) const {
   if (size_ == 0) throw std::logic_error("ReplayWindow::sampleBatch: the window is empty");
-  const size_t inputSize = size_t(expected_.inputSize());
-  const int policySize = expected_.policySize;
   std::uniform_int_distribution<size_t> pick(0, size_ - 1);
-  for (int b = 0; b < batch; ++b) {
-    const Sample& s = at(pick(rng));
-    writeDensePlanes(s, planes + size_t(b) * inputSize);
-    writeDensePolicy(s, policySize, policy + size_t(b) * size_t(policySize));
-    writeValueTarget(s.result, expected_.valueSize, wdlTarget + size_t(b) * size_t(expected_.valueSize));
-    if (rootValues) rootValues[b] = s.rootValue;
-  }
+  for (int b = 0; b < batch; ++b) writeRow(at(pick(rng)), b, planes, policy, wdlTarget, rootValues);
+}
+
+void ReplayWindow::writeSamples(size_t first, int count, float* planes, float* policy, float* wdlTarget,
+                                float* rootValues) const {
+  if (count < 0 || first + size_t(count) > size_)
+    throw std::out_of_range("ReplayWindow::writeSamples: samples " + std::to_string(first) + " to " +
+                            std::to_string(first + size_t(count)) + " of a window of " + std::to_string(size_));
+  for (int b = 0; b < count; ++b) writeRow(at(first + size_t(b)), b, planes, policy, wdlTarget, rootValues);
 }
 
 }  // namespace poppy::selfplay

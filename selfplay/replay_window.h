@@ -46,6 +46,10 @@ class ReplayWindow {
   void sampleBatch(int batch, std::mt19937& rng, float* planes, float* policy, float* wdlTarget,
                    float* rootValues = nullptr) const;
 
+  // The same dense buffers for `count` consecutive samples from the i-th (0 = oldest kept): the
+  // trainer's loss on the newest games, before it trains on them.
+  void writeSamples(size_t first, int count, float* planes, float* policy, float* wdlTarget,
+                    float* rootValues = nullptr) const;
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   const ChunkInfo& info() const { return expected_; }
@@ -61,6 +65,8 @@ class ReplayWindow {
     std::vector<Sample> samples;  // only those still in the window (oldest ones trimmed away)
   };
   size_t load();
+  // Sample s as row `row` of the dense buffers (sampleBatch, writeSamples).
+  void writeRow(const Sample& s, int row, float* planes, float* policy, float* wdlTarget, float* rootValues) const;
   void trim();
   void reindex();
 

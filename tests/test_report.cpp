@@ -328,6 +328,7 @@ const char* kMetrics =
 {"event":"train","steps":10,"policy_loss":2.5,"value_loss":0.75,"total_loss":3.5,"time":1105,"iteration":1,"total_games":5,"step":20}
 {"event":"train","steps":10,"value_loss":0.75,"time":1106,"iteration":1,"total_games":5,"step":20}
 {"event":"gate","games":4,"wins":1,"draws":1,"losses":2,"score":0.375,"promoted":false,"opponent":"gen-0001","time":1120,"iteration":1,"total_games":5,"step":20}
+{"event":"fresh","samples":120,"fresh_policy_loss":2.75,"fresh_value_loss":1.25,"constant_value_loss":1.0,"time":1101,"iteration":1,"total_games":5,"step":10}
 {"event":"something_new","time":1200}
 [1,2,3]
 )";
@@ -341,7 +342,7 @@ TEST(RunMetrics, ParsesEventsAndReportsBadLinesByFileAndLine) {
   ASSERT_EQ(m.problems.size(), 3u) << ::testing::PrintToString(m.problems);
   EXPECT_THAT(m.problems[0], HasSubstr("runs/x/metrics.jsonl:4: not JSON"));
   EXPECT_THAT(m.problems[1], HasSubstr("runs/x/metrics.jsonl:7: no \"policy_loss\""));
-  EXPECT_THAT(m.problems[2], HasSubstr("runs/x/metrics.jsonl:10: not a JSON object"));
+  EXPECT_THAT(m.problems[2], HasSubstr("runs/x/metrics.jsonl:11: not a JSON object"));
   int games = 0;
   for (const auto& e : m.selfplay) games += e.games;
   EXPECT_EQ(games, 5);
@@ -360,6 +361,13 @@ TEST(RunMetrics, ParsesEventsAndReportsBadLinesByFileAndLine) {
   EXPECT_DOUBLE_EQ(m.gate[0].bestElo, 191);
   EXPECT_FALSE(m.gate[1].promoted);
   EXPECT_EQ(m.gate[1].line, 8);
+  ASSERT_EQ(m.fresh.size(), 1u);
+  EXPECT_EQ(m.fresh[0].line, 9);
+  EXPECT_EQ(m.fresh[0].step, 10);
+  EXPECT_EQ(m.fresh[0].samples, 120);
+  EXPECT_DOUBLE_EQ(m.fresh[0].valueLoss, 1.25);
+  EXPECT_DOUBLE_EQ(m.fresh[0].constantValueLoss, 1.0);
+  EXPECT_DOUBLE_EQ(m.fresh[0].policyLoss, 2.75);
 }
 
 poppy::selfplay::GameRecord record(int id, const std::string& result, int plies) {
@@ -454,7 +462,10 @@ TEST(RunReport, WritesEveryChartCsvAndIndex) {
   EXPECT_THAT(index, HasSubstr("metrics.jsonl:4: not JSON"));
   EXPECT_THAT(index, HasSubstr("<td>6</td>"));  // self-play games
   // The numbers behind the charts, from the hand-written files.
-  EXPECT_EQ(slurp(out / "losses.csv"), "training steps,policy loss,value loss,total loss\n10,3,1,4\n20,2.5,0.75,3.5\n");
+  // The fresh event (line 9) measured the network of step 10 on iteration 1's games.
+  EXPECT_EQ(slurp(out / "losses.csv"),
+            "training steps,policy loss,value loss,total loss,value loss on new games (before training on them),"
+            "a constant guess's value loss on them\n10,3,1,4,1.25,1\n20,2.5,0.75,3.5,,\n");
   EXPECT_EQ(slurp(out / "game-length.csv"), "iteration,average plies\n0,40\n1,22\n2,11\n");
   EXPECT_EQ(slurp(out / "elo.csv"), "generation of the best model,best model\n0,0\n1,191\n");
   EXPECT_EQ(slurp(out / "gates.csv"), "iteration,promoted,kept\n0,0.75,\n1,,0.375\n");
@@ -785,9 +796,10 @@ TEST_F(TinyRun, ReportWritesChartsCsvsAndIndex) {
     EXPECT_THAT(svg, Not(HasSubstr("no data yet")));
     EXPECT_FALSE(slurp(out / (std::string(name) + ".csv")).empty());
   }
-  // Two train phases: two loss points per series; two promotions: Elo for gen 0, 1 and 2.
+  // Two train phases: two loss points per series (policy, value, total, and the value loss on
+  // each phase's new games with a constant guess's); two promotions: Elo for gen 0, 1 and 2.
   const auto groups = seriesGroups(slurp(out / "losses.svg"));
-  ASSERT_EQ(groups.size(), 3u);
+  ASSERT_EQ(groups.size(), 5u);
   for (const auto& [name, body] : groups) EXPECT_EQ(polylines(body).at(0).size(), 2u) << name;
   const std::string elo = slurp(out / "elo.csv");
   EXPECT_EQ(std::count(elo.begin(), elo.end(), '\n'), 4) << elo;

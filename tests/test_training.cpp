@@ -170,6 +170,44 @@ TEST(Trainer, OverfitsAFixedTinyBatch) {
   EXPECT_GE(hits, 7) << "of 8 memorised positions";
 }
 
+// evaluate() gives the losses of the network as it searches (batch norm's running statistics),
+// learning nothing: the train loop reads it on games not yet trained on. A network that learned
+// 8 positions by heart scores them far better than 8 it never saw (random targets).
+TEST(Trainer, EvaluateScoresWithoutLearning) {
+  torch::set_num_threads(1);
+  const Micro m;
+  const auto s = m.shape(1, 16, 16);
+  training::OptimizerConfig o = optimizer(0.05);
+  o.valueLossWeight = 0.25;
+  auto t = makeTrainer(s, 3, o);
+  const Micro::Batch seen = m.batch(8, 17), unseen = m.batch(8, 99);
+  training::Losses last;
+  for (int i = 0; i < 60; ++i) last = step(*t, seen);
+  EXPECT_NEAR(last.total, last.policy + 0.25 * last.value, 1e-4) << "the value loss's weight";
+
+  const torch::Tensor before = evalPolicy(t->net(), seen, s);
+  const training::Losses a = t->evaluate(seen.planes.data(), seen.policy.data(), seen.wdl.data(), seen.size);
+  const training::Losses b = t->evaluate(seen.planes.data(), seen.policy.data(), seen.wdl.data(), seen.size);
+  EXPECT_EQ(a.policy, b.policy);
+  EXPECT_EQ(a.value, b.value);
+  EXPECT_NEAR(a.total, a.policy + 0.25 * a.value, 1e-6);
+  EXPECT_EQ(t->steps(), 60) << "evaluate is not a step";
+  EXPECT_TRUE(torch::equal(before, evalPolicy(t->net(), seen, s))) << "evaluate changed the network";
+  EXPECT_TRUE(t->net()->is_training()) << "left in training mode for the next step";
+
+  // The same cross-entropies, worked out here from the evaluated network's outputs.
+  const torch::Tensor policyLogits = before.slice(1, 0, s.policySize), valueLogits = before.slice(1, s.policySize);
+  const torch::Tensor pt = torch::from_blob(const_cast<float*>(seen.policy.data()), {seen.size, s.policySize});
+  const torch::Tensor vt = torch::from_blob(const_cast<float*>(seen.wdl.data()), {seen.size, 3});
+  EXPECT_NEAR(a.policy, -(pt * torch::log_softmax(policyLogits, 1)).sum(1).mean().item<double>(), 1e-4);
+  EXPECT_NEAR(a.value, -(vt * torch::log_softmax(valueLogits, 1)).sum(1).mean().item<double>(), 1e-4);
+
+  const training::Losses fresh =
+      t->evaluate(unseen.planes.data(), unseen.policy.data(), unseen.wdl.data(), unseen.size);
+  EXPECT_GT(fresh.policy, a.policy + 1.0) << "positions learned by heart score better than new ones";
+  EXPECT_GT(fresh.value, a.value);
+}
+
 // Four players (yonin): the value head has five outputs (each player's win, the mover first,
 // and the draw) and learns one-hot targets of them; its answers are probabilities.
 TEST(Trainer, FourPlayerValueHeadLearnsWinnersPlaces) {
@@ -533,6 +571,9 @@ TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
                 {"selfplay.fast_playouts", "exceed"});
   expectRefused("selfplay: {full_search_fraction: 0}\n", {"selfplay.full_search_fraction"});
   expectRefused("training: {root_value_weight: 1.5}\n", {"training.root_value_weight"});
+  EXPECT_DOUBLE_EQ(training::loadTrainConfig(write("training: {value_loss_weight: 0.25}\n")).valueLossWeight, 0.25);
+  EXPECT_DOUBLE_EQ(defaults.valueLossWeight, 1.0);
+  expectRefused("training: {value_loss_weight: -0.5}\n", {"training.value_loss_weight"});
   expectRefused("selfplay: {forced_playouts: -1}\n", {"selfplay.forced_playouts"});
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -268,12 +269,21 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
     const json m = json::parse(l);
     events.push_back(m.at("event").get<std::string>() + "@" + std::to_string(m.at("iteration").get<int>()));
     if (m.at("event") == "train") trainSteps += m.at("steps").get<int>();
+    if (m.at("event") == "fresh") {
+      // The newest iteration's samples, before training on them: every sample of its 8 games.
+      EXPECT_GT(m.at("samples").get<int>(), 8) << l;
+      EXPECT_LE(m.at("samples").get<int>(), 4096) << l;
+      for (const char* key : {"fresh_policy_loss", "fresh_value_loss", "constant_value_loss"})
+        EXPECT_TRUE(std::isfinite(m.at(key).get<double>()) && m.at(key).get<double>() >= 0) << key << ": " << l;
+      EXPECT_LE(m.at("constant_value_loss").get<double>(), std::log(3.0) + 1e-9) << l;
+    }
     if (m.at("event") == "gate" && m.at("promoted").get<bool>()) {
       ++promotions;
       EXPECT_TRUE(fs::exists(dir / "models" / (m.at("new_best").get<std::string>() + ".model"))) << l;
     }
   }
-  EXPECT_EQ(events, (std::vector<std::string>{"selfplay@0", "train@0", "gate@0", "selfplay@1", "train@1", "gate@1"}));
+  EXPECT_EQ(events, (std::vector<std::string>{"selfplay@0", "fresh@0", "train@0", "gate@0", "selfplay@1", "fresh@1",
+                                              "train@1", "gate@1"}));
   EXPECT_EQ(trainSteps, 20);
 
   // Models: gen-0000 is the initial network; `best` names the current best, which loads.

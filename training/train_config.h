@@ -92,6 +92,11 @@ struct TrainRunConfig {
   // the two: the result is unbiased but noisy, the root value less noisy). 0 = the result only.
   // 0.5 won a 200-game match against 0 after equal 75-minute runs (README, "Faster learning").
   double rootValueWeight = 0.5;
+  // The value loss's weight beside the policy's. With few games the value head learns each
+  // game's result by heart (its positions all carry it): the loss on the games it trained on
+  // falls while the loss on the next iteration's games rises above a constant guess's
+  // (`fresh_value_loss` in metrics.jsonl). A smaller weight slows that learning by heart.
+  double valueLossWeight = 1.0;
 
   // gate
   int gateGames = 40;

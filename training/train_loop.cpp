@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -189,6 +191,7 @@ class Run {
     o.schedule = config_.lrSchedule;
     o.momentum = config_.momentum;
     o.weightDecay = config_.weightDecay;
+    o.valueLossWeight = config_.valueLossWeight;
     return o;
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
@@ -572,7 +575,8 @@ class Run {
   }
 
   void trainPhase() {
-    window_->refresh();
+    const size_t added = window_->refresh();
+    if (!feed_ && added > 0 && window_->size() >= size_t(config_.minSamples)) freshLosses(added);
     if (!feed_ && window_->size() < size_t(config_.minSamples)) {
       say("iter " + std::to_string(state_.iteration) + " train: " + std::to_string(window_->size()) + " samples, waiting for " +
           std::to_string(config_.minSamples));
@@ -645,6 +649,44 @@ class Run {
     state_.trainedThisIteration = true;
     state_.phase = "gate";
     saveState();
+  }
+
+  // The network's losses on the games just played, before it trains on them: what it knows of
+  // games it has not seen. The training losses alone cannot tell learning from learning by
+  // heart (a value head that remembers each game's result scores well on its window and worse
+  // than a constant guess on the next games: README "Value overfitting"). Also the loss of the
+  // best constant guess for these samples' results, to read it against. The newest
+  // kFreshSamples at most, results only (no root value mixed in).
+  void freshLosses(size_t added) {
+    static constexpr size_t kFreshSamples = 4096;
+    const size_t count = std::min(added, kFreshSamples), first = window_->size() - count;
+    const int batch = config_.batchSize, valueSize = encoder_.valueSize();
+    std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
+        value(size_t(batch) * size_t(valueSize));
+    std::vector<double> frequency(static_cast<size_t>(valueSize));
+    nn::setComputeThreads(config_.trainThreads);
+    Losses sum;
+    const double start = nowSeconds();
+    for (size_t at = 0; at < count; at += size_t(batch)) {
+      const int n = int(std::min(count - at, size_t(batch)));
+      window_->writeSamples(first + at, n, planes.data(), policy.data(), value.data());
+      const Losses l = trainer_->evaluate(planes.data(), policy.data(), value.data(), n);
+      sum.policy += l.policy * n;
+      sum.value += l.value * n;
+      for (int i = 0; i < n * valueSize; ++i) frequency[size_t(i % valueSize)] += value[size_t(i)];
+    }
+    double constantGuess = 0;
+    for (double f : frequency)
+      if (f > 0) constantGuess -= f / double(count) * std::log(f / double(count));
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "iter %d fresh games (%zu samples, not yet trained on): policy loss %.3f, value loss %.3f "
+                  "(a constant guess %.3f)",
+                  state_.iteration, count, sum.policy / double(count), sum.value / double(count), constantGuess);
+    status(line, true);
+    metric({{"event", "fresh"}, {"samples", count}, {"seconds", nowSeconds() - start},
+            {"fresh_policy_loss", sum.policy / double(count)}, {"fresh_value_loss", sum.value / double(count)},
+            {"constant_value_loss", constantGuess}});
   }
 
   // Four players (yonin): the settings below are two-player tools (a result from one side's

@@ -70,4 +70,26 @@ Losses Trainer::step(const float* planes, const float* policy, const float* wdl,
   return Losses{v[0], v[1], v[2]};
 }
 
+Losses Trainer::evaluate(const float* planes, const float* policy, const float* wdl, int batch) {
+  const nn::NetworkShape& s = net_->shape();
+  auto x = onDevice(planes, {batch, s.planes, s.height, s.width}, device_);
+  auto pt = onDevice(policy, {batch, s.policySize}, device_);
+  auto vt = onDevice(wdl, {batch, s.valueOutputs}, device_);
+  torch::NoGradGuard noGrad;
+  net_->eval();
+  torch::Tensor policyLoss, valueLoss;
+  nn::reportingOutOfMemory("evaluating a batch of " + std::to_string(batch) + " samples on " + device_.str(),
+                           "lower training.batch_size", [&] {
+                             nn::Autocast autocast(precision_ == nn::Precision::kBfloat16);
+                             auto [logits, value] = net_->forward(x);
+                             policyLoss = -(pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean();
+                             valueLoss = -(vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean();
+                             return 0;
+                           });
+  net_->train();
+  const torch::Tensor l = torch::stack({policyLoss, valueLoss}).to(torch::kCPU, torch::kDouble);
+  const double* v = l.data_ptr<double>();
+  return Losses{v[0], v[1], v[0] + config_.valueLossWeight * v[1]};
+}
+
 }  // namespace poppy::training

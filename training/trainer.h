@@ -36,6 +36,9 @@ class Trainer {
   // planes: batch x inputSize; policy: batch x policySize (rows sum to 1); wdl: batch x 3.
   // Out of GPU memory: std::runtime_error naming the batch size.
   Losses step(const float* planes, const float* policy, const float* wdl, int batch);
+  // The same losses without learning: the network as it searches (batch norm's running
+  // statistics), no gradient. For games it has not trained on, what it will know of new games.
+  Losses evaluate(const float* planes, const float* policy, const float* wdl, int batch);
 
   double learningRateAt(int64_t step) const;
   int64_t steps() const { return steps_; }
