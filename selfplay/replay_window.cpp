@@ -166,12 +166,14 @@ void ReplayWindow::sampleBatch(int batch, std::mt19937& rng, float* planes, floa
   for (int b = 0; b < batch; ++b) writeRow(at(pick(rng)), b, planes, policy, wdlTarget, rootValues);
 }
 
-void ReplayWindow::writeSamples(size_t first, int count, float* planes, float* policy, float* wdlTarget,
+void ReplayWindow::writeSamples(const std::vector<size_t>& places, float* planes, float* policy, float* wdlTarget,
                                 float* rootValues) const {
-  if (count < 0 || first + size_t(count) > size_)
-    throw std::out_of_range("ReplayWindow::writeSamples: samples " + std::to_string(first) + " to " +
-                            std::to_string(first + size_t(count)) + " of a window of " + std::to_string(size_));
-  for (int b = 0; b < count; ++b) writeRow(at(first + size_t(b)), b, planes, policy, wdlTarget, rootValues);
+  for (size_t row = 0; row < places.size(); ++row) {
+    if (places[row] >= size_)
+      throw std::out_of_range("ReplayWindow::writeSamples: sample " + std::to_string(places[row]) +
+                              " of a window of " + std::to_string(size_));
+    writeRow(at(places[row]), int(row), planes, policy, wdlTarget, rootValues);
+  }
 }
 
 }  // namespace poppy::selfplay

@@ -46,9 +46,10 @@ class ReplayWindow {
   void sampleBatch(int batch, std::mt19937& rng, float* planes, float* policy, float* wdlTarget,
                    float* rootValues = nullptr) const;
 
-  // The same dense buffers for `count` consecutive samples from the i-th (0 = oldest kept): the
-  // trainer's loss on the newest games, before it trains on them.
-  void writeSamples(size_t first, int count, float* planes, float* policy, float* wdlTarget,
+  // The same dense buffers for the samples at these places (0 = oldest kept), row after row:
+  // the trainer's loss on the newest games, before it trains on them. Throws std::out_of_range
+  // for a place outside the window.
+  void writeSamples(const std::vector<size_t>& places, float* planes, float* policy, float* wdlTarget,
                     float* rootValues = nullptr) const;
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }

@@ -655,11 +655,14 @@ class Run {
   // games it has not seen. The training losses alone cannot tell learning from learning by
   // heart (a value head that remembers each game's result scores well on its window and worse
   // than a constant guess on the next games: README "Value overfitting"). Also the loss of the
-  // best constant guess for these samples' results, to read it against. The newest
-  // kFreshSamples at most, results only (no root value mixed in).
+  // best constant guess for these samples' results, to read it against. At most kFreshSamples
+  // of the new samples, evenly spaced over them (the last games to finish are the longest);
+  // results only (no root value mixed in).
   void freshLosses(size_t added) {
     static constexpr size_t kFreshSamples = 4096;
-    const size_t count = std::min(added, kFreshSamples), first = window_->size() - count;
+    const size_t count = std::min(added, kFreshSamples), first = window_->size() - added;
+    std::vector<size_t> places(count);
+    for (size_t i = 0; i < count; ++i) places[i] = first + i * added / count;
     const int batch = config_.batchSize, valueSize = encoder_.valueSize();
     std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
         value(size_t(batch) * size_t(valueSize));
@@ -668,8 +671,9 @@ class Run {
     Losses sum;
     const double start = nowSeconds();
     for (size_t at = 0; at < count; at += size_t(batch)) {
-      const int n = int(std::min(count - at, size_t(batch)));
-      window_->writeSamples(first + at, n, planes.data(), policy.data(), value.data());
+      const std::vector<size_t> rows(places.begin() + long(at), places.begin() + long(std::min(count, at + size_t(batch))));
+      const int n = int(rows.size());
+      window_->writeSamples(rows, planes.data(), policy.data(), value.data());
       const Losses l = trainer_->evaluate(planes.data(), policy.data(), value.data(), n);
       sum.policy += l.policy * n;
       sum.value += l.value * n;
