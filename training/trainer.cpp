@@ -1,6 +1,8 @@
 #include "training/trainer.h"
 
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include "nn/autocast.h"
 #include "nn/torch_evaluator.h"
@@ -36,26 +38,37 @@ torch::Tensor onDevice(const float* data, std::vector<int64_t> sizes, const torc
   std::memcpy(pinned.data_ptr<float>(), data, sizeof(float) * size_t(pinned.numel()));
   return pinned.to(device, /*non_blocking=*/true);
 }
+
+// A batch on the device: planes x, policy targets pt, value targets vt.
+struct DeviceBatch {
+  torch::Tensor x, pt, vt;
+};
+DeviceBatch onDevice(const nn::NetworkShape& s, const float* planes, const float* policy, const float* wdl, int batch,
+                     const torch::Device& device) {
+  return {onDevice(planes, {batch, s.planes, s.height, s.width}, device), onDevice(policy, {batch, s.policySize}, device),
+          onDevice(wdl, {batch, s.valueOutputs}, device)};
+}
+
+// The policy and value cross-entropies of the network on a batch (the forward pass autocast to
+// bfloat16 when bf16; the losses in float32), as step and evaluate both score it.
+std::pair<torch::Tensor, torch::Tensor> crossEntropies(nn::PolicyValueNet& net, const DeviceBatch& b, bool bf16) {
+  nn::Autocast autocast(bf16);
+  auto [logits, value] = net->forward(b.x);
+  return {-(b.pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean(),
+          -(b.vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean()};
+}
 }  // namespace
 
 Losses Trainer::step(const float* planes, const float* policy, const float* wdl, int batch) {
-  const nn::NetworkShape& s = net_->shape();
-  auto x = onDevice(planes, {batch, s.planes, s.height, s.width}, device_);
-  auto pt = onDevice(policy, {batch, s.policySize}, device_);
-  auto vt = onDevice(wdl, {batch, s.valueOutputs}, device_);
-
+  const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_);
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(learningRateAt(steps_));
   net_->train();
   torch::Tensor policyLoss, valueLoss, total;
   nn::reportingOutOfMemory("training a batch of " + std::to_string(batch) + " samples on " + device_.str(),
                            "lower training.batch_size", [&] {
-                             {
-                               nn::Autocast autocast(precision_ == nn::Precision::kBfloat16);
-                               auto [logits, value] = net_->forward(x);
-                               policyLoss = -(pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean();
-                               valueLoss = -(vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean();
-                             }
+                             std::tie(policyLoss, valueLoss) =
+                                 crossEntropies(net_, b, precision_ == nn::Precision::kBfloat16);
                              total = policyLoss + config_.valueLossWeight * valueLoss;
                              optimizer_->zero_grad();
                              total.backward();
@@ -71,19 +84,14 @@ Losses Trainer::step(const float* planes, const float* policy, const float* wdl,
 }
 
 Losses Trainer::evaluate(const float* planes, const float* policy, const float* wdl, int batch) {
-  const nn::NetworkShape& s = net_->shape();
-  auto x = onDevice(planes, {batch, s.planes, s.height, s.width}, device_);
-  auto pt = onDevice(policy, {batch, s.policySize}, device_);
-  auto vt = onDevice(wdl, {batch, s.valueOutputs}, device_);
+  const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_);
   torch::NoGradGuard noGrad;
   net_->eval();
   torch::Tensor policyLoss, valueLoss;
   nn::reportingOutOfMemory("evaluating a batch of " + std::to_string(batch) + " samples on " + device_.str(),
                            "lower training.batch_size", [&] {
-                             nn::Autocast autocast(precision_ == nn::Precision::kBfloat16);
-                             auto [logits, value] = net_->forward(x);
-                             policyLoss = -(pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean();
-                             valueLoss = -(vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean();
+                             std::tie(policyLoss, valueLoss) =
+                                 crossEntropies(net_, b, precision_ == nn::Precision::kBfloat16);
                              return 0;
                            });
   net_->train();
