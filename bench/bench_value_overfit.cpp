@@ -31,6 +31,7 @@
 #include "selfplay/replay_file.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/sample.h"
+#include "training/held_out_losses.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
 
@@ -41,41 +42,13 @@ namespace {
 
 using Game = std::vector<selfplay::Sample>;
 
-struct Scores {
-  double policy = 0, value = 0, constantGuess = 0;
-};
-
-// The network's mean losses on every sample of games [first, last), and a constant guess's.
-Scores score(training::Trainer& trainer, const nn::Encoder& encoder, const std::vector<Game>& games, size_t first,
-             size_t last, int batch) {
-  const int valueSize = encoder.valueSize();
+// The network's losses on every sample of games [first, last), and a constant guess's.
+training::HeldOutLosses score(training::Trainer& trainer, const nn::Encoder& encoder, const std::vector<Game>& games,
+                              size_t first, size_t last, int batch) {
   std::vector<const selfplay::Sample*> samples;
   for (size_t g = first; g < last; ++g)
     for (const selfplay::Sample& s : games[g]) samples.push_back(&s);
-  std::vector<float> planes(size_t(batch) * encoder.inputSize()), policy(size_t(batch) * encoder.policySize()),
-      value(size_t(batch) * size_t(valueSize));
-  std::vector<double> frequency(static_cast<size_t>(valueSize));
-  Scores out;
-  for (size_t at = 0; at < samples.size(); at += size_t(batch)) {
-    const int n = int(std::min(samples.size() - at, size_t(batch)));
-    std::fill(policy.begin(), policy.end(), 0.0f);
-    for (int i = 0; i < n; ++i) {
-      const selfplay::Sample& s = *samples[at + size_t(i)];
-      selfplay::writeDensePlanes(s, planes.data() + size_t(i) * encoder.inputSize());
-      selfplay::writeDensePolicy(s, encoder.policySize(), policy.data() + size_t(i) * encoder.policySize());
-      selfplay::writeValueTarget(s.result, valueSize, value.data() + size_t(i) * size_t(valueSize));
-      for (int k = 0; k < valueSize; ++k) frequency[size_t(k)] += value[size_t(i * valueSize + k)];
-    }
-    const training::Losses l = trainer.evaluate(planes.data(), policy.data(), value.data(), n);
-    out.policy += l.policy * n;
-    out.value += l.value * n;
-  }
-  const double total = double(samples.size());
-  out.policy /= total;
-  out.value /= total;
-  for (double f : frequency)
-    if (f > 0) out.constantGuess -= f / total * std::log(f / total);
-  return out;
+  return training::scoreHeldOut(trainer, encoder, samples, batch);
 }
 
 std::vector<double> parseList(const std::string& text) {
@@ -152,7 +125,6 @@ int main(int argc, char** argv) {
           for (const selfplay::Sample& s : games[g]) inWindow.push_back(&s);
         std::uniform_int_distribution<size_t> pick(0, inWindow.size() - 1);
         for (int step = 0; step < steps; ++step) {
-          std::fill(policy.begin(), policy.end(), 0.0f);
           for (int i = 0; i < batch; ++i) {
             const selfplay::Sample& s = *inWindow[pick(rng)];
             selfplay::writeDensePlanes(s, planes.data() + size_t(i) * encoder.inputSize());
@@ -162,8 +134,8 @@ int main(int argc, char** argv) {
           trainer.step(planes.data(), policy.data(), value.data(), batch);
         }
         const size_t end = size_t(k) * size_t(perIteration);
-        const Scores trained = score(trainer, encoder, games, end - size_t(perIteration), end, batch);
-        const Scores fresh = score(trainer, encoder, games, end, end + size_t(perIteration), batch);
+        const training::HeldOutLosses trained = score(trainer, encoder, games, end - size_t(perIteration), end, batch);
+        const training::HeldOutLosses fresh = score(trainer, encoder, games, end, end + size_t(perIteration), batch);
         std::printf("  iteration %2d  games trained on: policy %.3f value %.3f | new games: policy %.3f value %.3f "
                     "(a constant guess %.3f)\n",
                     k, trained.policy, trained.value, fresh.policy, fresh.value, fresh.constantGuess);

@@ -166,14 +166,4 @@ void ReplayWindow::sampleBatch(int batch, std::mt19937& rng, float* planes, floa
   for (int b = 0; b < batch; ++b) writeRow(at(pick(rng)), b, planes, policy, wdlTarget, rootValues);
 }
 
-void ReplayWindow::writeSamples(const std::vector<size_t>& places, float* planes, float* policy, float* wdlTarget,
-                                float* rootValues) const {
-  for (size_t row = 0; row < places.size(); ++row) {
-    if (places[row] >= size_)
-      throw std::out_of_range("ReplayWindow::writeSamples: sample " + std::to_string(places[row]) +
-                              " of a window of " + std::to_string(size_));
-    writeRow(at(places[row]), int(row), planes, policy, wdlTarget, rootValues);
-  }
-}
-
 }  // namespace poppy::selfplay

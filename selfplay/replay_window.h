@@ -46,11 +46,6 @@ class ReplayWindow {
   void sampleBatch(int batch, std::mt19937& rng, float* planes, float* policy, float* wdlTarget,
                    float* rootValues = nullptr) const;
 
-  // The same dense buffers for the samples at these places (0 = oldest kept), row after row:
-  // the trainer's loss on the newest games, before it trains on them. Throws std::out_of_range
-  // for a place outside the window.
-  void writeSamples(const std::vector<size_t>& places, float* planes, float* policy, float* wdlTarget,
-                    float* rootValues = nullptr) const;
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   const ChunkInfo& info() const { return expected_; }
@@ -66,7 +61,7 @@ class ReplayWindow {
     std::vector<Sample> samples;  // only those still in the window (oldest ones trimmed away)
   };
   size_t load();
-  // Sample s as row `row` of the dense buffers (sampleBatch, writeSamples).
+  // Sample s as row `row` of sampleBatch's dense buffers.
   void writeRow(const Sample& s, int row, float* planes, float* policy, float* wdlTarget, float* rootValues) const;
   void trim();
   void reindex();

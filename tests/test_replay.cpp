@@ -766,32 +766,6 @@ TEST_F(Window, SampleBatchFillsValidDistributions) {
   EXPECT_EQ(wdl, wdl2);
 }
 
-// Samples at given places, row after row, as the trainer's loss on fresh games reads them:
-// each row the sample at that place (its rootValue, written by makeSamples, names it).
-TEST_F(Window, WriteSamplesGivesTheSamplesAtThosePlaces) {
-  const ChunkInfo info = microInfo();
-  writeChunks(dir_, info, 0, 3, 10);
-  ReplayWindow window(dir_, info, 1000);
-  // Chunk 0's sample 3, chunk 1's last, chunk 2's first and last (places 3, 19, 20, 29), and
-  // one twice.
-  const std::vector<size_t> places = {3, 19, 20, 29, 3};
-  const std::vector<float> expected = {3.25f, 1009.25f, 2000.25f, 2009.25f, 3.25f};
-  const int count = int(places.size());
-  const size_t in = size_t(info.inputSize()), ps = size_t(info.policySize);
-  std::vector<float> planes(count * in, -1.0f), policy(count * ps, -1.0f), wdl(count * 3, -1.0f), values(count);
-  window.writeSamples(places, planes.data(), policy.data(), wdl.data(), values.data());
-  for (int b = 0; b < count; ++b) {
-    const Sample& s = window.at(places[size_t(b)]);
-    EXPECT_EQ(values[size_t(b)], expected[size_t(b)]) << b;
-    std::vector<float> expectPlanes(in);
-    writeDensePlanes(s, expectPlanes.data());
-    EXPECT_TRUE(std::equal(expectPlanes.begin(), expectPlanes.end(), planes.begin() + long(b * in))) << b;
-    for (const auto& [index, p] : s.policy) EXPECT_EQ(policy[b * ps + index], p);
-    EXPECT_EQ(wdl[size_t(b) * 3 + (s.result == 1 ? 0 : s.result == 0 ? 1 : 2)], 1.0f);
-  }
-  EXPECT_THROW(window.writeSamples({0, window.size()}, planes.data(), policy.data(), wdl.data()), std::out_of_range);
-}
-
 // --- game records ----------------------------------------------------------------------------
 
 using GameRecords = TempDir;

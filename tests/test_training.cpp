@@ -25,6 +25,7 @@
 #include "support/scratch_files.h"
 #include "support/variants.h"
 #include "training/checkpoint.h"
+#include "training/held_out_losses.h"
 #include "training/multi_tensor_sgd.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
@@ -206,6 +207,46 @@ TEST(Trainer, EvaluateScoresWithoutLearning) {
       t->evaluate(unseen.planes.data(), unseen.policy.data(), unseen.wdl.data(), unseen.size);
   EXPECT_GT(fresh.policy, a.policy + 1.0) << "positions learned by heart score better than new ones";
   EXPECT_GT(fresh.value, a.value);
+}
+
+// scoreHeldOut (the `fresh` lines, bench_value_overfit): the mean losses over any number of
+// samples, whatever the batch they are scored in, and the constant guess of their results.
+TEST(HeldOut, ScoresSamplesInBatchesBesideAConstantGuess) {
+  torch::set_num_threads(1);
+  const Micro m;
+  const auto s = m.shape(1, 16, 16);
+  auto t = makeTrainer(s, 3, optimizer(0.05));
+  const int count = 10;
+  Micro::Batch dense = m.batch(count, 41);
+  ASSERT_EQ(dense.size, count);
+  // 7 wins and 3 losses from the mover's view.
+  std::vector<selfplay::Sample> samples(count);
+  std::vector<const selfplay::Sample*> pointers;
+  for (int i = 0; i < count; ++i) {
+    selfplay::Sample& x = samples[size_t(i)];
+    x.planes = selfplay::quantizePlanes(dense.planes.data() + size_t(i) * m.encoder.inputSize(),
+                                        size_t(m.encoder.inputSize()));
+    for (int k = 0; k < m.encoder.policySize(); ++k)
+      if (dense.policy[size_t(i) * m.encoder.policySize() + size_t(k)] > 0) x.policy.push_back({uint32_t(k), 1.0f});
+    x.result = i < 7 ? 1 : -1;
+    std::fill(dense.wdl.begin() + i * 3, dense.wdl.begin() + i * 3 + 3, 0.0f);
+    dense.wdl[size_t(i) * 3 + (i < 7 ? 0 : 2)] = 1.0f;
+    pointers.push_back(&x);
+  }
+  for (int i = 0; i < 5; ++i) step(*t, dense);  // running statistics away from their start
+
+  const training::Losses whole = t->evaluate(dense.planes.data(), dense.policy.data(), dense.wdl.data(), count);
+  for (const int batch : {1, 4, 10, 64}) {
+    const training::HeldOutLosses h = training::scoreHeldOut(*t, m.encoder, pointers, batch);
+    EXPECT_EQ(h.samples, size_t(count));
+    EXPECT_NEAR(h.policy, whole.policy, 1e-5) << "batch " << batch;
+    EXPECT_NEAR(h.value, whole.value, 1e-5) << "batch " << batch;
+    // -(0.7 ln 0.7 + 0.3 ln 0.3), worked out by hand: 0.249672 + 0.361192.
+    EXPECT_NEAR(h.constantGuess, 0.610864, 1e-5);
+  }
+  EXPECT_EQ(t->steps(), 5) << "scoring is not training";
+  EXPECT_THROW(training::scoreHeldOut(*t, m.encoder, {}, 4), std::invalid_argument);
+  EXPECT_THROW(training::scoreHeldOut(*t, m.encoder, pointers, 0), std::invalid_argument);
 }
 
 // Four players (yonin): the value head has five outputs (each player's win, the mover first,

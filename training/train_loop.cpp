@@ -36,6 +36,7 @@
 #include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/checkpoint.h"
+#include "training/held_out_losses.h"
 #include "training/trainer.h"
 
 namespace poppy::training {
@@ -661,36 +662,20 @@ class Run {
   void freshLosses(size_t added) {
     static constexpr size_t kFreshSamples = 4096;
     const size_t count = std::min(added, kFreshSamples), first = window_->size() - added;
-    std::vector<size_t> places(count);
-    for (size_t i = 0; i < count; ++i) places[i] = first + i * added / count;
-    const int batch = config_.batchSize, valueSize = encoder_.valueSize();
-    std::vector<float> planes(size_t(batch) * encoder_.inputSize()), policy(size_t(batch) * encoder_.policySize()),
-        value(size_t(batch) * size_t(valueSize));
-    std::vector<double> frequency(static_cast<size_t>(valueSize));
+    std::vector<const selfplay::Sample*> samples(count);
+    for (size_t i = 0; i < count; ++i) samples[i] = &window_->at(first + i * added / count);
     nn::setComputeThreads(config_.trainThreads);
-    Losses sum;
     const double start = nowSeconds();
-    for (size_t at = 0; at < count; at += size_t(batch)) {
-      const std::vector<size_t> rows(places.begin() + long(at), places.begin() + long(std::min(count, at + size_t(batch))));
-      const int n = int(rows.size());
-      window_->writeSamples(rows, planes.data(), policy.data(), value.data());
-      const Losses l = trainer_->evaluate(planes.data(), policy.data(), value.data(), n);
-      sum.policy += l.policy * n;
-      sum.value += l.value * n;
-      for (int i = 0; i < n * valueSize; ++i) frequency[size_t(i % valueSize)] += value[size_t(i)];
-    }
-    double constantGuess = 0;
-    for (double f : frequency)
-      if (f > 0) constantGuess -= f / double(count) * std::log(f / double(count));
+    const HeldOutLosses fresh = scoreHeldOut(*trainer_, encoder_, samples, config_.batchSize);
     char line[256];
     std::snprintf(line, sizeof line,
                   "iter %d fresh games (%zu samples, not yet trained on): policy loss %.3f, value loss %.3f "
                   "(a constant guess %.3f)",
-                  state_.iteration, count, sum.policy / double(count), sum.value / double(count), constantGuess);
+                  state_.iteration, count, fresh.policy, fresh.value, fresh.constantGuess);
     status(line, true);
     metric({{"event", "fresh"}, {"samples", count}, {"seconds", nowSeconds() - start},
-            {"fresh_policy_loss", sum.policy / double(count)}, {"fresh_value_loss", sum.value / double(count)},
-            {"constant_value_loss", constantGuess}});
+            {"fresh_policy_loss", fresh.policy}, {"fresh_value_loss", fresh.value},
+            {"constant_value_loss", fresh.constantGuess}});
   }
 
   // Four players (yonin): the settings below are two-player tools (a result from one side's
