@@ -125,12 +125,9 @@ int main(int argc, char** argv) {
           for (const selfplay::Sample& s : games[g]) inWindow.push_back(&s);
         std::uniform_int_distribution<size_t> pick(0, inWindow.size() - 1);
         for (int step = 0; step < steps; ++step) {
-          for (int i = 0; i < batch; ++i) {
-            const selfplay::Sample& s = *inWindow[pick(rng)];
-            selfplay::writeDensePlanes(s, planes.data() + size_t(i) * encoder.inputSize());
-            selfplay::writeDensePolicy(s, encoder.policySize(), policy.data() + size_t(i) * encoder.policySize());
-            selfplay::writeValueTarget(s.result, encoder.valueSize(), value.data() + size_t(i) * encoder.valueSize());
-          }
+          for (int i = 0; i < batch; ++i)
+            selfplay::writeDenseRow(*inWindow[pick(rng)], encoder.inputSize(), encoder.policySize(),
+                                    encoder.valueSize(), i, planes.data(), policy.data(), value.data());
           trainer.step(planes.data(), policy.data(), value.data(), batch);
         }
         const size_t end = size_t(k) * size_t(perIteration);

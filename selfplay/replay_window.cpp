@@ -151,11 +151,7 @@ const Sample& ReplayWindow::at(size_t i) const {
 
 void ReplayWindow::writeRow(const Sample& s, int row, float* planes, float* policy, float* wdlTarget,
                             float* rootValues) const {
-  const size_t inputSize = size_t(expected_.inputSize());
-  const int policySize = expected_.policySize;
-  writeDensePlanes(s, planes + size_t(row) * inputSize);
-  writeDensePolicy(s, policySize, policy + size_t(row) * size_t(policySize));
-  writeValueTarget(s.result, expected_.valueSize, wdlTarget + size_t(row) * size_t(expected_.valueSize));
+  writeDenseRow(s, expected_.inputSize(), expected_.policySize, expected_.valueSize, row, planes, policy, wdlTarget);
   if (rootValues) rootValues[row] = s.rootValue;
 }
 

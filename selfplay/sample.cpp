@@ -83,6 +83,16 @@ void writeValueTarget(int8_t result, int valueSize, float* out) {
   out[result < 0 ? valueSize - 1 : result] = 1.0f;
 }
 
+void writeDenseRow(const Sample& s, int inputSize, int policySize, int valueSize, int row, float* planes,
+                   float* policy, float* value) {
+  if (s.planes.size() != size_t(inputSize))
+    throw std::invalid_argument("writeDenseRow: the sample has " + std::to_string(s.planes.size()) +
+                                " plane values, the batch rows " + std::to_string(inputSize));
+  writeDensePlanes(s, planes + size_t(row) * size_t(inputSize));
+  writeDensePolicy(s, policySize, policy + size_t(row) * size_t(policySize));
+  writeValueTarget(s.result, valueSize, value + size_t(row) * size_t(valueSize));
+}
+
 void mixRootValue(float* wdl, float rootValue, float weight) {
   const float v = std::clamp(rootValue, -1.0f, 1.0f);
   const float keep = 1.0f - weight;

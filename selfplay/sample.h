@@ -56,6 +56,11 @@ void writeWdlTarget(int8_t result, float* out);
 //   value: valueSize floats (nn::Encoder::valueSize): the WDL above for 3; for more players
 //   one-hot of the winner's place, or of the draw (the last) for result -1.
 void writeValueTarget(int8_t result, int valueSize, float* out);
+// All three at row `row` of a batch laid out row after row: planes (inputSize floats a row),
+// policy (policySize a row) and value (valueSize a row). Throws std::invalid_argument when the
+// sample's planes are not inputSize floats (a sample from another encoder).
+void writeDenseRow(const Sample& s, int inputSize, int policySize, int valueSize, int row, float* planes,
+                   float* policy, float* value);
 // Mixes the search's root value v (win - loss, in [-1, 1]) into a WDL target:
 // wdl = (1 - weight) * wdl + weight * ((1 + v) / 2, 0, (1 - v) / 2). The root value carries no
 // draw share, so its part is split between win and loss with the same expectation v.

@@ -197,6 +197,22 @@ TEST(Sample, DenseTargets) {
   EXPECT_EQ(std::vector<float>(wdl, wdl + 3), (std::vector<float>{0, 0, 1}));
 }
 
+// One sample written as row 1 of a two-row batch: row 0 of every buffer is left as it was, row 1
+// holds the planes, the policy and the value target at their row offsets.
+TEST(Sample, DenseRowWritesOneRowOfABatch) {
+  Sample s;
+  s.planes = {24, 0, 12};
+  s.policy = {{2, 1.0f}};
+  s.result = 1;  // four players: the winner is one place clockwise from the mover
+  std::vector<float> planes(6, -1.0f), policy(8, -1.0f), value(10, -1.0f);
+  writeDenseRow(s, 3, 4, 5, 1, planes.data(), policy.data(), value.data());
+  EXPECT_EQ(planes, (std::vector<float>{-1, -1, -1, 1, 0, 0.5f}));
+  EXPECT_EQ(policy, (std::vector<float>{-1, -1, -1, -1, 0, 0, 1, 0}));
+  EXPECT_EQ(value, (std::vector<float>{-1, -1, -1, -1, -1, 0, 1, 0, 0, 0}));
+  // A sample from an encoder with another input size is refused, not read past its end.
+  EXPECT_THROW(writeDenseRow(s, 4, 4, 5, 0, planes.data(), policy.data(), value.data()), std::invalid_argument);
+}
+
 // Four players (value size 5): one-hot of the winner's place clockwise from the mover, or of
 // the draw, the last.
 TEST(Sample, FourPlayerValueTargets) {

@@ -23,11 +23,9 @@ HeldOutLosses scoreHeldOut(Trainer& trainer, const nn::Encoder& encoder,
   for (size_t at = 0; at < samples.size(); at += size_t(batch)) {
     const int n = int(std::min(samples.size() - at, size_t(batch)));
     for (int i = 0; i < n; ++i) {
-      const selfplay::Sample& s = *samples[at + size_t(i)];
-      selfplay::writeDensePlanes(s, planes.data() + size_t(i) * inputSize);
-      selfplay::writeDensePolicy(s, int(policySize), policy.data() + size_t(i) * policySize);
-      float* v = value.data() + size_t(i) * size_t(valueSize);
-      selfplay::writeValueTarget(s.result, valueSize, v);
+      selfplay::writeDenseRow(*samples[at + size_t(i)], int(inputSize), int(policySize), valueSize, i, planes.data(),
+                              policy.data(), value.data());
+      const float* v = value.data() + size_t(i) * size_t(valueSize);
       for (int k = 0; k < valueSize; ++k) frequency[size_t(k)] += v[k];
     }
     const Losses l = trainer.evaluate(planes.data(), policy.data(), value.data(), n);
