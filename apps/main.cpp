@@ -3,8 +3,10 @@
 #include <exception>
 
 #include "apps/commands.h"
+#include "common/heap_reuse.h"
 
 int main(int argc, char** argv) {
+  poppy::common::keepFreedMemoryForReuse();  // before LibTorch allocates anything
   CLI::App app{"Poppy: a self-play trainer for the shogi family (micro shogi first)."};
   // Not require_subcommand(): then an unknown word is reported by name ("not expected").
   app.set_help_all_flag("--help-all", "Show the help of every subcommand");

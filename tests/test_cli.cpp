@@ -437,6 +437,28 @@ TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
   fs::remove(csv);
 }
 
+// `poppy bench train` for a two- and a four-player variant (yonin's value head has 5 outputs;
+// the bare loop once shaped its targets as 3 and stopped with a LibTorch shape error): each prints
+// both rates and writes one CSV row.
+TEST(CliBench, TrainBenchRunsForTwoAndFourPlayers) {
+  const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_train_" + std::to_string(::getpid()) + ".csv")).string();
+  fs::remove(csv);
+  for (const std::string variant : {"micro", "yonin"}) {
+    const CmdResult r = poppy({"bench", "train", "--config", std::string(POPPY_SOURCE_DIR) + "/configs/train/" + variant + ".yaml",
+                               "--batch", "8", "--seconds", "0.05", "--csv", csv});
+    expectSuccess(r);
+    EXPECT_THAT(r.out, HasSubstr("batch 8, fp32: trainer ")) << r.describe();
+    EXPECT_THAT(r.out, HasSubstr("% of the bare forward+backward loop")) << r.describe();
+  }
+  std::ifstream in(csv);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_THAT(rows[0], testing::StartsWith("train,micro,8,"));
+  EXPECT_THAT(rows[1], testing::StartsWith("train,yonin,8,"));
+  fs::remove(csv);
+}
+
 TEST(CliBench, SelfplayBenchRunsTheNetworksAsAsked) {
   const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
   const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_selfplay_" + std::to_string(::getpid()) + ".csv")).string();

@@ -367,7 +367,7 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
   net->train();
   auto x = torch::from_blob(planes.data(), {batch, s.shape.planes, s.shape.height, s.shape.width}).to(device);
   auto pt = torch::from_blob(policy.data(), {batch, s.shape.policySize}).to(device);
-  auto vt = torch::from_blob(wdl.data(), {batch, 3}).to(device);
+  auto vt = torch::from_blob(wdl.data(), {batch, values}).to(device);
   const double bareTime = timePerCall(
       [&] {
         net->zero_grad();
