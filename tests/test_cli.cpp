@@ -106,6 +106,14 @@ void expectCleanError(const CmdResult& r, const std::string& needle) {
   EXPECT_THAT(r.out, Not(HasSubstr("Nodes searched"))) << r.describe();
 }
 
+// The lines of a file a command wrote (a bench's CSV), in order; none for a missing file.
+std::vector<std::string> linesOf(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 const char* kMicroStart = "kbgs/p3/4/3P/SGBK b - 1";
 
 TEST(CliPerft, MicroDepth3MatchesReference) {
@@ -429,11 +437,7 @@ TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
   expectSuccess(r);
   for (const char* row : {"torch      1 ", "torch      2 ", "eigen      1 ", "eigen      2 "})
     EXPECT_THAT(r.out, HasSubstr(row)) << r.describe();
-  std::ifstream in(csv);
-  std::string line;
-  int lines = 0;
-  while (std::getline(in, line)) ++lines;
-  EXPECT_EQ(lines, 1 + 12) << "a header and one row per search";
+  EXPECT_EQ(linesOf(csv).size(), size_t(1 + 12)) << "a header and one row per search";
   fs::remove(csv);
 }
 
@@ -450,9 +454,7 @@ TEST(CliBench, TrainBenchRunsForTwoAndFourPlayers) {
     EXPECT_THAT(r.out, HasSubstr("batch 8, fp32: trainer ")) << r.describe();
     EXPECT_THAT(r.out, HasSubstr("% of the bare forward+backward loop")) << r.describe();
   }
-  std::ifstream in(csv);
-  std::vector<std::string> rows;
-  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  const std::vector<std::string> rows = linesOf(csv);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_THAT(rows[0], testing::StartsWith("train,micro,8,"));
   EXPECT_THAT(rows[1], testing::StartsWith("train,yonin,8,"));
@@ -470,9 +472,7 @@ TEST(CliBench, SelfplayBenchRunsTheNetworksAsAsked) {
     EXPECT_THAT(r.out, HasSubstr("inference " + inference + ": 2 games")) << r.describe();
     EXPECT_THAT(r.out, HasSubstr("self-play network rate = ")) << r.describe();
   }
-  std::ifstream in(csv);
-  std::vector<std::string> rows;
-  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  const std::vector<std::string> rows = linesOf(csv);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_THAT(rows[0], testing::EndsWith(",tactics,1,eigen"));
   EXPECT_THAT(rows[1], testing::EndsWith(",tactics,1,torch"));
