@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "game/variant_loader.h"
+#include "play/board_text.h"
 #include "mcts/mate_search.h"
 
 namespace poppy::play {
@@ -130,6 +131,8 @@ bool UsiEngine::handle(const std::string& rawLine) {
       cmdPonderHit();
     } else if (cmd == "gameover") {
       stopSearch();  // a ponder search may still run; its bestmove no longer matters to the GUI
+    } else if (cmd == "d") {
+      cmdDisplay();
     } else if (cmd == "quit") {
       stopSearch();
       return false;
@@ -152,6 +155,18 @@ std::string UsiEngine::positionSfen() const {
   std::lock_guard<std::recursive_mutex> lock(commandMutex_);
   if (position_) return position_->sfen();
   return setup_ ? setup_->variant->startSfen : game::loadVariant(variantAlias(options_.variant))->startSfen;
+}
+
+// `d`, as Stockfish's: the current position drawn as `poppy play` draws it, then its SFEN. Not
+// part of USI (a GUI never sends it); for a person at the prompt, or a script replaying a record
+// with `position ... moves ...` to look at where it ended.
+void UsiEngine::cmdDisplay() {
+  const game::VariantPtr variant = setup_ ? setup_->variant : game::loadVariant(variantAlias(options_.variant));
+  const game::Position pos = position_ ? *position_ : game::Position(variant);
+  std::string board = play::renderBoard(pos);
+  if (!board.empty() && board.back() == '\n') board.pop_back();
+  send(board);
+  send("sfen " + pos.sfen());
 }
 
 void UsiEngine::cmdUsi() {

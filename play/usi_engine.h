@@ -83,6 +83,7 @@ class UsiEngine {
   void cmdPosition(const std::vector<std::string>& words);
   void cmdGo(const std::vector<std::string>& words);
   void cmdPonderHit();
+  void cmdDisplay();
   // Applies changed options (variant, model, book) while no search runs; reports errors.
   void prepare();
   void warmUp();  // a few playouts with a freshly loaded network

@@ -230,6 +230,30 @@ TEST(Usi, BadPositionsAreReportedAndThePreviousOneKept) {
   EXPECT_TRUE(legalAfter("micro", {moves[0]}, bestmoveOf(out))) << joined(out);
 }
 
+TEST(Usi, DDrawsTheCurrentPositionAndItsSfen) {
+  // `d` (not USI; Stockfish's): the board as `poppy play` draws it, then "sfen ...". Before any
+  // `position` it is the start; after moves, the position the moves reach (SFEN from replaying
+  // them here), with the last move's squares in brackets.
+  Session s;
+  auto out = s.send("d");
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.back(), "sfen " + game::loadVariant("micro")->startSfen);
+  const auto rankRows = std::count_if(out.begin(), out.end(), [](const std::string& l) { return startsWith(l, "  |"); });
+  EXPECT_EQ(rankRows, 5) << joined(out);  // micro: 4 files x 5 ranks
+  EXPECT_TRUE(contains(out, "  gote in hand: -")) << joined(out);
+  EXPECT_TRUE(contains(out, "  sente in hand: -")) << joined(out);
+  EXPECT_EQ(joined(out).find('['), std::string::npos) << joined(out);  // no move yet
+
+  const auto moves = twoPlies("micro");
+  game::Position pos(game::loadVariant("micro"));
+  for (const auto& m : moves) pos.makeMove(pos.parseUsi(m));
+  s.send("position startpos moves " + moves[0] + " " + moves[1]);
+  out = s.send("d");
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.back(), "sfen " + pos.sfen());
+  EXPECT_NE(joined(out).find('['), std::string::npos) << joined(out);
+}
+
 TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
   Session s;
   auto out = s.send("foo bar");
