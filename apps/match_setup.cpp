@@ -85,6 +85,7 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
         spec.search.leafMatePlies = settings.leafMatePlies;
         spec.search.rootMatePlies = settings.rootMatePlies;
         spec.search.repetitionContempt = float(settings.repetitionContempt);
+        spec.search.gumbelConsidered = settings.gumbelActions;
         break;
       case selfplay::PlayerSpec::Kind::kRollout:
         if (s.nodes > 0) spec.simulations = int(s.nodes);
@@ -131,6 +132,12 @@ void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
                   "Model players' search scores a move back to an earlier position this much below a draw for "
                   "its mover (0-1; the rules are unchanged): keeps greedy chu play from shuffling")
       ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--gumbel-actions", settings.gumbelActions,
+                  "Model players search the root with Gumbel's sequential halving over this many sampled moves and "
+                  "play its choice, as self-play's selfplay.gumbel_actions (0: PUCT). Its draw is the variety: "
+                  "--opening-plies then does not apply to model players")
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
 }
 

@@ -41,6 +41,11 @@ struct PlayerSettings {
   // Model players: a move back to an earlier position scores this much below a draw for its mover
   // in the search (mcts/search_params.h); the rules are unchanged. 0 = off.
   double repetitionContempt = 0.0;
+  // Model players search the root with Gumbel's sequential halving over this many sampled moves
+  // and play its choice (mcts/gumbel_root.h), as self-play with `selfplay.gumbel_actions` does;
+  // 0 = PUCT. A network trained with Gumbel's targets at few playouts is measured with the
+  // search it was trained with (PUCT's 32 visits spread over mitsugumi's 400 moves say little).
+  int gumbelActions = 0;
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
 };
 
@@ -51,7 +56,7 @@ struct MatchPlayer {
 };
 
 // The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --inference,
-// --tactics, --leaf-mate-plies, --root-mate-plies, --repetition-contempt.
+// --tactics, --leaf-mate-plies, --root-mate-plies, --repetition-contempt, --gumbel-actions.
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings);
 
 // "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.

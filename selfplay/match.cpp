@@ -189,7 +189,9 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       g.trees[p].reset();
       if (specs[p]->kind == PlayerSpec::Kind::kNetwork) {
         mcts::SearchParams params = specs[p]->search;
-        params.rootNoise = false;
+        // No Dirichlet noise in a match; a Gumbel root (--gumbel-actions) needs the flag, and its
+        // sampled moves take the noise's place (mcts/search_params.h).
+        params.rootNoise = params.gumbelConsidered > 0;
         params.plyCap = settings.plyCap;
         g.trees[p] = std::make_unique<mcts::Tree>(*g.pos, params, settings.seed * 1000003 + uint64_t(g.index) * 2 + p);
       }

@@ -46,7 +46,7 @@ SeatMatchResult playSeatMatch(const game::VariantPtr& variant, const nn::Encoder
       throw std::invalid_argument("playSeatMatch: " + p->name + ": four-player games are between network players");
   PlayerSpec specs[2] = {a, b};
   for (PlayerSpec& p : specs) {
-    p.search.rootNoise = false;
+    p.search.rootNoise = p.search.gumbelConsidered > 0;  // a Gumbel root only: see playMatch
     p.search.plyCap = settings.plyCap;
   }
   const int slots = std::max(1, std::min(settings.parallelGames, settings.games));

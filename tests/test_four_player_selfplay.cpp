@@ -141,3 +141,33 @@ TEST(SeatMatch, TheCandidatesSeatGoesRoundAndTheShareAddsUp) {
   random.name = "random";
   EXPECT_THROW(selfplay::playSeatMatch(y.variant, y.encoder, a, random, ms), std::invalid_argument);
 }
+
+TEST(SeatMatch, GumbelRootPlayersVaryTheirGamesWithoutSampledPlies) {
+  // `poppy match --gumbel-actions` for four players: with no sampled plies, uniform-network
+  // players searching by PUCT play the same game in every seat rotation that repeats (8 games, 4
+  // rotations: at most 4 distinct); with a Gumbel root its draw makes each game its own.
+  const Yonin y;
+  mcts::UniformEvaluator e(y.encoder.policySize(), mcts::valueSize(4));
+  selfplay::PlayerSpec a;
+  a.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  a.name = "uniform";
+  a.evaluator = &e;
+  a.search = quick(8);
+  selfplay::MatchSettings ms;
+  ms.games = 8;
+  ms.parallelGames = 8;
+  ms.plyCap = 30;
+  ms.openingTemperaturePlies = 0;
+  const auto distinctGames = [&](const selfplay::PlayerSpec& p) {
+    std::set<std::string> lines;
+    for (const auto& g : selfplay::playSeatMatch(y.variant, y.encoder, p, p, ms).records) {
+      std::string line;
+      for (const auto& m : g.moves) line += m + " ";
+      lines.insert(line);
+    }
+    return lines.size();
+  };
+  EXPECT_LE(distinctGames(a), 4u);
+  a.search.gumbelConsidered = 4;
+  EXPECT_GE(distinctGames(a), 7u);
+}

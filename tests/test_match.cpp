@@ -319,6 +319,48 @@ TEST(MatchOpenings, NetworkPlayersSampleTheirFirstMovesAfterTheOpening) {
   EXPECT_LE(fixedDistinct.size(), 2u);
 }
 
+TEST(Match, GumbelRootPlayersVaryTheirGamesWithoutSampledPlies) {
+  // `poppy match --gumbel-actions`: a model player searches its root with Gumbel's sequential
+  // halving and plays its choice, whose Gumbel draw varies the games as self-play's does. Two
+  // uniform-network players with no sampled plies play one game per colour assignment with PUCT
+  // (above); with a Gumbel root, 8 games are (nearly) all different, from the first move on.
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  mcts::UniformEvaluator uniform(encoder.policySize());
+  selfplay::PlayerSpec net;
+  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  net.name = "uniform";
+  net.evaluator = &uniform;
+  net.search.playouts = 16;
+  net.search.gumbelConsidered = 4;
+  selfplay::MatchSettings ms;
+  ms.games = 8;
+  ms.parallelGames = 8;
+  ms.openingTemperaturePlies = 0;
+  ms.plyCap = 40;
+  const auto r = selfplay::playMatch(v, encoder, net, net, ms);
+  ASSERT_EQ(r.games(), 8);
+  std::set<std::string> distinct, firstMoves;
+  for (const auto& rec : r.records) {
+    ASSERT_FALSE(rec.moves.empty());
+    std::string line;
+    for (const auto& m : rec.moves) line += m + " ";
+    distinct.insert(line);
+    firstMoves.insert(rec.moves[0]);
+  }
+  EXPECT_GE(distinct.size(), 6u);
+  EXPECT_GE(firstMoves.size(), 2u);  // the first move too: no opening plies were sampled
+  net.search.gumbelConsidered = 0;
+  const auto puct = selfplay::playMatch(v, encoder, net, net, ms);
+  std::set<std::string> puctDistinct;
+  for (const auto& rec : puct.records) {
+    std::string line;
+    for (const auto& m : rec.moves) line += m + " ";
+    puctDistinct.insert(line);
+  }
+  EXPECT_LE(puctDistinct.size(), 2u);
+}
+
 // Broken engines lose each game with the reason recorded, and the match finishes.
 struct BrokenCase {
   const char* name;
