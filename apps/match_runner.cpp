@@ -69,6 +69,8 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.tactics = o.players.tactics;
   info.leafMatePlies = o.players.leafMatePlies;
   info.rootMatePlies = o.players.rootMatePlies;
+  info.openingPlies = o.openingPlies;
+  info.gumbelActions = o.players.gumbelActions;
   info.openings = o.openings;
   info.openingsCount = int(ms.openings.size());
   info.records = o.records;

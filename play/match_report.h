@@ -40,6 +40,8 @@ struct MatchInfo {
   // Model players' search tactics (apps/match_setup.h).
   bool tactics = true;
   int leafMatePlies = 3, rootMatePlies = 5;
+  int openingPlies = 0;   // model players' first moves sampled by visits
+  int gumbelActions = 0;  // model players' Gumbel root (0: PUCT), which replaces the sampling
 };
 
 // A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->

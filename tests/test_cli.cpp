@@ -551,6 +551,7 @@ TEST(CliMatch, FourPlayerMatchSeatsAInOneSeat) {
   EXPECT_EQ(s.at("wins_a").get<int>() + s.at("wins_b").get<int>() + s.at("draws").get<int>(), 8);
   EXPECT_NEAR(s.at("share_a").get<double>(),
               (s.at("wins_a").get<int>() + s.at("draw_points_a").get<double>()) / 8.0, 1e-9);
+  EXPECT_EQ(s.at("settings").at("gumbel_actions").get<int>(), 0);  // PUCT unless --gumbel-actions
   const auto games = poppy::selfplay::readGameRecords(records);
   ASSERT_EQ(games.size(), 8u);
   std::set<std::string> seats;
@@ -618,15 +619,22 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
                                  "--records", records, "--resume"});
   EXPECT_EQ(other.code, 2) << other.describe();
   EXPECT_THAT(other.err, HasSubstr("not this match")) << other.describe();
-  // The mate searches of the big variants' configs (leaf 1, root 3) reach the summary; a leaf
-  // search of 2 plies (mates are odd) is refused.
+  // The mate searches of the big variants' configs (leaf 1, root 3) and the search's root
+  // (--gumbel-actions) reach the summary; a leaf search of 2 plies (mates are odd) and a
+  // negative number of Gumbel moves are refused.
   const std::string small = (dir / "small.json").string();
   expectSuccess(poppy({"match", "--variant", "micro", "--a", "uniform:8", "--b", "random", "--games", "2",
-                       "--leaf-mate-plies", "1", "--root-mate-plies", "3", "--summary", small, "--records",
-                       "none"}));
+                       "--leaf-mate-plies", "1", "--root-mate-plies", "3", "--gumbel-actions", "4", "--summary",
+                       small, "--records", "none"}));
   const auto settings = nlohmann::json::parse(slurp(small)).at("settings");
   EXPECT_EQ(settings.at("leaf_mate_plies"), 1);
   EXPECT_EQ(settings.at("root_mate_plies"), 3);
+  EXPECT_EQ(settings.at("gumbel_actions"), 4);
+  EXPECT_EQ(settings.at("opening_plies"), 2);  // the default, which Gumbel's root makes moot
+  const CmdResult negativeGumbel = poppy({"match", "--variant", "micro", "--a", "uniform:8", "--b", "random",
+                                          "--gumbel-actions", "-1"});
+  EXPECT_EQ(negativeGumbel.code, 2) << negativeGumbel.describe();
+  EXPECT_THAT(negativeGumbel.err, HasSubstr("--gumbel-actions")) << negativeGumbel.describe();
   const CmdResult twoPlies = poppy({"match", "--variant", "micro", "--a", "uniform:8", "--b", "random", "--games", "2",
                                 "--leaf-mate-plies", "2"});
   EXPECT_EQ(twoPlies.code, 2) << twoPlies.describe();
