@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -14,6 +13,7 @@
 
 #include "common/atomic_file.h"
 #include "common/generation_name.h"
+#include "common/stop_signal.h"
 #include "distributed/messages.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
@@ -26,12 +26,6 @@
 namespace poppy::distributed {
 namespace fs = std::filesystem;
 namespace {
-
-std::atomic<bool> gSignalled{false};
-void onSignal(int sig) {
-  gSignalled = true;
-  std::signal(sig, SIG_DFL);
-}
 
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -91,9 +85,7 @@ void runActor(MpiSession& session, const ActorOptions& options) {
   auto say = [&](const std::string& line) {
     if (!options.quiet) std::fprintf(stderr, "%s: %s\n", me.c_str(), line.c_str());
   };
-  gSignalled = false;
-  auto oldInt = std::signal(SIGINT, onSignal);
-  auto oldTerm = std::signal(SIGTERM, onSignal);
+  const common::StopOnSignal stopOnSignal;  // Ctrl-C: stop after the games in hand, say goodbye
   Inbox inbox;
   Messenger messenger(
       [&](Message&& m) {
@@ -128,7 +120,7 @@ void runActor(MpiSession& session, const ActorOptions& options) {
   messenger.send(0, kHello, bytesOf(std::string("{\"host\":\"") + host + "\",\"pid\":" + std::to_string(::getpid()) + "}"));
 
   inbox.lastHeard = nowSeconds();
-  auto stopping = [&] { return inbox.stopNow || gSignalled || inbox.learnerSilent(); };
+  auto stopping = [&] { return inbox.stopNow || common::StopOnSignal::requested() || inbox.learnerSilent(); };
   std::string failure;  // why this actor cannot go on (sent to the learner)
   int64_t games = 0, gamesSent = 0;
   try {
@@ -200,14 +192,12 @@ void runActor(MpiSession& session, const ActorOptions& options) {
     if (inbox.stop) stop = *inbox.stop;
   }
   if (!failure.empty()) say("cannot go on: " + failure);
-  else if (gSignalled) say("interrupted after " + std::to_string(gamesSent) + " games");
+  else if (common::StopOnSignal::requested()) say("interrupted after " + std::to_string(gamesSent) + " games");
   else say("stopped after " + std::to_string(gamesSent) + " games");
   if (!inbox.learnerLost) {
     messenger.send(0, kBye, bytesOf(failure));
     if (!messenger.flush(30)) say("the learner did not take every message within 30 s");
   }
-  std::signal(SIGINT, oldInt);
-  std::signal(SIGTERM, oldTerm);
   if (!failure.empty()) throw std::runtime_error(me + ": " + failure);
   if (inbox.learnerLost) {
     session.abandon();

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -581,6 +584,52 @@ TEST(CliTrain, FourPlayerConfigRefusesTwoPlayerSettings) {
   std::ofstream((dir / "c.yaml").string()) << config;
   const CmdResult r = poppy({"train", "--config", (dir / "c.yaml").string(), "--run-dir", (dir / "run").string()});
   expectCleanError(r, "training.root_value_weight is for two players (yonin has 4 players); set it to 0");
+}
+
+// Ctrl-C during self-play is a request to stop (common/stop_signal.h): the run saves its state,
+// says how to go on and exits 0; no second signal is needed and none of its files is lost.
+TEST(CliTrain, CtrlCStopsARunCleanlyAndSaysHowToGoOn) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "ctrl_c");
+  const std::string config = (dir / "tiny.yaml").string(), log = (dir / "train.log").string();
+  const std::string runDir = (dir / "run").string();
+  std::ofstream(config) << "variant: micro\ndevice: cpu\nseed: 7\n"
+                           "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
+                           "selfplay: {games_per_iteration: 100000, parallel_games: 8, playouts: 8, threads: 1}\n"
+                           "training: {batch_size: 32, steps_per_iteration: 4, min_samples: 20, threads: 1}\n"
+                           "gate: {games: 0}\nrun: {iterations: 1}\n";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the child: poppy train, its output into the log
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    ::execl(POPPY_BINARY, POPPY_BINARY, "train", "--config", config.c_str(), "--run-dir", runDir.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Once self-play has begun (its first progress line), Ctrl-C.
+  const auto waitFor = [&](const std::function<bool()>& done) {  // up to 60 s; done() called until true
+    for (int i = 0; i < 600; ++i) {
+      if (done()) return true;
+      ::usleep(100 * 1000);
+    }
+    return false;
+  };
+  const bool started = waitFor([&] { return slurp(log).find("selfplay") != std::string::npos; });
+  EXPECT_TRUE(started) << slurp(log);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  const bool ended = waitFor([&] { return ::waitpid(pid, &status, WNOHANG) == pid; });
+  if (!ended) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "poppy train did not stop within 60 s of Ctrl-C:\n" << slurp(log);
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << slurp(log);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << slurp(log);
+  EXPECT_THAT(slurp(log), HasSubstr("interrupted; run again with the same --run-dir to continue"));
+  EXPECT_TRUE(fs::exists(fs::path(runDir) / "state.json"));
+  EXPECT_TRUE(fs::exists(fs::path(runDir) / "models" / "gen-0000.model"));
 }
 
 TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {

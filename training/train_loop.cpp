@@ -3,10 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +20,7 @@
 #include "common/json_integer.h"
 #include "common/generation_name.h"
 #include "common/run_lock.h"
+#include "common/stop_signal.h"
 #include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
 #include "nn/compute_threads.h"
@@ -43,13 +42,9 @@ namespace poppy::training {
 namespace fs = std::filesystem;
 namespace {
 
-std::atomic<bool> gStop{false};
-// The first Ctrl-C asks for a clean stop (state saved); a second one ends the process at once,
-// which is safe too since every file that matters is written atomically.
-void onSignal(int sig) {
-  gStop = true;
-  std::signal(sig, SIG_DFL);
-}
+// The first Ctrl-C asks for a clean stop (state saved); a second one ends the process at once
+// (common/stop_signal.h).
+bool stopRequested() { return common::StopOnSignal::requested(); }
 
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -145,7 +140,7 @@ class Run {
     saveState();
     // Why it stopped: limits are totals over the whole run, so a resumed run may already be past them.
     char why[256];
-    if (gStop)
+    if (stopRequested())
       std::snprintf(why, sizeof why, "interrupted; run again with the same --run-dir to continue");
     else if (outOfTime)
       std::snprintf(why, sizeof why, "the run has trained %.2f hours in all, limit %g (--hours or run.hours); raise it to continue",
@@ -161,14 +156,14 @@ class Run {
  private:
   template <typename TimeUp>
   void loop(const TimeUp& timeUp) {
-    while (!gStop && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
+    while (!stopRequested() && !timeUp() && (config_.iterations == 0 || state_.iteration < config_.iterations)) {
       if (state_.phase == "selfplay") {
         if (feed_) feedPhase();
         else selfplayPhase();
       }
-      if (gStop) break;
+      if (stopRequested()) break;
       if (state_.phase == "train") trainPhase();
-      if (gStop) break;
+      if (stopRequested()) break;
       if (state_.phase == "gate") gatePhase();
     }
   }
@@ -411,11 +406,11 @@ class Run {
                           state_.iteration, p.gamesFinished, p.gamesWanted, rate, evals, eta);
             status(line);
           },
-          [] { return gStop.load(); });
+          [] { return stopRequested(); });
       const double seconds = nowSeconds() - start;
       // Rates mean something only for a whole phase: one cut short by a stop, or resumed with
       // games already played, ends with its tail or its head missing. Such phases are marked.
-      const bool complete = !gStop && wanted == config_.gamesPerIteration && played == wanted;
+      const bool complete = !stopRequested() && wanted == config_.gamesPerIteration && played == wanted;
       if (played > 0) {
         char line[256];
         std::snprintf(line, sizeof line,
@@ -432,7 +427,7 @@ class Run {
                 {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)},
                 {"cache_hits", runner.searchStats().cacheHits}, {"complete", complete}});
       }
-      if (gStop) return;
+      if (stopRequested()) return;
     }
     state_.phase = "train";
     state_.trainedThisIteration = false;
@@ -530,7 +525,7 @@ class Run {
       }
       const bool enough = window_->size() >= size_t(config_.minSamples) &&
                           double(trainer_->steps() + 1) * double(batch) <= config_.trainRatio * double(state_.totalSamples);
-      if (enough || gStop) return !gStop;
+      if (enough || stopRequested()) return !stopRequested();
       const FeedStatus f = feed_->status();
       char line[256];
       std::snprintf(line, sizeof line,
@@ -616,7 +611,7 @@ class Run {
     if (feed_ && !waitForSamples(0, windowChanged)) return;
     std::future<void> next;
     if (config_.stepsPerIteration > 0) next = std::async(std::launch::async, draw, std::ref(batches[0]));
-    for (; done < config_.stepsPerIteration && !gStop; ++done) {
+    for (; done < config_.stepsPerIteration && !stopRequested(); ++done) {
       next.get();
       if (feed_ && done > 0) {
         windowChanged = false;
@@ -636,7 +631,7 @@ class Run {
                     trainer_->learningRateAt(trainer_->steps()));
       status(line);
     }
-    if (gStop) return;  // the checkpoint of the previous phase stays; this phase is redone
+    if (stopRequested()) return;  // the checkpoint of the previous phase stays; this phase is redone
     const double seconds = nowSeconds() - start;
     saveCandidate();
     char line[256];
@@ -846,18 +841,8 @@ class Run {
 }  // namespace
 
 void runTraining(const TrainRunConfig& config, const TrainOptions& options) {
-  gStop = false;
-  auto oldInt = std::signal(SIGINT, onSignal);
-  auto oldTerm = std::signal(SIGTERM, onSignal);
-  try {
-    Run(config, options).execute();
-  } catch (...) {
-    std::signal(SIGINT, oldInt);
-    std::signal(SIGTERM, oldTerm);
-    throw;
-  }
-  std::signal(SIGINT, oldInt);
-  std::signal(SIGTERM, oldTerm);
+  const common::StopOnSignal stopOnSignal;
+  Run(config, options).execute();
 }
 
 }  // namespace poppy::training
