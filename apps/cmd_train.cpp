@@ -154,10 +154,18 @@ void addTrainCommands(CLI::App& app) {
     nn::setNetworkThreads(s->threads);
     const nn::ModelInfo info = nn::readModelInfo(s->model);  // each worker loads (and checks) the weights
     const auto variant = game::loadVariant(info.variant);
-    game::requireTwoPlayers(*variant, "poppy selfplay");
     const nn::Encoder encoder(variant);
     selfplay::SelfPlaySettings settings;
     settings.search.playouts = s->playouts;
+    // Every move is a full search here (fullSearchFraction 1); the fast searches' playouts must
+    // still fit under the full ones, or fewer than 32 playouts were refused.
+    settings.fastPlayouts = std::min(settings.fastPlayouts, s->playouts);
+    if (variant->numPlayers > 2) {
+      // The exact tactics are two-player proofs (a mate in yonin takes over an army and the game
+      // goes on): off, as configs/train/yonin.yaml has them.
+      settings.search.solver = false;
+      settings.search.leafMatePlies = settings.search.rootMatePlies = 0;
+    }
     settings.parallelGames = s->parallel;
     settings.modelId = info.id;
     settings.seed = s->seed;

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "game/variant_loader.h"
-#include "play/board_text.h"
 #include "mcts/mate_search.h"
+#include "play/board_text.h"
 
 namespace poppy::play {
 

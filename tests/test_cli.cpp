@@ -464,6 +464,18 @@ TEST(CliBench, TrainBenchRunsForTwoAndFourPlayers) {
   fs::remove(csv);
 }
 
+// `poppy selfplay` with few playouts: every move a full search of that many (fewer than the
+// fast searches' default 32 were refused with an internal message until 2026-11-26).
+TEST(CliSelfplay, FewPlayoutsPlayAndWriteTheGames) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "selfplay");
+  const CmdResult r = poppy({"selfplay", "--model", model, "--games", "3", "--playouts", "8", "--parallel", "3",
+                             "--workers", "1", "--out", (dir / "out").string()});
+  expectSuccess(r);
+  EXPECT_THAT(r.out, HasSubstr("wrote 3 games")) << r.describe();
+  EXPECT_EQ(poppy::selfplay::readGameRecords((dir / "out" / "games.jsonl").string()).size(), 3u);
+}
+
 TEST(CliBench, SelfplayBenchRunsTheNetworksAsAsked) {
   const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
   const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_selfplay_" + std::to_string(::getpid()) + ".csv")).string();

@@ -395,6 +395,20 @@ TEST(TrainE2E, YoninTinyRunPlaysTrainsAndGatesFourPlayers) {
     EXPECT_EQ(m.at("promoted"), true);
   }
   EXPECT_TRUE(gate);
+  // `poppy selfplay` with the four-player model: games with a four-player result, one chunk each.
+  const fs::path out = root / "selfplay";
+  const CmdResult sp = poppy({"selfplay", "--model", (dir / "models/gen-0001.model").string(), "--games", "2",
+                              "--playouts", "4", "--parallel", "2", "--workers", "1", "--out", out.string()},
+                             root);
+  ASSERT_EQ(sp.code, 0) << sp.describe();
+  const auto spRecords = selfplay::readGameRecords((out / "games.jsonl").string());
+  ASSERT_EQ(spRecords.size(), 2u);
+  for (const auto& rec : spRecords) {
+    EXPECT_EQ(results.count(rec.result), 1u) << rec.result;
+    game::Position pos(yonin);
+    ASSERT_NO_FATAL_FAILURE(replayRecord(rec, yonin, pos));
+  }
+  EXPECT_EQ(chunkFiles(out).size(), 2u);
   fs::remove_all(root);
 }
 
