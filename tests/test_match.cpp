@@ -82,6 +82,27 @@ selfplay::PlayerSpec usiPlayer(const play::UsiProcessConfig& c, const std::strin
   return p;
 }
 
+// A network player searching with `evaluator` (the uniform one in these tests), `playouts` a move.
+selfplay::PlayerSpec networkPlayer(mcts::Evaluator& evaluator, int playouts) {
+  selfplay::PlayerSpec p;
+  p.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  p.name = "uniform";
+  p.evaluator = &evaluator;
+  p.search.playouts = playouts;
+  return p;
+}
+
+// How many different move sequences the games of a match are.
+size_t distinctGames(const std::vector<selfplay::GameRecord>& records) {
+  std::set<std::string> lines;
+  for (const auto& rec : records) {
+    std::string line;
+    for (const auto& m : rec.moves) line += m + " ";
+    lines.insert(line);
+  }
+  return lines.size();
+}
+
 // A USI engine written in sh: a correct handshake, then `onGo` (shell code) for every go.
 fs::path scriptEngine(const fs::path& dir, const std::string& name, const std::string& onGo) {
   const fs::path p = dir / name;
@@ -284,11 +305,7 @@ TEST(MatchOpenings, NetworkPlayersSampleTheirFirstMovesAfterTheOpening) {
   pos.generateLegal(moves);
   const std::string m1 = pos.moveToUsi(moves[0]);
   mcts::UniformEvaluator uniform(encoder.policySize());
-  selfplay::PlayerSpec net;
-  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
-  net.name = "uniform";
-  net.evaluator = &uniform;
-  net.search.playouts = 16;
+  selfplay::PlayerSpec net = networkPlayer(uniform, 16);
   selfplay::MatchSettings ms;
   ms.openings = play::parseOpenings("startpos moves " + m0 + " " + m1 + "\n", "o", v, 200);
   ms.games = 8;
@@ -296,27 +313,16 @@ TEST(MatchOpenings, NetworkPlayersSampleTheirFirstMovesAfterTheOpening) {
   ms.openingTemperaturePlies = 2;
   const auto r = selfplay::playMatch(v, encoder, net, net, ms);
   ASSERT_EQ(r.games(), 8);
-  std::set<std::string> distinct;
   for (const auto& rec : r.records) {
     ASSERT_GE(rec.moves.size(), 3u);
     EXPECT_EQ(rec.moves[0], m0);
     EXPECT_EQ(rec.moves[1], m1);
-    std::string line;
-    for (const auto& m : rec.moves) line += m + " ";
-    distinct.insert(line);
   }
-  EXPECT_GE(distinct.size(), 4u);
+  EXPECT_GE(distinctGames(r.records), 4u);
   // With no sampled plies every game of one colour assignment is the same: 2 distinct games
   // at most (the two sides are the same player, so even 1).
   ms.openingTemperaturePlies = 0;
-  const auto fixed = selfplay::playMatch(v, encoder, net, net, ms);
-  std::set<std::string> fixedDistinct;
-  for (const auto& rec : fixed.records) {
-    std::string line;
-    for (const auto& m : rec.moves) line += m + " ";
-    fixedDistinct.insert(line);
-  }
-  EXPECT_LE(fixedDistinct.size(), 2u);
+  EXPECT_LE(distinctGames(selfplay::playMatch(v, encoder, net, net, ms).records), 2u);
 }
 
 TEST(Match, GumbelRootPlayersVaryTheirGamesWithoutSampledPlies) {
@@ -327,11 +333,7 @@ TEST(Match, GumbelRootPlayersVaryTheirGamesWithoutSampledPlies) {
   const auto v = game::loadVariant("micro");
   const nn::Encoder encoder(v);
   mcts::UniformEvaluator uniform(encoder.policySize());
-  selfplay::PlayerSpec net;
-  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
-  net.name = "uniform";
-  net.evaluator = &uniform;
-  net.search.playouts = 16;
+  selfplay::PlayerSpec net = networkPlayer(uniform, 16);
   net.search.gumbelConsidered = 4;
   selfplay::MatchSettings ms;
   ms.games = 8;
@@ -340,25 +342,15 @@ TEST(Match, GumbelRootPlayersVaryTheirGamesWithoutSampledPlies) {
   ms.plyCap = 40;
   const auto r = selfplay::playMatch(v, encoder, net, net, ms);
   ASSERT_EQ(r.games(), 8);
-  std::set<std::string> distinct, firstMoves;
+  std::set<std::string> firstMoves;
   for (const auto& rec : r.records) {
     ASSERT_FALSE(rec.moves.empty());
-    std::string line;
-    for (const auto& m : rec.moves) line += m + " ";
-    distinct.insert(line);
     firstMoves.insert(rec.moves[0]);
   }
-  EXPECT_GE(distinct.size(), 6u);
+  EXPECT_GE(distinctGames(r.records), 6u);
   EXPECT_GE(firstMoves.size(), 2u);  // the first move too: no opening plies were sampled
   net.search.gumbelConsidered = 0;
-  const auto puct = selfplay::playMatch(v, encoder, net, net, ms);
-  std::set<std::string> puctDistinct;
-  for (const auto& rec : puct.records) {
-    std::string line;
-    for (const auto& m : rec.moves) line += m + " ";
-    puctDistinct.insert(line);
-  }
-  EXPECT_LE(puctDistinct.size(), 2u);
+  EXPECT_LE(distinctGames(selfplay::playMatch(v, encoder, net, net, ms).records), 2u);
 }
 
 // Broken engines lose each game with the reason recorded, and the match finishes.
@@ -486,11 +478,7 @@ TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
   const auto v = game::loadVariant("minishogi");
   const nn::Encoder encoder(v);
   mcts::UniformEvaluator uniform(encoder.policySize());
-  selfplay::PlayerSpec net;
-  net.kind = selfplay::PlayerSpec::Kind::kNetwork;
-  net.name = "uniform";
-  net.evaluator = &uniform;
-  net.search.playouts = 1000000;
+  selfplay::PlayerSpec net = networkPlayer(uniform, 1000000);
   net.search.solver = false;
   net.moveSeconds = 0.05;
   play::UsiProcessConfig config;
