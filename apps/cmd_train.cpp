@@ -31,6 +31,7 @@ struct TrainArgs {
   double hours = -1;
   bool restartCandidate = false;
   bool distributed = false;
+  std::string initModel;
 };
 
 struct SelfplayArgs {
@@ -114,6 +115,9 @@ void addTrainCommands(CLI::App& app) {
   train->add_flag("--restart-candidate", t->restartCandidate,
                   "If candidate.ckpt does not load, keep it as candidate.ckpt.damaged and start the candidate "
                   "again from the best model");
+  train->add_option("--init-model", t->initModel,
+                    "Start a new run from this model's weights and training step instead of random weights (same "
+                    "variant and network as the config); a run that exists already is resumed and this is not used");
   train->add_flag("--distributed", t->distributed,
                   "Under mpirun: rank 0 learns (the run directory), every other rank plays self-play games for it "
                   "(README \"Distributed training\")");
@@ -124,6 +128,7 @@ void addTrainCommands(CLI::App& app) {
     training::TrainOptions options;
     options.runDir = t->runDir;
     options.restartCandidate = t->restartCandidate;
+    options.initModel = t->initModel;
     if (t->distributed) {
 #ifdef POPPY_MPI
       distributed::runDistributedTraining(config, options);

@@ -640,8 +640,9 @@ TEST(TrainE2E, ASecondTrainerOnTheRunDirectoryIsRefusedAtOnce) {
 }
 
 TEST(TrainE2E, RefusedResumeKeepsTheRunsOwnConfig) {
-  // A resume with a config for another network shape must be refused (the checkpoint does not
-  // fit) and must leave config.yaml describing the run as it was trained.
+  // Issue 39 (2): a resume with a config for another network shape is refused, naming both
+  // networks and the config, even with --restart-candidate (which once wrote a 16-channel header
+  // over 8-channel weights); config.yaml keeps describing the run as it was trained.
   const fs::path root = testRoot();
   const fs::path config = root / "tiny.yaml", wider = root / "wider.yaml", dir = root / "run";
   spit(config, tinyConfig(1));
@@ -649,13 +650,137 @@ TEST(TrainE2E, RefusedResumeKeepsTheRunsOwnConfig) {
   const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
   ASSERT_EQ(first.code, 0) << first.describe();
   const auto before = snapshot(dir);
-  const CmdResult r = poppy({"train", "--config", wider.string(), "--run-dir", dir.string()}, root);
-  EXPECT_NE(r.code, 0) << r.describe();
-  EXPECT_LT(r.code, 124) << r.describe();
-  EXPECT_NE(r.err.find((dir / "candidate.ckpt").string()), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("shape"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(dir / "config.yaml"), slurp(config)) << "the refused config replaced the run's config.yaml";
-  expectUntouched(before, snapshot(dir), "refused resume with a 16-channel config");
+  for (const bool restart : {false, true}) {
+    SCOPED_TRACE(restart ? "with --restart-candidate" : "plain resume");
+    std::vector<std::string> args = {"train", "--config", wider.string(), "--run-dir", dir.string()};
+    if (restart) args.push_back("--restart-candidate");
+    const CmdResult r = poppy(args, root);
+    EXPECT_EQ(r.code, 2) << r.describe();
+    EXPECT_NE(r.err.find("1 blocks x 8 channels"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1 blocks x 16 channels"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(wider.string()), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir / "config.yaml"), slurp(config)) << "the refused config replaced the run's config.yaml";
+    expectUntouched(before, snapshot(dir), "refused resume with a 16-channel config");
+  }
+  // The run's own config still resumes it.
+  const CmdResult ok = poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "2"}, root);
+  ASSERT_EQ(ok.code, 0) << ok.describe();
+  fs::remove_all(root);
+}
+
+// Issue 39 (1): a run directory that lost its state.json is not a new run: starting one would
+// overwrite generation 0 and the candidate and append to the old records.
+TEST(TrainE2E, RunWithoutStateJsonIsRefusedNotOverwritten) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  fs::remove(dir / "state.json");
+  const auto before = snapshot(dir);
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "2"}, root);
+  EXPECT_EQ(r.code, 2) << r.describe();
+  EXPECT_NE(r.err.find(dir.string() + " has no state.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("candidate.ckpt"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("new run"), std::string::npos) << r.err;
+  expectUntouched(before, snapshot(dir), "run without state.json");
+  // A directory holding only what is not a run's (here an empty replay/) still starts a run.
+  const fs::path empty = root / "empty";
+  fs::create_directories(empty / "replay");
+  const CmdResult fresh = poppy({"train", "--config", config.string(), "--run-dir", empty.string()}, root);
+  ASSERT_EQ(fresh.code, 0) << fresh.describe();
+  EXPECT_NE(fresh.err.find("new run"), std::string::npos) << fresh.err;
+  fs::remove_all(root);
+}
+
+// Issue 39 (3): a run moved without replay/ (README "poppy train") goes on numbering its games
+// after the newest one in games.jsonl: ids, chunk names and exported records stay unique.
+TEST(TrainE2E, RunMovedWithoutReplayKeepsItsGameIdsUnique) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run", moved = root / "moved";
+  spit(config, tinyConfig(1));
+  const CmdResult first = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  fs::create_directories(moved);
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename() != "replay") fs::copy(e.path(), moved / e.path().filename(), fs::copy_options::recursive);
+  const CmdResult r =
+      poppy({"train", "--config", config.string(), "--run-dir", moved.string(), "--iterations", "2"}, root, 120);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const auto recs = records(moved);
+  ASSERT_EQ(recs.size(), 16u);
+  std::set<std::string> ids;
+  for (const auto& rec : recs) ids.insert(rec.id);
+  EXPECT_EQ(ids.size(), 16u) << "game ids repeat after the move";
+  const auto chunks = chunkFiles(moved);
+  ASSERT_EQ(chunks.size(), 8u);
+  EXPECT_EQ(chunks.front().filename().string(), selfplay::chunkFileName(8));
+  fs::remove_all(root);
+}
+
+// Issue 47 (2): --init-model starts a new run from a model's weights and step (a run continued on
+// another machine); a model of another variant or shape, or a broken file, is refused before the
+// run directory exists.
+TEST(TrainE2E, InitModelStartsANewRunFromItsWeightsAndRefusesMisfits) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  auto writeModel = [&](const std::string& variantName, int channels, const fs::path& file) {
+    const game::VariantPtr v = game::loadVariant(variantName);
+    const nn::Encoder encoder(v);
+    nn::ModelInfo info;
+    info.variant = v->name;
+    info.rules = v->fingerprint;
+    info.encoderVersion = nn::Encoder::kVersion;
+    info.shape = nn::networkShapeFor(encoder, 1, channels, 8);
+    info.step = 1234;
+    info.id = "kept";
+    torch::manual_seed(99);
+    nn::PolicyValueNet net(info.shape);
+    nn::saveModel(file.string(), net, info);
+  };
+  const fs::path kept = root / "kept.model", wide = root / "wide.model", mini = root / "mini.model",
+                 junk = root / "junk.model";
+  writeModel("micro", 8, kept);
+  writeModel("micro", 16, wide);
+  writeModel("minishogi", 8, mini);
+  spit(junk, "POPPYNET 2\nnot a header\n");
+  struct Misfit {
+    fs::path model;
+    std::vector<std::string> said;  // each must appear in the error
+  };
+  const std::vector<Misfit> misfits = {
+      {wide, {wide.string(), "1 blocks x 16 channels", "1 blocks x 8 channels", config.string()}},
+      {mini, {mini.string(), "minishogi", "micro"}},
+      {junk, {junk.string()}},
+      {root / "absent.model", {(root / "absent.model").string(), "no such file"}},
+  };
+  for (const Misfit& m : misfits) {
+    SCOPED_TRACE(m.model.string());
+    const CmdResult r =
+        poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--init-model", m.model.string()}, root);
+    EXPECT_EQ(r.code, 2) << r.describe();
+    for (const std::string& s : m.said) EXPECT_NE(r.err.find(s), std::string::npos) << s << " not in: " << r.err;
+    EXPECT_FALSE(fs::exists(dir)) << "the run directory was created for a refused model";
+  }
+
+  const CmdResult r =
+      poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--init-model", kept.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("from " + kept.string() + " (step 1234)"), std::string::npos) << r.err;
+  // Generation 0 is the kept model's weights and step; the candidate trained on from there.
+  const auto gen0 = nn::readModelFile((dir / "models" / "gen-0000.model").string(), true);
+  EXPECT_EQ(gen0.info.step, 1234);
+  EXPECT_TRUE(gen0.payload == nn::readModelFile(kept.string(), true).payload) << "generation 0 is not the model's weights";
+  const MicroTrainer mt;
+  EXPECT_EQ(mt.checkpointStep(dir / "candidate.ckpt"), 1234 + 10);
+  // Run again, the same command resumes the run and says the model is not used.
+  const CmdResult again = poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "2",
+                                 "--init-model", kept.string()},
+                                root);
+  ASSERT_EQ(again.code, 0) << again.describe();
+  EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("not used"), std::string::npos) << again.err;
   fs::remove_all(root);
 }
 

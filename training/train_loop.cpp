@@ -36,6 +36,7 @@
 #include "selfplay/selfplay_runner.h"
 #include "training/checkpoint.h"
 #include "training/held_out_losses.h"
+#include "training/run_directory_checks.h"
 #include "training/trainer.h"
 
 namespace poppy::training {
@@ -107,6 +108,11 @@ class Run {
   }
 
   void execute() {
+    // Refusals that must come before anything is created or written in the directory.
+    refuseRunWithoutState(dir_.string());
+    const bool resuming = fs::exists(dir_ / "state.json");
+    if (!options_.initModel.empty() && !resuming)
+      checkInitModel(options_.initModel, *variant_, nn::Encoder::kVersion, shape(), config_.sourcePath);
     fs::create_directories(dir_);
     // One trainer per run directory: a second one would interleave games, chunks and state.
     const common::DirectoryLock lock(dir_.string());
@@ -204,6 +210,10 @@ class Run {
                                  "); the run directory is damaged");
       }
       refuseOtherRules();
+      refuseChangedNetwork(bestModelPath(), shape(), config_.sourcePath);
+      if (!options_.initModel.empty())
+        say("--init-model " + options_.initModel + " not used: " + dir_.string() +
+            " holds a run already, resumed as it stands (--init-model starts new runs)");
       try {
         loadCheckpoint(path("candidate.ckpt"), *trainer_, variant_.get(), nn::Encoder::kVersion);
         savedSteps_ = trainer_->steps();
@@ -222,15 +232,20 @@ class Run {
     } else {
       state_.variant = variant_->name;
       state_.rules = variant_->fingerprint;
+      if (!options_.initModel.empty()) startFromModel(options_.initModel);
       nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(0)));
       common::writeFileAtomically(path("best"), generationName(0) + "\n");
       saveCandidate();
       saveState();
       say("new run in " + dir_.string() + ": " + variant_->name + ", " + std::to_string(config_.blocks) + " blocks x " +
-          std::to_string(config_.channels) + " channels, device " + config_.device);
+          std::to_string(config_.channels) + " channels, device " + config_.device +
+          (options_.initModel.empty() ? std::string(", random weights")
+                                      : ", from " + options_.initModel + " (step " + std::to_string(trainer_->steps()) + ")"));
     }
     chunkInfo_ = selfplay::chunkInfoFor(encoder_);
-    nextChunk_ = selfplay::nextChunkSequence(path("replay"));
+    // After the newest chunk on disk and the newest game recorded: a run moved without replay/
+    // must not reuse its games' ids (records and exported files are named by them).
+    nextChunk_ = std::max(selfplay::nextChunkSequence(path("replay")), newestRecordedChunk_ ? *newestRecordedChunk_ + 1 : 0);
     window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), chunkInfo_, size_t(config_.window));
   }
 
@@ -283,6 +298,7 @@ class Run {
           ": games.jsonl has no record of its game (the run stopped between the two, or games.jsonl lost lines); "
           "it is not trained on");
     }
+    newestRecordedChunk_ = newestRecorded;
     if (games != state_.totalGames) {
       say("state.json counted " + std::to_string(state_.totalGames) + " games, games.jsonl has " + std::to_string(games) +
           ": using the records");
@@ -291,6 +307,16 @@ class Run {
       // Lost records may reach back past this iteration's start: it then starts from what is left.
       state_.gamesAtIterationStart = std::min(state_.gamesAtIterationStart, games);
     }
+  }
+
+  // --init-model: generation 0 and the candidate are the model's weights and step (fresh
+  // momentum), so a run goes on from a model kept from another run or machine.
+  void startFromModel(const std::string& modelPath) {
+    nn::ModelInfo info;
+    nn::PolicyValueNet model = nn::loadModel(modelPath, &info, variant_.get(), nn::Encoder::kVersion);
+    nn::moduleFromBytes(*trainer_->net(), nn::moduleToBytes(*model));
+    trainer_->net()->to(device_);
+    trainer_->setSteps(info.step);
   }
 
   // --restart-candidate: the candidate becomes the best model again (weights and step, fresh
@@ -824,6 +850,7 @@ class Run {
   std::unique_ptr<selfplay::ReplayWindow> window_;
   RunState state_;
   uint64_t nextChunk_ = 0;
+  std::optional<uint64_t> newestRecordedChunk_;  // the newest game id in games.jsonl (reconcile)
   double lastStatus_ = 0;
   double startedAt_ = 0, secondsBefore_ = 0;  // this session's start; the run's time before it
   int64_t savedSteps_ = 0;                   // training steps in candidate.ckpt

@@ -26,6 +26,11 @@ struct TrainOptions {
   // candidate again from the best model (weights and step; fresh optimizer state), instead of
   // stopping with an error. A checkpoint that loads is used as always.
   bool restartCandidate = false;
+  // A new run starts from this model's weights (and its training step, so the learning-rate
+  // schedule goes on where it was) instead of random ones: a run continued on another machine
+  // from what it kept. The model must be of the configured variant, rules and network shape; a
+  // run directory that already holds a run refuses it. Empty: random weights.
+  std::string initModel;
   // Games played elsewhere (`--distributed`'s learner, training/game_feed.h): the run then plays
   // none itself; it saves the feed's games, trains while train_ratio allows and publishes each
   // new best model to the feed. nullptr: self-play on this machine.
