@@ -11,6 +11,7 @@
 #include <random>
 
 #include "apps/commands.h"
+#include "selfplay/game_record.h"
 #include "apps/inference_option.h"
 #include "game/variant_loader.h"
 #include "play/four_player_board_text.h"
@@ -89,6 +90,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   if (a.playouts == 0 && a.seconds == 0) s.limits.playouts = kDefaultPlayouts;
   s.plyCap = a.plyCap;
   s.savePath = a.save.empty() ? play::defaultSavePath(std::time(nullptr)) : a.save;
+  selfplay::requireWritableRecordFile(s.savePath);  // now, not when the game ends and its record would be lost
   s.color = !a.noColor && terminalHasColor();
   s.echoInput = !::isatty(STDIN_FILENO);
   s.seed = std::random_device{}();

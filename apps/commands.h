@@ -18,6 +18,7 @@ void addLadderCommand(CLI::App& app);  // ladder: a player against an engine at 
 void addPlayCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);  // serve: the web page
 void addRecordsCommands(CLI::App& app);  // records export, import: KIF and CSA files
+void addModelCommands(CLI::App& app);    // model info: what a model file holds
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
 void addSearchBench(CLI::App* bench);     // bench search
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   poppy::apps::addPlayCommand(app);
   poppy::apps::addServeCommand(app);
   poppy::apps::addRecordsCommands(app);
+  poppy::apps::addModelCommands(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

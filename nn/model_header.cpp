@@ -14,6 +14,17 @@
 #include "game/rules_fingerprint.h"
 
 namespace poppy::nn {
+
+std::string describeNetwork(const NetworkShape& s) {
+  return std::to_string(s.blocks) + " blocks x " + std::to_string(s.channels) + " channels, value head " +
+         std::to_string(s.valueHidden) + " wide";
+}
+
+bool sameNetwork(const NetworkShape& a, const NetworkShape& b) {
+  return a.blocks == b.blocks && a.channels == b.channels && a.valueHidden == b.valueHidden && a.planes == b.planes &&
+         a.height == b.height && a.width == b.width && a.policySize == b.policySize &&
+         a.policyPlanes == b.policyPlanes && a.valueOutputs == b.valueOutputs;
+}
 namespace {
 
 constexpr const char* kMagic = "POPPYNET";

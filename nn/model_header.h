@@ -29,6 +29,12 @@ struct ModelInfo {
   std::string id;     // e.g. "gen-0007"
 };
 
+// "4 blocks x 32 channels, value head 32 wide": how messages name a network.
+std::string describeNetwork(const NetworkShape& s);
+// The architecture fields that decide whether weights load into a network (the encoder's
+// planes, board and policy size included).
+bool sameNetwork(const NetworkShape& a, const NetworkShape& b);
+
 // The header fields shared by model files and checkpoints. fromJson throws
 // nlohmann::json::exception for a missing or mistyped field.
 void modelInfoToJson(const ModelInfo& info, nlohmann::json& out);

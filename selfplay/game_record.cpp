@@ -177,6 +177,24 @@ GameRecord gameRecordFromJson(const std::string& line) {
   return r;
 }
 
+void requireWritableRecordFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  if (fs::exists(file, ec)) {
+    if (!fs::is_regular_file(file, ec)) throw GameRecordError(path + ": cannot save games there: not a regular file");
+    if (::access(path.c_str(), W_OK) != 0) throw GameRecordError(path + ": cannot save games there: " + errnoText());
+    return;
+  }
+  const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::exists(parent, ec)) fs::create_directories(parent, ec);
+  if (!fs::is_directory(parent, ec))
+    throw GameRecordError(path + ": cannot save games there: " + parent.string() + " is not a folder" +
+                          (ec ? " (" + ec.message() + ")" : ""));
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    throw GameRecordError(path + ": cannot save games there: folder " + parent.string() + ": " + errnoText());
+}
+
 void appendGameRecords(const std::string& path, const std::vector<GameRecord>& records) {
   std::string data;
   for (const GameRecord& r : records) {

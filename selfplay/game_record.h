@@ -69,6 +69,12 @@ GameRecord gameRecordFromJson(const std::string& line);
 // directory when the file was created). Validates all records before writing any.
 void appendGameRecords(const std::string& path, const std::vector<GameRecord>& records);
 
+// Checks, before a game is played, that appendGameRecords will be able to write `path`: an
+// existing file must be a writable regular file; otherwise its folder (created here if missing)
+// must be a writable folder. Throws GameRecordError naming the path and the reason. Creates no
+// file, so a session that saves nothing leaves nothing behind.
+void requireWritableRecordFile(const std::string& path);
+
 struct GameRecordFile {
   std::vector<GameRecord> records;  // every good line, in file order
   // "PATH:LINE: what is wrong", one per malformed complete line (skipped).

@@ -406,6 +406,39 @@ TEST(CliProgress, IntoAFileProgressIsAFewWholeLines) {
   fs::remove(records.string() + ".summary.json");
 }
 
+// Issue 39 (15): `poppy model info` reads a model's header. The expected values are
+// micro-v3's card (models/micro/README.md): micro rules 1c01743b44857d55, 4 blocks x 32
+// channels, value head 32 wide, 25,950 steps, generation 91.
+TEST(CliModel, InfoSaysWhatAModelHoldsAndRefusesOtherFiles) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
+  const CmdResult r = poppy({"model", "info", model});
+  expectSuccess(r);
+  for (const char* needle : {"variant   micro, rules 1c01743b44857d55: the same as configs/variants/micro.yaml",
+                             "4 blocks x 32 channels, value head 32 wide", "step 25950, saved as gen-0091",
+                             "checksum OK"})
+    EXPECT_THAT(r.out, HasSubstr(needle)) << r.describe();
+  const CmdResult j = poppy({"model", "info", "--json", model});
+  expectSuccess(j);
+  const auto info = nlohmann::json::parse(j.out);
+  EXPECT_EQ(info.at("variant"), "micro");
+  EXPECT_EQ(info.at("blocks"), 4);
+  EXPECT_EQ(info.at("channels"), 32);
+  EXPECT_EQ(info.at("step"), 25950);
+
+  // A damaged copy (one byte of the weights flipped) and a file that is no model: clear errors.
+  const fs::path dir = fs::temp_directory_path() / ("poppy_cli_model_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string bytes = slurp(model);
+  bytes[bytes.size() - 100] = char(bytes[bytes.size() - 100] ^ 0x10);
+  const fs::path damaged = dir / "damaged.model";
+  std::ofstream(damaged, std::ios::binary) << bytes;
+  expectCleanError(poppy({"model", "info", damaged.string()}), damaged.string());
+  const std::string readme = std::string(POPPY_SOURCE_DIR) + "/README.md";
+  expectCleanError(poppy({"model", "info", readme}), readme + ": not a Poppy model file");
+  expectCleanError(poppy({"model", "info", (dir / "absent.model").string()}), "absent.model");
+  fs::remove_all(dir);
+}
+
 // --inference on every command that loads a model to search with: a bad value is a usage error
 // naming it, before anything is loaded.
 TEST(CliErrors, BadInferenceIsNamed) {

@@ -630,6 +630,31 @@ TEST(PlayBinary, BadOptionsAreClearErrors) {
   EXPECT_FALSE(fs::exists(dir / "g.jsonl")) << "nothing is saved when the game never started";
 }
 
+// Issue 39 (6): a --save path that cannot be written is refused before the game starts; it once
+// failed when the game ended, losing the record of the game just played.
+TEST(PlayBinary, UnwritableSavePathIsRefusedBeforeTheGame) {
+  const fs::path dir = freshTempDir(kTmp, "binary-save");
+  spit(dir / "a-file", "x\n");
+  fs::create_directories(dir / "a-folder");
+  const std::vector<std::pair<fs::path, std::string>> bad = {
+      {dir / "a-folder", "not a regular file"},
+      {dir / "a-file" / "game.jsonl", "is not a folder"},
+  };
+  for (const auto& [path, why] : bad) {
+    SCOPED_TRACE(path.string());
+    const BinaryRun r = runPoppy(dir, "--playouts 8 --save " + shellQuote(path.string()), "quit\n");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, path.string())) << r.err;
+    EXPECT_TRUE(contains(r.err, why)) << r.err;
+    EXPECT_FALSE(contains(r.out, "Poppy plays")) << "the game started:\n" << r.out;
+  }
+  // A folder that does not exist yet is made, and the game is saved there.
+  const fs::path fresh = dir / "new" / "folder" / "g.jsonl";
+  const BinaryRun ok = runPoppy(dir, "--playouts 8 --save " + shellQuote(fresh.string()), "quit\n");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(selfplay::readGameRecords(fresh.string()).size(), 1u);
+}
+
 #endif  // POPPY_BINARY
 
 }  // namespace

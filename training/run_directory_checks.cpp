@@ -8,17 +8,6 @@
 namespace poppy::training {
 namespace fs = std::filesystem;
 
-std::string describeNetwork(const nn::NetworkShape& s) {
-  return std::to_string(s.blocks) + " blocks x " + std::to_string(s.channels) + " channels, value head " +
-         std::to_string(s.valueHidden) + " wide";
-}
-
-bool sameNetwork(const nn::NetworkShape& a, const nn::NetworkShape& b) {
-  return a.blocks == b.blocks && a.channels == b.channels && a.valueHidden == b.valueHidden && a.planes == b.planes &&
-         a.height == b.height && a.width == b.width && a.policySize == b.policySize &&
-         a.policyPlanes == b.policyPlanes && a.valueOutputs == b.valueOutputs;
-}
-
 void refuseRunWithoutState(const std::string& runDir) {
   const fs::path dir(runDir);
   if (!fs::is_directory(dir) || fs::exists(dir / "state.json")) return;
@@ -43,9 +32,9 @@ void refuseRunWithoutState(const std::string& runDir) {
 void refuseChangedNetwork(const std::string& bestModelPath, const nn::NetworkShape& configured,
                           const std::string& configPath) {
   const nn::ModelInfo best = nn::readModelInfo(bestModelPath);
-  if (sameNetwork(best.shape, configured)) return;
-  throw RunDirectoryError("the run's network is " + describeNetwork(best.shape) + " (" + bestModelPath + "), but " +
-                          configPath + " configures " + describeNetwork(configured) +
+  if (nn::sameNetwork(best.shape, configured)) return;
+  throw RunDirectoryError("the run's network is " + nn::describeNetwork(best.shape) + " (" + bestModelPath + "), but " +
+                          configPath + " configures " + nn::describeNetwork(configured) +
                           ": a run keeps its network; restore the network settings, or start a new run (another "
                           "--run-dir, with --init-model to start from a model of the new shape)");
 }
@@ -55,9 +44,9 @@ nn::ModelInfo checkInitModel(const std::string& modelPath, const game::Variant& 
   if (!fs::is_regular_file(modelPath)) throw RunDirectoryError("--init-model " + modelPath + ": no such file");
   const nn::ModelInfo info = nn::readModelInfo(modelPath);  // ModelError names the file
   nn::checkModelFits(info, modelPath, &variant, encoderVersion);
-  if (!sameNetwork(info.shape, configured))
-    throw RunDirectoryError("--init-model " + modelPath + " is " + describeNetwork(info.shape) + ", but " + configPath +
-                            " configures " + describeNetwork(configured) +
+  if (!nn::sameNetwork(info.shape, configured))
+    throw RunDirectoryError("--init-model " + modelPath + " is " + nn::describeNetwork(info.shape) + ", but " + configPath +
+                            " configures " + nn::describeNetwork(configured) +
                             ": set the config's network to the model's, or start from random weights");
   return info;
 }

@@ -17,13 +17,6 @@ class RunDirectoryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// "4 blocks x 32 channels, value head 32 wide": how errors name a network.
-std::string describeNetwork(const nn::NetworkShape& s);
-
-// The architecture fields that decide whether weights load into a network (the encoder's
-// planes and policy size included).
-bool sameNetwork(const nn::NetworkShape& a, const nn::NetworkShape& b);
-
 // A directory with no state.json is a new run only if it holds none of a run's files
 // (candidate.ckpt, models/*.model, games.jsonl, replay chunks); otherwise state.json was lost
 // and a new run would overwrite generation 0, the candidate and the records.

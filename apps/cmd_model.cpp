@@ -1,0 +1,86 @@
+// `poppy model info FILE...`: what a model file holds, read from its header without LibTorch:
+// the variant and rules it was trained for (and whether this checkout's variant file still has
+// those rules), the encoder, the network, the training step, and the file's checksum.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "apps/commands.h"
+#include "game/rules_fingerprint.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "nn/model_header.h"
+
+namespace poppy::apps {
+namespace {
+
+struct ModelInfoArgs {
+  std::vector<std::string> files;
+  bool json = false;
+};
+
+// Whether the rules the model was trained for are the rules this checkout plays.
+std::string rulesVerdict(const nn::ModelInfo& info) {
+  game::VariantPtr variant;
+  try {
+    variant = game::loadVariant(info.variant);
+  } catch (const std::exception&) {
+    return "no variant file named " + info.variant + " here";
+  }
+  if (!info.rules) return "not recorded (a file older than rules fingerprints)";
+  if (info.rules == variant->fingerprint) return "the same as " + variant->sourcePath;
+  return "differ from " + variant->sourcePath + " (" + game::fingerprintHex(variant->fingerprint) +
+         "): the variant file was edited since";
+}
+
+void printInfo(const std::string& file, bool asJson) {
+  const nn::ModelFileContents model = nn::readModelFile(file, /*withPayload=*/true);  // checks the CRC
+  const nn::ModelInfo& i = model.info;
+  const nn::NetworkShape& s = i.shape;
+  const double mflop = nn::flopsPerPosition(s) / 1e6;
+  const uintmax_t bytes = std::filesystem::file_size(file);
+  const bool encoderFits = i.encoderVersion == nn::Encoder::kVersion;
+  if (asJson) {
+    nlohmann::json j;
+    nn::modelInfoToJson(i, j);
+    j["file"] = file;
+    j["file_bytes"] = bytes;
+    j["checksum_ok"] = true;
+    j["mflop_per_position"] = mflop;
+    j["rules_here"] = rulesVerdict(i);
+    j["encoder_here"] = nn::Encoder::kVersion;
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf("%s\n", file.c_str());
+  std::printf("  variant   %s, rules %s: %s\n", i.variant.c_str(),
+              i.rules ? game::fingerprintHex(i.rules).c_str() : "?", rulesVerdict(i).c_str());
+  std::printf("  encoder   version %d (%s)\n", i.encoderVersion,
+              encoderFits ? "this poppy's" : ("this poppy reads version " + std::to_string(nn::Encoder::kVersion)).c_str());
+  std::printf("  network   %s, %d value outputs; input %d planes of %dx%d, %d policy moves (%s)\n",
+              nn::describeNetwork(s).c_str(), s.valueOutputs, s.planes, s.width, s.height, s.policySize,
+              s.policyPlanes > 0 ? (std::to_string(s.policyPlanes) + " spatial planes").c_str() : "dense head");
+  std::printf("  cost      %.2f MFLOP per position\n", mflop);
+  std::printf("  training  step %lld, saved as %s\n", static_cast<long long>(i.step), i.id.empty() ? "?" : i.id.c_str());
+  std::printf("  file      %ju bytes, checksum OK\n", bytes);
+}
+
+}  // namespace
+
+void addModelCommands(CLI::App& app) {
+  CLI::App* model = app.add_subcommand("model", "Look at model files");
+  model->require_subcommand(1);
+  auto a = std::make_shared<ModelInfoArgs>();
+  CLI::App* info = model->add_subcommand(
+      "info", "What a model file holds: variant and rules, encoder, network, training step; checks its checksum");
+  info->add_option("files", a->files, "Model files")->required()->check(CLI::ExistingFile);
+  info->add_flag("--json", a->json, "One JSON object per file instead of text");
+  info->callback([a] {
+    for (const std::string& f : a->files) printInfo(f, a->json);
+  });
+}
+
+}  // namespace poppy::apps
