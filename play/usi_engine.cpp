@@ -58,6 +58,14 @@ std::optional<int64_t> parseInteger(const std::string& text, int64_t lo, int64_t
   }
 }
 
+// The words `go` knows: a limit's value that is one of them was left out (`go nodes movetime 100`).
+bool isGoKeyword(const std::string& w) {
+  for (const char* k : {"infinite", "ponder", "mate", "btime", "wtime", "binc", "winc", "byoyomi", "movetime", "nodes",
+                        "searchmoves"})
+    if (w == k) return true;
+  return false;
+}
+
 // The centipawn mapping of Analysis::centipawns(), for one move's win rate.
 int centipawnsOf(float winRate) {
   Analysis a;
@@ -408,11 +416,19 @@ void UsiEngine::cmdGo(const std::vector<std::string>& words) {
                w == "nodes") {
       const std::string text = i + 1 < words.size() ? words[i + 1] : "";
       const auto v = parseInteger(text, -Analyzer::kMaxPlayouts * 1000, int64_t(1) << 50);
+      // A value that is not a keyword is this limit's, good or bad: it is consumed, so one bad
+      // number gives one error, not a second "unknown word".
+      const bool valueGiven = !text.empty() && !isGoKeyword(text);
       if (!v) {
         send("info string error: go: '" + w + "' needs a whole number, got '" + text + "' (ignored)");
+        if (valueGiven) ++i;
         continue;
       }
       ++i;
+      if (w == "nodes" && *v < 1) {  // 0 or less would otherwise fall back to the default playouts unannounced
+        send("info string error: go: 'nodes' must be at least 1, got '" + text + "' (ignored)");
+        continue;
+      }
       int64_t* target = w == "btime" ? &go.btime : w == "wtime" ? &go.wtime : w == "binc" ? &go.binc
                         : w == "winc" ? &go.winc : w == "byoyomi" ? &go.byoyomi : w == "movetime" ? &go.movetime
                                                                                                      : &go.nodes;

@@ -271,6 +271,20 @@ TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
   out = s.send("go btime soon nodes 30");
   EXPECT_TRUE(contains(out, "info string error: go: 'btime' needs a whole number, got 'soon'")) << joined(out);
   EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+  // Issue 39 (10): a node limit below 1 is an error, not a silent fallback to the default search;
+  // an overlong number is one error, not a second "unknown word".
+  for (const std::string nodes : {"0", "-5"}) {
+    out = s.send("go nodes " + nodes);
+    EXPECT_TRUE(contains(out, "info string error: go: 'nodes' must be at least 1, got '" + nodes + "'")) << joined(out);
+    EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+  }
+  out = s.send("go nodes 123456789012345678901234567890 movetime 50");
+  int errors = 0;
+  for (const std::string& line : out) errors += startsWith(line, "info string error");
+  EXPECT_EQ(errors, 1) << joined(out);
+  EXPECT_TRUE(contains(out, "info string error: go: 'nodes' needs a whole number, got '123456789012345678901234567890'"))
+      << joined(out);
+  EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
   out = s.send("go mate soon");
   EXPECT_TRUE(contains(out, "info string error: go mate: expected milliseconds or 'infinite', got 'soon' (searching until stop)"))
       << joined(out);
