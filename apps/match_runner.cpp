@@ -5,12 +5,20 @@
 #include <cstdio>
 
 #include "common/progress_line.h"
+#include "common/stop_signal.h"
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
 #include "play/match_openings.h"
 #include "play/match_report.h"
 
 namespace poppy::apps {
+namespace {
+// Thrown from the progress callback once Ctrl-C or SIGTERM asked the match to stop (after the
+// summary has been written): it leaves playMatch, whose players are closed on the way out.
+struct MatchInterrupted {
+  int games;
+};
+}  // namespace
 
 void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   nn::setNetworkThreads(o.threads);
@@ -83,17 +91,31 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   common::ProgressLine progressLine;
   std::fprintf(stderr, "%s vs %s: %d games, %d at once\n", o.a.player.c_str(), o.b.player.c_str(), o.games,
                std::min(o.parallel, o.games));
-  const auto r = selfplay::playMatch(variant, encoder, a.loaded.spec, b.loaded.spec, ms,
-                                     [&](const selfplay::MatchResult& s, int wanted) {
-    // Each game is saved as soon as it ends, so an interrupted match keeps its games.
-    if (!o.records.empty()) selfplay::appendGameRecords(o.records, {s.records.back()});
-    const double t = seconds();
-    if (!o.summary.empty() && t - lastSummary >= 10) {
-      play::writeMatchSummary(o.summary, info, s, t, false);
-      lastSummary = t;
-    }
-    progressLine.update(play::progressLine(s, wanted, t, info.resumedGames), s.games() == wanted);
-  }, std::move(resumed));
+  // The first Ctrl-C or SIGTERM stops the match once the next game ends, its record and the
+  // summary written (a second one ends the process at once).
+  const common::StopOnSignal stopOnSignal;
+  selfplay::MatchResult r;
+  try {
+    r = selfplay::playMatch(variant, encoder, a.loaded.spec, b.loaded.spec, ms,
+                            [&](const selfplay::MatchResult& s, int wanted) {
+      // Each game is saved as soon as it ends, so an interrupted match keeps its games.
+      if (!o.records.empty()) selfplay::appendGameRecords(o.records, {s.records.back()});
+      const double t = seconds();
+      const bool stopping = common::StopOnSignal::requested() && s.games() < wanted;
+      if (!o.summary.empty() && (t - lastSummary >= 10 || stopping)) {
+        play::writeMatchSummary(o.summary, info, s, t, false);
+        lastSummary = t;
+      }
+      progressLine.update(play::progressLine(s, wanted, t, info.resumedGames), s.games() == wanted);
+      if (stopping) throw MatchInterrupted{s.games()};
+    }, std::move(resumed));
+  } catch (const MatchInterrupted& stopped) {
+    progressLine.finish();
+    std::printf("interrupted after %d of %d games%s%s; run the same command with --resume to play the rest\n",
+                stopped.games, o.games, o.records.empty() ? "" : ", records in ", o.records.c_str());
+    if (!o.summary.empty()) std::printf("summary (unfinished): %s\n", o.summary.c_str());
+    return;
+  }
   progressLine.finish();
   if (!o.summary.empty()) play::writeMatchSummary(o.summary, info, r, seconds(), true);
   std::printf("%s\n", play::resultLine(r, o.a.player, o.b.player).c_str());
