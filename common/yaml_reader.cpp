@@ -1,6 +1,8 @@
 #include "common/yaml_reader.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <map>
 
 namespace poppy::common {
 
@@ -24,8 +26,15 @@ void YamlReader::fail(const std::string& key, const std::string& what, const YAM
 
 void YamlReader::onlyKeys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const {
   if (!map.IsMap()) fail(key.empty() ? "(top level)" : key, "must be a mapping", map);
+  std::map<std::string, int> lineOf;  // yaml-cpp keeps duplicate keys and answers with the first
   for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) fail(key.empty() ? "(top level)" : key, "has a key that is not a plain name", kv.first);
     const std::string k = kv.first.as<std::string>();
+    const int line = kv.first.Mark().line + 1;
+    if (const auto seen = lineOf.find(k); seen != lineOf.end())
+      fail(join(key, k), "appears twice (lines " + std::to_string(seen->second) + " and " + std::to_string(line) +
+                             "); keep one", kv.first);
+    lineOf[k] = line;
     if (allowed.count(k)) continue;
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -51,8 +60,11 @@ double YamlReader::real(const YAML::Node& map, const std::string& parent, const 
   const std::string key = join(parent, name);
   if (!map[name]) return dflt;
   const double value = as<double>(map[name], key, "a number");
-  if (!(value >= lo && value <= hi))
-    fail(key, std::to_string(value) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi), map[name]);
+  if (!(value >= lo && value <= hi)) {
+    char range[160];  // %g: "-1 is out of range 0..10", not "-1.000000 ... 0.000000..10.000000"
+    std::snprintf(range, sizeof range, "%g is out of range %g..%g", value, lo, hi);
+    fail(key, range, map[name]);
+  }
   return value;
 }
 

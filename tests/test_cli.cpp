@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "selfplay/game_record.h"
+#include "support/child_process.h"
 #include "support/scratch_files.h"
 
 using ::testing::HasSubstr;
@@ -617,6 +620,41 @@ TEST(CliMatch, FourPlayerMatchSeatsAInOneSeat) {
   expectCleanError(poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "uniform:8", "--resume",
                           "--records", records}),
                    "--resume is for two-player matches (yonin has 4 players)");
+}
+
+// Issue 39 (14): SIGTERM stops a match once the next game ends, with the summary written on the
+// way out: it counts every game in the records (a stopped match once left 100 records and a
+// summary of 65), and --resume plays the rest.
+TEST(CliMatch, SigtermWritesTheSummaryOfEveryRecordedGame) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "sigterm_match");
+  const std::string records = (dir / "r.jsonl").string(), summary = (dir / "s.json").string();
+  const std::vector<std::string> args = {"match", "--a", "uniform:16", "--b", "uniform:16", "--games", "400",
+                                         "--parallel", "1", "--records", records, "--summary", summary};
+  const pid_t pid = poppy::testing::startChild(POPPY_BINARY, args, dir / "out.txt", dir / "err.txt");
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (poppy::testing::completeLines(records).size() < 5 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GE(poppy::testing::completeLines(records).size(), 5u) << slurp(dir / "err.txt");
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << slurp(dir / "err.txt");
+  const std::string out = slurp(dir / "out.txt");
+  EXPECT_THAT(out, HasSubstr("interrupted after ")) << out;
+  EXPECT_THAT(out, HasSubstr("--resume")) << out;
+  const size_t played = poppy::testing::completeLines(records).size();
+  EXPECT_LT(played, 400u);
+  const auto s = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(s.at("games").get<size_t>(), played) << "the summary lags the records";
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  resume[6] = std::to_string(played + 2);  // --games: two more than were played (one game at a time: ids 0..played-1)
+  const CmdResult more = poppy(resume);
+  expectSuccess(more);
+  EXPECT_EQ(poppy::testing::completeLines(records).size(), played + 2);
+  EXPECT_EQ(nlohmann::json::parse(slurp(summary)).at("games").get<size_t>(), played + 2);
 }
 
 // A four-player training config must leave the two-player tools off; each is named.

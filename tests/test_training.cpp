@@ -705,6 +705,19 @@ TEST_F(TrainConfigErrors, WrongTypes) {
   expectRefused("- just\n- a list\n", {"top level"});
 }
 
+// Issue 39 (9): what a config once accepted or reported badly.
+TEST_F(TrainConfigErrors, DuplicateKeysComplexKeysAndAWindowThatNeverTrains) {
+  // yaml-cpp keeps both of a duplicated key and answers with the first: refused, naming both lines.
+  expectRefused("training:\n  batch_size: 32\n  batch_size: 64\n", {"training.batch_size", "twice", "lines 2 and 3"});
+  expectRefused("seed: 1\nseed: 2\n", {"'seed'", "twice"});
+  // A key that is a list or a map once escaped as "yaml-cpp: bad conversion" without the file.
+  expectRefused("? [a, b]\n: 3\n", {"top level", "not a plain name"});
+  // min_samples above the window: the window never holds enough samples, so no step is ever trained.
+  expectRefused("training: {window: 10, min_samples: 100000}\n", {"training.min_samples", "training.window (10)"});
+  // Ranges of real numbers read as numbers ("-1 is out of range 1e-07..10").
+  expectRefused("training: {learning_rate: -1}\n", {"-1 is out of range 1e-07..10"});
+}
+
 TEST_F(TrainConfigErrors, BadLearningRateSchedule) {
   expectRefused("training: {lr_schedule: [[0, 0.1], [0, 0.01]]}\n", {"training.lr_schedule[1]", "increase"});
   expectRefused("training: {lr_schedule: [[100, 0.1], [50, 0.01]]}\n", {"training.lr_schedule[1]", "increase"});

@@ -113,6 +113,10 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.weightDecay = r.real(n, "training", "weight_decay", 0, 1, c.weightDecay);
     c.window = r.integer(n, "training", "window", 1, 100000000, c.window);
     c.minSamples = r.integer(n, "training", "min_samples", 1, 100000000, c.minSamples);
+    if (c.minSamples > c.window)  // the window never holds min_samples: the run would never train
+      r.fail("training.min_samples", std::to_string(c.minSamples) + " is more than training.window (" +
+                                         std::to_string(c.window) + "): the window never holds enough samples to train",
+             n["min_samples"]);
     c.trainThreads = r.integer(n, "training", "threads", 1, 256, c.trainThreads);
     c.rootValueWeight = r.real(n, "training", "root_value_weight", 0, 1, c.rootValueWeight);
     c.valueLossWeight = r.real(n, "training", "value_loss_weight", 0, 10, c.valueLossWeight);
