@@ -10,6 +10,7 @@
 #include "game/variant_loader.h"
 #include "mcts/mate_search.h"
 #include "play/board_text.h"
+#include "selfplay/selfplay_runner.h"
 
 namespace poppy::play {
 
@@ -576,8 +577,11 @@ void UsiEngine::search(SearchJob job) {
     }
     const game::Outcome over = pos.outcome(0);
     if (over.over()) {
-      // Already ended by repetition; the GUI asks anyway, so answer with a legal move.
-      send("info string the game is already over by repetition");
+      // Already ended (by repetition, say, or chu's royal capture); the GUI asks anyway. A side
+      // that has lost says so by resigning; otherwise it answers with a legal move.
+      send("info string the game is already over: " + selfplay::reasonName(over.reason) +
+           (over.draw() ? ", a draw" : over.winner == pos.sideToMove() ? ", won by the side to move" : ", lost by the side to move"));
+      if (!over.draw() && over.winner != pos.sideToMove()) return finish("resign");
       return finish(pos.moveToUsi(legal[0]));
     }
     if (setup.book && !untilStopped) {

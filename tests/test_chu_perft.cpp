@@ -146,6 +146,9 @@ const std::vector<std::string> kRuleCases = {
     "11k/2L4P4/4p7/4S7/9P2/12/12/12/12/12/12/K11 b - 1",
     // A drunk elephant about to promote to a crown prince, the second royal.
     "11k/12/12/12/6E5/12/12/12/12/12/12/K11 b - 1",
+    // Sente's promoted dragon (5a) takes gote's only royal on 5b: after 5a5b the game is over and
+    // has no moves, though gote's pieces could still move (issue 39: both engines counted 73).
+    "l1csge1+Dsf1l/af1d1xgk2ca/mvrt1tr3v1/1ppp6pm/9p1p/p4p6/3I2p5/12/PPPPPO2P1PM/MBRH2T5/AV2T3+h2L/LFCSGK1GS3 b - 99",
 };
 
 class ChuPerft : public ::testing::Test {
@@ -156,6 +159,20 @@ class ChuPerft : public ::testing::Test {
 TEST_F(ChuPerft, StartPositionToDepthThree) { expectSameCounts(chu, {chu->startSfen}, 3); }
 
 TEST_F(ChuPerft, HandMadeRuleCases) { expectSameCounts(chu, kRuleCases, 2); }
+
+// A side that has lost its last royal has lost (docs/RULES.md, chu: royal capture): the position
+// after the capture counts no moves at any depth, and divide lists none.
+TEST_F(ChuPerft, AGameEndedByRoyalCaptureHasNoMoves) {
+  Position pos = Position::fromSfen(chu, kRuleCases.back());
+  pos.makeMove(pos.parseUsi("5a5b"));
+  ASSERT_EQ(pos.royalCount(pos.sideToMove()), 0);
+  EXPECT_EQ(perft(pos, 1), 0u);
+  EXPECT_EQ(perft(pos, 2), 0u);
+  EXPECT_TRUE(perftDivide(pos, 2).empty());
+  pos.unmakeMove();
+  for (const auto& [move, count] : perftDivide(pos, 2))
+    if (move == "5a5b") EXPECT_EQ(count, 0u);
+}
 
 // Every face alone (kings on 12l and 1a aside), for either side to move, on a central square,
 // an edge square and squares in and out of the promotion zone: depth 2 against shogiops.

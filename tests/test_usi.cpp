@@ -292,6 +292,18 @@ TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
   EXPECT_TRUE(s.send("").empty());
 }
 
+// Issue 39 (5): a chu position where the side to move has lost its last royal (sente's dragon
+// took gote's only king on 5b) is a lost game, not a repetition; the engine says so and resigns.
+TEST(Usi, AGameLostByRoyalCaptureIsNamedAndResigned) {
+  Session s;
+  const std::string sfen =
+      "l1csge1+Dsf1l/af1d1xgk2ca/mvrt1tr3v1/1ppp6pm/9p1p/p4p6/3I2p5/12/PPPPPO2P1PM/MBRH2T5/AV2T3+h2L/LFCSGK1GS3 b - 99";
+  s.send("setoption name UCI_Variant value chu");
+  const auto out = s.send("position sfen " + sfen + " moves 5a5b\ngo nodes 50");
+  EXPECT_TRUE(contains(out, "info string the game is already over: royals_captured, lost by the side to move")) << joined(out);
+  EXPECT_EQ(bestmoveOf(out), "resign") << joined(out);
+}
+
 // Tsume mode. The start position has no checking move for sente (its bishop on 2e sees only 3d
 // and 4c), so a checks-only mate search finishes every depth at once: "nomate".
 // k3/4/P3/4/3K b G 1: G*4b mates (the gold attacks 4a, 3a and 3b; the pawn on 4c guards 4b),

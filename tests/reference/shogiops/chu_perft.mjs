@@ -62,8 +62,13 @@ function children(pos) {
   return seen;
 }
 
+// A side without a royal has lost (royal capture): the game is over and has no moves, though
+// shogiops would still list its pieces' moves.
+const ended = (pos) => pos.kingsOf('sente').isEmpty() || pos.kingsOf('gote').isEmpty();
+
 function distinct(pos, depth) {
   if (depth === 0) return 1;
+  if (ended(pos)) return 0;
   const kids = children(pos);
   if (depth === 1) return kids.size;
   let n = 0;
