@@ -143,10 +143,13 @@ void runTree(const TreeArgs& a) {
   std::vector<std::pair<std::string, std::vector<selfplay::GameRecord>>> records;
   for (const std::string& path : a.records) {
     records.emplace_back(path, play::readGameFile(path, variant->name));
+    if (records.back().second.empty())
+      throw std::invalid_argument("--records " + path + ": no game record could be read from it");
     play::checkGameRecords(records.back().second, path, variant);
   }
   const bool picture = a.format == "svg" || a.format == "png";
   if (a.format == "png" && a.out.empty()) throw std::invalid_argument("--format png needs --out FILE.png");
+  if (!a.out.empty()) common::requireWritableDestination(a.out);  // now, not after the search
   play::OpeningTreeSvgOptions pictureOptions = a.picture;
   for (const std::string& line : a.diagramLines) {
     std::vector<std::string> moves;
@@ -179,6 +182,7 @@ void runTree(const TreeArgs& a) {
 void runBook(const TreeArgs& a, const std::string& out) {
   const game::VariantPtr variant = game::loadVariant(a.variant);
   game::requireTwoPlayers(*variant, "poppy openings book");
+  common::requireWritableDestination(out);  // now, not after the search
   const play::OpeningTree tree = buildTree(a, variant);
   const play::OpeningBook book = play::openingTreeToBook(tree, variant);
   book.save(out);

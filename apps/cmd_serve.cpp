@@ -6,6 +6,7 @@
 // of $POPPY_WEB_DIR, ./web and the source tree's web/ that holds index.html (the way variants
 // are found), so a built binary serves the page of its own checkout and nothing is downloaded.
 #include <httplib.h>
+#include <netdb.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -30,6 +31,30 @@ namespace poppy::apps {
 namespace {
 
 constexpr size_t kMaxRequestBytes = 64 * 1024;  // request bodies: a move or a new game, never more
+
+// Why binding failed, as far as can be told: a host that does not resolve is named as such;
+// otherwise the port is taken or the address is not this machine's.
+std::string whyNotListening(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_flags = AI_PASSIVE;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (rc != 0) return "'" + host + "' is not a host name or address (" + ::gai_strerror(rc) + ")";
+  ::freeaddrinfo(found);
+  return "the port is in use, or " + host + " is not an address of this machine";
+}
+
+// The JSON "error" of an HTTP error that no handler explained (httplib's own refusals included).
+std::string httpErrorText(int status, const httplib::Request& req) {
+  switch (status) {
+    case 404: return "no page " + req.path;
+    case 405: return "method " + req.method + " is not allowed on " + req.path + " (GET and POST are)";
+    case 413: return "request body over " + std::to_string(kMaxRequestBytes) + " bytes";
+    case 400: return "malformed HTTP request";
+    default: return "HTTP error " + std::to_string(status) + " on " + req.method + " " + req.path;
+  }
+}
 
 struct ServeOptions {
   int port = 8080;
@@ -202,11 +227,42 @@ void serve(const ServeOptions& o) {
   });
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // the API already wrote its JSON error
-    res.set_content(nlohmann::json{{"error", "no page " + req.path}}.dump(), "application/json");
+    res.set_content(nlohmann::json{{"error", httpErrorText(res.status, req)}}.dump(), "application/json");
   });
+  // Before any body is read: a chunked body's length is known only once it has all arrived, so
+  // the length limit above cannot stop it (a 300 MB chunked body was read and kept in memory):
+  // every body must say its length. API bodies are JSON: another type is refused here rather
+  // than parsed as a form (httplib's 8 KB form limit answered with a misleading 413).
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.has_header("Transfer-Encoding")) {
+      res.status = 411;
+      res.set_content(nlohmann::json{{"error", "request bodies must come with a Content-Length (at most " +
+                                                   std::to_string(kMaxRequestBytes) +
+                                                   " bytes); Transfer-Encoding is not accepted"}}.dump(),
+                      "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::string type = req.get_header_value("Content-Type");
+    if (req.method == "POST" && !type.empty() && type.rfind("application/json", 0) != 0) {
+      res.status = 415;
+      res.set_content(nlohmann::json{{"error", "request bodies are JSON: send Content-Type: application/json, not " +
+                                                   type}}.dump(),
+                      "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Other methods are answered 405 naming the allowed ones (httplib would say 404).
+  auto notAllowed = [](const httplib::Request&, httplib::Response& res) {
+    res.status = 405;
+    res.set_header("Allow", "GET, POST");
+  };
+  server.Delete(R"(/.*)", notAllowed);
+  server.Put(R"(/.*)", notAllowed);
+  server.Patch(R"(/.*)", notAllowed);
 
   const int port = o.port == 0 ? server.bind_to_any_port(o.host) : (server.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (port < 0) throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(o.port) + " (in use?)");
+  if (port < 0) throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " + whyNotListening(o.host));
   // Tests read this line to find the port: keep its shape.
   std::printf("poppy serve: listening on http://%s:%d/\n", o.host.c_str(), port);
   std::fflush(stdout);

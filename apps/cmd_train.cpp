@@ -120,7 +120,7 @@ void addTrainCommands(CLI::App& app) {
                     "variant and network as the config); a run that exists already is resumed and this is not used");
   train->add_flag("--distributed", t->distributed,
                   "Under mpirun: rank 0 learns (the run directory), every other rank plays self-play games for it "
-                  "(README \"Distributed training\")");
+                  "(docs/commands/train.md, \"Distributed training\")");
   train->callback([t] {
     auto config = training::loadTrainConfig(t->config);
     if (t->iterations >= 0) config.iterations = t->iterations;

@@ -19,6 +19,8 @@ void addPlayCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);  // serve: the web page
 void addRecordsCommands(CLI::App& app);  // records export, import: KIF and CSA files
 void addModelCommands(CLI::App& app);    // model info: what a model file holds
+// Ends each command's --help with the docs page that describes it (docs/commands/*.md).
+void nameDocumentationPages(CLI::App& app);
 void addNetworkBenches(CLI::App* bench);  // bench nn, selfplay, train
 void addSearchBench(CLI::App* bench);     // bench search
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   poppy::apps::addServeCommand(app);
   poppy::apps::addRecordsCommands(app);
   poppy::apps::addModelCommands(app);
+  poppy::apps::nameDocumentationPages(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

@@ -5,7 +5,7 @@
 // does), then the network is scored (as it searches: batch norm's running statistics) on the
 // games it has just trained on (iteration k - 1's) and on the next iteration's, which it has
 // not seen, beside the loss of a constant guess of those games' results. One such replay per
-// value loss weight asked for, each from the same random weights: README "Value overfitting".
+// value loss weight asked for, each from the same random weights: docs/experiments/value-overfitting.md.
 //
 // Usage: bench_value_overfit RUN_DIR [key=value ...]
 //   games_per_iteration=96 iterations=8 window=60000 steps=100 batch=256

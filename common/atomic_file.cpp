@@ -11,6 +11,17 @@
 
 namespace poppy::common {
 
+void requireWritableDestination(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw FileError(path + ": cannot be written: it is a folder");
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec))
+    throw FileError(path + ": cannot be written: folder " + parent.string() + " does not exist");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    throw FileError(path + ": cannot be written: folder " + parent.string() + ": " + std::strerror(errno));
+}
+
 void writeFileAtomically(const std::string& path, const std::string& contents) {
   const std::string tmp = path + ".tmp";
   auto fail = [&](const std::string& what) {

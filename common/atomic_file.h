@@ -14,6 +14,11 @@ class FileError : public std::runtime_error {
 // Throws FileError naming the path on any failure (the old file is then left untouched).
 void writeFileAtomically(const std::string& path, const std::string& contents);
 
+// Checks, before long work, that writeFileAtomically(path, ...) will be able to write: path is
+// not a folder and its folder exists and is writable (the temporary file goes there). Throws
+// FileError naming the path and the reason; writes nothing.
+void requireWritableDestination(const std::string& path);
+
 // Whole file as bytes; throws FileError naming the path.
 std::string readWholeFile(const std::string& path);
 

@@ -11,7 +11,7 @@ namespace poppy::common {
 // 32 MB its own mmap and unmaps it on free, so every step page-faulted hundreds of megabytes in
 // afresh: on this 2-core machine `poppy bench train --config configs/train/mitsugumi.yaml` ran
 // 61-69 samples/s (a quarter of the time in the kernel) and 470-668 with these settings, for
-// 1.3 GB resident instead of 0.7 (README "Large tensors and the allocator").
+// 1.3 GB resident instead of 0.7 (docs/commands/bench.md, "Large tensors and the allocator").
 // Returns false when the allocator refused a setting (another malloc, a sanitizer's): nothing
 // else changes then.
 bool keepFreedMemoryForReuse();

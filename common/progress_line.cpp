@@ -16,7 +16,9 @@ void ProgressLine::update(const std::string& text, bool last) {
 
 void ProgressLine::update(const std::string& text, bool last, double seconds) {
   if (!last && seconds - lastShown_ < interval_) return;
+  if (!terminal_ && text == lastText_) return;  // a pipe or a file gets each line once
   lastShown_ = seconds;
+  lastText_ = text;
   if (terminal_) {
     std::fprintf(out_, "\r\033[K%s", text.c_str());  // \033[K clears what a longer line left
     open_ = true;

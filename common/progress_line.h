@@ -30,6 +30,7 @@ class ProgressLine {
   bool terminal_;
   double interval_;
   double lastShown_ = -1e300;
+  std::string lastText_;  // the last line shown: not written twice into a pipe or file
   bool open_ = false;  // a terminal line without its newline yet
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

@@ -8,7 +8,8 @@ namespace poppy::common {
 
 YAML::Node YamlReader::loadFile() const {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path_, ec)) throw ConfigError(path_ + ": no such file");
+  if (!std::filesystem::exists(path_, ec)) throw ConfigError(path_ + ": no such file");
+  if (!std::filesystem::is_regular_file(path_, ec)) throw ConfigError(path_ + ": not a regular file");
   try {
     return YAML::LoadFile(path_);
   } catch (const YAML::ParserException& e) {

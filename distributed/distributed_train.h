@@ -1,6 +1,6 @@
 // `poppy train --distributed`, run under mpirun (or srun): rank 0 is the learner (the run
 // directory, the replay window, training, the gate; training/train_loop.h with an MPI game feed),
-// every other rank an actor (distributed/actor.h). See README "Distributed training".
+// every other rank an actor (distributed/actor.h). See docs/commands/train.md "Distributed training".
 #pragma once
 #include "training/train_config.h"
 #include "training/train_loop.h"

@@ -1,5 +1,5 @@
 // Betza movement notation, the subset the shogi family needs, and the part of H. G. Muller's
-// XBetza that chu shogi's pieces need (see README "Variant files").
+// XBetza that chu shogi's pieces need (see configs/variants/README.md).
 // Directions are from the owner's view: dy > 0 is forward, dx > 0 is to the owner's right.
 #pragma once
 #include <cstdint>

@@ -7,12 +7,29 @@
 #include "game/position.h"
 #include "game/usi_square.h"
 
+#include <map>
+
 namespace poppy::game {
 namespace {
 
 [[noreturn]] void fail(const std::string& sfen, const std::string& what) {
   throw SfenError("invalid SFEN \"" + sfen + "\": " + what);
 }
+
+// A face that only ever moves straight ahead or back along its file, and that no other face
+// turns into by moving (whale's dolphin returning from its bishop move does): two of them of one
+// side on a file can only come from drops, which the file limit forbids.
+bool keepsItsFile(const Variant& v, int face) {
+  const Face& f = v.faces[size_t(face)];
+  if (!f.special.empty() || f.hasPowers()) return false;
+  for (const MoveVector& m : f.moves)
+    if (m.dx != 0) return false;
+  for (const Face& other : v.faces)
+    if (&other != &f && other.reverts && other.flipTo == face) return false;
+  return true;
+}
+
+std::string sideName(Color c) { return c == 0 ? "sente" : "gote"; }
 
 // Reads a run of digits at text[i]; returns the value (capped to avoid overflow).
 long readNumber(const std::string& text, size_t& i) {
@@ -147,6 +164,27 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
         fail(sfen, std::string(colorOf(p) == 0 ? "sente" : "gote") + " has more " + v.faces[v.handKinds[size_t(kind)].setupFace].letterToken() +
                        " pieces (promoted or not) than the " + std::to_string(v.maxPiecesPerSide[slot]) + " it starts with, and " +
                        v.name + " has no drops");
+    }
+  }
+
+  // Placements no game can reach (two-player zone promotion, no flipping pieces): a piece on a
+  // square where it could never move again where promotion is forced there (a pawn on its last
+  // rank in shogi), and more of a face on a file than drops allow when the face never leaves
+  // its file (two unpromoted pawns of one side: nifu).
+  if (v.numPlayers == 2 && v.promotion == PromotionKind::kZone) {
+    std::map<std::pair<int, int>, int> onFile;  // (colour and face, file) -> count
+    for (Square s = 0; s < v.numSquares(); ++s) {
+      const Piece p = pos.board_[s];
+      if (!p) continue;
+      const int face = faceOf(p);
+      const Color c = colorOf(p);
+      if (v.forcedOnDeadSquare && v.isDeadSquare(face, c, s))
+        fail(sfen, sideName(c) + "'s " + v.faces[size_t(face)].token() + " on " + pos.squareName(s) +
+                       " could never move again, and " + v.name + " forces promotion there");
+      const int limit = face < int(v.maxPerFile.size()) ? v.maxPerFile[size_t(face)] : 0;
+      if (limit > 0 && keepsItsFile(v, face) && ++onFile[{c * int(v.faces.size()) + face, v.colOf(s)}] > limit)
+        fail(sfen, sideName(c) + " has more than " + std::to_string(limit) + " " + v.faces[size_t(face)].token() +
+                       " on one file (" + pos.squareName(s) + "'s), which " + v.name + "'s drops never allow");
     }
   }
 

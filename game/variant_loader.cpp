@@ -324,7 +324,7 @@ void requireTwoPlayers(const Variant& v, const std::string& what) {
   if (v.numPlayers == 2) return;
   throw VariantError(what + " is for two-player variants, and " + v.name + " has " + std::to_string(v.numPlayers) +
                      " players: Poppy plays it with perft, train, selfplay, match, play, serve and openings tree so far "
-                     "(README \"Yonin shogi\")");
+                     "(docs/VARIANTS.md, \"Yonin shogi\")");
 }
 
 VariantPtr loadVariantFile(const std::string& path) {

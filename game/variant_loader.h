@@ -16,7 +16,7 @@ class VariantError : public std::runtime_error {
 
 // The commands and parts not yet built for more than two players call this: throws a
 // VariantError naming `what` for a four-player variant (yonin shogi, which perft, train, match
-// and play serve; README "Yonin shogi").
+// and play serve; docs/VARIANTS.md "Yonin shogi").
 void requireTwoPlayers(const Variant& v, const std::string& what);
 
 // Loads one YAML file. Throws VariantError.

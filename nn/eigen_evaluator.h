@@ -1,6 +1,6 @@
 // The network on the CPU without LibTorch: the Eigen forward pass (nn/eigen_kernels.h) behind
 // mcts::Evaluator. At play time the search sends a few positions per call, where LibTorch's
-// per-call overhead costs more than the arithmetic; this path has almost none (README,
+// per-call overhead costs more than the arithmetic; this path has almost none (docs/commands/play.md,
 // "Inference"). No LibTorch and no Eigen in this header.
 #pragma once
 #include <memory>
@@ -26,7 +26,7 @@ std::string bestEigenKernel();
 // none. Eigen wins small calls by having almost no per-call cost; LibTorch's matrix products are
 // faster on large ones, so where they cross depends on the arithmetic of a call: Eigen takes
 // calls of up to a budget of FLOPs per kernel, measured with `poppy bench nn --inference both`
-// on networks of 3 to 172 MFLOP per position (README, "Inference"), and single positions of
+// on networks of 3 to 172 MFLOP per position (docs/commands/play.md, "Inference"), and single positions of
 // networks up to another. Throws std::invalid_argument for an unknown kernel.
 int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape);
 

@@ -13,7 +13,7 @@ torch::Device parseDevice(const std::string& name) {
     if (!torch::cuda::is_available())
       throw std::runtime_error("device '" + name +
                                "' asked for, but this LibTorch build has no CUDA or no GPU is visible; use device: cpu "
-                               "or build against a CUDA LibTorch (see README)");
+                               "or build against a CUDA LibTorch (see docs/commands/train.md, \"Training on a GPU\")");
     return torch::Device(name);
   }
   throw std::runtime_error("unknown device '" + name + "' (use cpu, cuda or cuda:N)");

@@ -187,7 +187,7 @@ std::vector<NamedChart> runCharts(const RunMetrics& run) {
       {"losses",
        "Mean policy, value and total (policy + value x training.value_loss_weight) loss of each train phase; "
        "where the run logged them, the value loss on each iteration's new games before training on them, "
-       "and a constant guess's on the same games (README \"Value overfitting\").",
+       "and a constant guess's on the same games (docs/commands/train.md, \"Value overfitting\").",
        lossChart(run)},
       {"games-per-hour", "Self-play games finished per hour in each self-play phase.", speedChart(run)},
       {"gates",

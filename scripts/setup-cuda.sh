@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Poppy against a CUDA LibTorch into build-cuda/ (README "Training on a GPU").
+# Builds Poppy against a CUDA LibTorch into build-cuda/ (docs/commands/train.md "Training on a GPU").
 #
 #   scripts/setup-cuda.sh download  on a Debian 12 machine with a network: fetches the .deb files of
 #                                   the libraries Poppy builds with into cuda-deps/, for a GPU

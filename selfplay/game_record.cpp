@@ -279,7 +279,12 @@ GameRecordFile readGameRecordFile(const std::string& path) {
 
 std::vector<GameRecord> readGameRecords(const std::string& path) {
   GameRecordFile file = readGameRecordFile(path);
-  for (const std::string& e : file.errors) std::cerr << "poppy: warning: " << e << std::endl;
+  // The first few malformed lines say what is wrong; a file of junk needs no thousand lines.
+  constexpr size_t kShown = 10;
+  for (size_t i = 0; i < file.errors.size() && i < kShown; ++i) std::cerr << "poppy: warning: " << file.errors[i] << std::endl;
+  if (file.errors.size() > kShown)
+    std::cerr << "poppy: warning: " << path << ": " << file.errors.size() - kShown << " more malformed lines not shown ("
+              << file.errors.size() << " in all, " << file.records.size() << " good records)" << std::endl;
   if (file.truncatedTail) {
     std::cerr << "poppy: note: " << path
               << ": ignoring an incomplete last line (an interrupted append)" << std::endl;

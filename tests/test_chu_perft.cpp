@@ -8,7 +8,7 @@
 //
 // Random positions come from random games played by shogiops itself (chu_perft.mjs random, a
 // fixed seed). The suite checks 40 of them at depths 1-2 so that it stays quick; set
-// POPPY_CHU_PERFT_POSITIONS and POPPY_CHU_PERFT_DEPTH for a longer sweep (README "Chu shogi"
+// POPPY_CHU_PERFT_POSITIONS and POPPY_CHU_PERFT_DEPTH for a longer sweep (docs/VARIANTS.md "Chu shogi"
 // quotes the 500-position run).
 #include <gtest/gtest.h>
 

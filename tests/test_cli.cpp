@@ -249,6 +249,13 @@ TEST(CliErrors, MissingVariantFile) {
   expectCleanError(r, "/no/such/dir/x.yaml");
 }
 
+// Issue 39 (13): messages that named the wrong cause.
+TEST(CliErrors, MessagesNameTheRealCause) {
+  expectCleanError(poppy({"perft", "--variant", "/dev/zero", "--depth", "1"}), "/dev/zero: not a regular file");
+  expectCleanError(poppy({"serve", "--host", "999.1.1.1", "--port", "0"}),
+                   "cannot listen on 999.1.1.1:0: '999.1.1.1' is not a host name or address");
+}
+
 TEST(CliErrors, BrokenVariantFile) {
   const fs::path path = fs::temp_directory_path() / ("poppy_cli_broken_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << "name: broken\nboard: {files: 0, ranks: 5}\n";
@@ -329,6 +336,23 @@ TEST(CliHelp, TopLevelHelpMentionsEverySubcommandAndOption) {
   const std::string text = r.out + r.err;
   for (const char* word : {"perft", "bench", "variants", "--help", "--help-all"})
     EXPECT_THAT(text, HasSubstr(word)) << r.describe();
+}
+
+// Every command's --help ends by naming its docs page, and the page exists (issue 42).
+TEST(CliHelp, EveryCommandsHelpNamesItsDocumentationPage) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"train"}, {"selfplay"}, {"gate"}, {"usi"},    {"play"},  {"serve"}, {"match"},  {"ladder"},
+      {"openings", "tree"}, {"records", "export"}, {"report"}, {"bench", "nn"}, {"perft"}, {"variants"}, {"model", "info"}};
+  const std::regex page(R"(Documentation: (docs/commands/[a-z]+\.md))");
+  for (std::vector<std::string> args : commands) {
+    args.push_back("--help");
+    const CmdResult r = poppy(args);
+    EXPECT_EQ(r.code, 0) << r.describe();
+    std::smatch m;
+    const std::string text = r.out;
+    ASSERT_TRUE(std::regex_search(text, m, page)) << r.describe();
+    EXPECT_TRUE(fs::exists(fs::path(POPPY_SOURCE_DIR) / m[1].str())) << m[1].str();
+  }
 }
 
 TEST(CliHelp, PerftHelpMentionsEveryOption) {

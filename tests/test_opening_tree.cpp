@@ -4,6 +4,9 @@
 // shipped micro model, and their errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -627,6 +630,28 @@ TEST(OpeningsCommand, BadInputIsAClearError) {
   selfplay::appendGameRecords(records, {other});
   expectError(std::string("openings tree --model ") + kModel + " --depth 1 --records " + shellQuote(records),
               "other.jsonl");
+
+  // Issue 39 (12): a records file with no readable record is an error (it once printed a warning
+  // per line and exited 0), with the first few warnings only; an output that cannot be written is
+  // refused before the search (the search is long: depth 8 here, never reached).
+  const std::string junk = (dir / "junk.jsonl").string();
+  std::string lines;
+  for (int i = 0; i < 500; ++i) lines += "not a record " + std::to_string(i) + "\n";
+  std::ofstream(junk) << lines;
+  const CmdRun bad = poppy(std::string("openings tree --model ") + kModel + " --depth 1 --records " + shellQuote(junk), dir);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--records " + junk + ": no game record could be read"), std::string::npos) << bad.err;
+  EXPECT_LE(std::count(bad.err.begin(), bad.err.end(), '\n'), 13) << bad.err;
+  EXPECT_NE(bad.err.find("490 more malformed lines not shown"), std::string::npos) << bad.err;
+  for (const std::string& out : {std::string("/nonexistent-folder/t.svg"), dir.string()}) {
+    const CmdRun r =
+        poppy(std::string("openings tree --model ") + kModel + " --depth 8 --format svg --out " + shellQuote(out), dir);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(out + ": cannot be written"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("searches"), std::string::npos) << "searched first:\n" << r.err;
+  }
+  expectError(std::string("openings book --model ") + kModel + " --depth 8 --out /nonexistent-folder/b.json",
+              "/nonexistent-folder/b.json: cannot be written");
   std::filesystem::remove_all(dir);
 }
 

@@ -52,3 +52,19 @@ TEST(ProgressLine, OnATerminalRewrittenInPlaceAndEndedOnce) {
 TEST(ProgressLine, NothingShownNothingWritten) {
   EXPECT_EQ(captured(true, [](ProgressLine&) {}), "");
 }
+
+// Issue 39 (13): `records export` wrote "0 of 1 games written" twice into a file: the first
+// update and the final one carried the same text. A pipe gets each line once; a terminal, whose
+// line is rewritten in place, is unaffected.
+TEST(ProgressLine, IntoAPipeTheSameLineIsNotWrittenTwice) {
+  const std::string out = captured(false, [](ProgressLine& p) {
+    p.update("0 of 1 games written", false, 0.0);
+    p.update("0 of 1 games written", true, 0.1);
+  });
+  EXPECT_EQ(out, "0 of 1 games written\n");
+  const std::string changed = captured(false, [](ProgressLine& p) {
+    p.update("0 of 1 games written", false, 0.0);
+    p.update("1 of 1 games written", true, 0.1);
+  });
+  EXPECT_EQ(changed, "0 of 1 games written\n1 of 1 games written\n");
+}

@@ -604,6 +604,34 @@ TEST(BadInput, MalformedSfenThrows) {
   }
 }
 
+// Issue 39 (11): shogi positions no game can reach are refused, naming the rule (seed 001: a
+// pawn or lance must promote on the last rank, a knight on the last two; no two unpromoted pawns
+// of one side on a file, and a pawn moves only forward, so only a drop could make two).
+TEST(BadInput, UnreachableShogiPlacementsAreRefused) {
+  auto v = loadVariant("shogi");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"P3k4/9/9/9/9/9/9/9/4K4 b - 1", "sente's P on 9a could never move again"},
+      {"4k4/N8/9/9/9/9/9/9/4K4 b - 1", "sente's N on 9b could never move again"},
+      {"4k4/9/9/9/9/9/9/9/l3K4 b - 1", "gote's L on 9i could never move again"},
+      {"4k4/9/9/9/4P4/9/4P4/9/4K4 b - 1", "sente has more than 1 P on one file"},
+      {"4k4/9/4p4/9/9/4p4/9/9/4K4 b - 1", "gote has more than 1 P on one file"},
+  };
+  for (const auto& [sfen, why] : cases) {
+    try {
+      Position::fromSfen(v, sfen);
+      ADD_FAILURE() << "accepted " << sfen;
+    } catch (const SfenError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(sfen), std::string::npos) << e.what();
+    }
+  }
+  // Reachable: promoted pieces on the last ranks, two tokins or a pawn and a tokin on one file,
+  // pawns of both sides on one file.
+  for (const char* ok : {"+P3k4/+N8/9/9/9/9/9/9/4K4 b - 1", "4k4/9/4+P4/9/4P4/9/4+P4/9/4K4 b - 1",
+                         "4k4/9/4p4/9/9/9/4P4/9/4K4 b - 1"})
+    EXPECT_NO_THROW(Position::fromSfen(v, ok)) << ok;
+}
+
 // docs/RULES.md: hand pieces may be listed in any order; the canonical order is written back.
 TEST(BadInput, HandInAnyOrderIsAccepted) {
   auto v = loadVariant("micro");

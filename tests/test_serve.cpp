@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <csignal>
 #ifdef POPPY_BINARY  // the client of the real server; built with LibTorch only
 #include <httplib.h>
 #endif
@@ -750,6 +752,41 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   auto huge = client.Post("/api/new", std::string(2 * 1024 * 1024, ' '), "application/json");
   ASSERT_TRUE(huge);
   EXPECT_EQ(huge->status, 413);
+  EXPECT_EQ(parseBody(huge).value("error", ""), "request body over 65536 bytes") << huge->body;  // was "no page /api/new"
+
+  // Issue 39 (4, 7): a chunked body (no Content-Length) once bypassed the limit: 300 MB were read
+  // and kept. Refused before it is read; so are bodies that are not JSON, and other methods.
+  size_t sent = 0;
+  // The server answers and closes before the client has sent it all: the client's next write
+  // would raise SIGPIPE in this test process.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto chunked = client.Post(
+      "/api/new",
+      [&sent](size_t, httplib::DataSink& sink) {
+        // Small enough to fit the socket's buffers: the client finishes sending, then reads the
+        // answer (with megabytes it would still be writing when the server closes).
+        const std::string piece(8 * 1024, ' ');
+        if (sent >= 32 * 1024) {
+          sink.done();
+          return true;
+        }
+        sent += piece.size();
+        return sink.write(piece.data(), piece.size());
+      },
+      "application/json");
+  ASSERT_TRUE(chunked) << "the server dropped the connection instead of answering";
+  EXPECT_EQ(chunked->status, 411);
+  EXPECT_NE(parseBody(chunked).value("error", "").find("Content-Length"), std::string::npos) << chunked->body;
+  auto form = client.Post("/api/new", std::string(20000, 'a'), "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 415);
+  EXPECT_NE(parseBody(form).value("error", "").find("application/json"), std::string::npos) << form->body;
+  auto removed = client.Delete("/api/state");
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->status, 405);
+  EXPECT_EQ(removed->get_header_value("Allow"), "GET, POST");
+  EXPECT_NE(parseBody(removed).value("error", "").find("method DELETE"), std::string::npos) << removed->body;
+  EXPECT_EQ(client.Get("/")->status, 200) << "the server is still up";
 
   auto unknown = client.Get("/api/state?game=g42-42");
   ASSERT_TRUE(unknown);

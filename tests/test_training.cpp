@@ -620,7 +620,7 @@ TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
   EXPECT_FLOAT_EQ(s.search.forcedPlayoutsK, 1.5f);
   const auto defaults = training::loadTrainConfig(write("variant: micro\n"));
   EXPECT_DOUBLE_EQ(defaults.fullSearchFraction, 1.0);  // off unless asked for
-  EXPECT_DOUBLE_EQ(defaults.rootValueWeight, 0.5);  // measured to pay (README)
+  EXPECT_DOUBLE_EQ(defaults.rootValueWeight, 0.5);  // measured to pay (docs/experiments/faster-learning.md)
   EXPECT_DOUBLE_EQ(defaults.forcedPlayouts, 2.0);    // the same
   expectRefused("selfplay: {playouts: 64, full_search_fraction: 0.5, fast_playouts: 65}\n",
                 {"selfplay.fast_playouts", "exceed"});

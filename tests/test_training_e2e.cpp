@@ -693,7 +693,7 @@ TEST(TrainE2E, RunWithoutStateJsonIsRefusedNotOverwritten) {
   fs::remove_all(root);
 }
 
-// Issue 39 (3): a run moved without replay/ (README "poppy train") goes on numbering its games
+// Issue 39 (3): a run moved without replay/ (docs/commands/train.md "poppy train") goes on numbering its games
 // after the newest one in games.jsonl: ids, chunk names and exported records stay unique.
 TEST(TrainE2E, RunMovedWithoutReplayKeepsItsGameIdsUnique) {
   const fs::path root = testRoot();

@@ -1,7 +1,7 @@
 // How well a network knows games it has not trained on: its mean losses on a list of samples,
 // scored as it searches (Trainer::evaluate), beside the loss of the best constant guess of their
 // results. A value loss above the constant guess's means the value head learned the games it
-// trained on by heart (README "Value overfitting"). Used by `poppy train`'s `fresh` lines and by
+// trained on by heart (docs/commands/train.md "Value overfitting"). Used by `poppy train`'s `fresh` lines and by
 // bench/bench_value_overfit.
 #pragma once
 #include <cstddef>

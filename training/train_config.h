@@ -64,7 +64,7 @@ struct TrainRunConfig {
   double fullSearchFraction = 1.0;
   int fastPlayouts = 32;
   // Forced playouts and policy target pruning at self-play roots (mcts/search_params.h): k.
-  // 2 (KataGo's) won a 200-game match against 0 after runs of equal iterations (README).
+  // 2 (KataGo's) won a 200-game match against 0 after runs of equal iterations (docs/experiments/faster-learning.md).
   double forcedPlayouts = 2.0;
   // Gumbel root selection with sequential halving (mcts/gumbel_root.h) in self-play's full
   // searches: the moves sampled at the root (replaces noise and forced playouts); 0 = off.
@@ -75,7 +75,7 @@ struct TrainRunConfig {
   double repetitionContempt = 0.0;
   // Self-play games drawn at the ply cap are scored by material for training
   // (selfplay/ply_cap_adjudication.h): the margin, as a share of one side's start material;
-  // 0 = off. Meant for games that rarely end before the cap (chu; tried there, README).
+  // 0 = off. Meant for games that rarely end before the cap (chu; tried there, docs/experiments/chu.md).
   double plyCapAdjudication = 0.0;
 
   // training
@@ -90,7 +90,7 @@ struct TrainRunConfig {
   int trainThreads = 2;      // LibTorch threads while training (large batches)
   // The value target: (1 - w) x the game result + w x the search's root value (KataGo mixes
   // the two: the result is unbiased but noisy, the root value less noisy). 0 = the result only.
-  // 0.5 won a 200-game match against 0 after equal 75-minute runs (README, "Faster learning").
+  // 0.5 won a 200-game match against 0 after equal 75-minute runs (docs/experiments/faster-learning.md).
   double rootValueWeight = 0.5;
   // The value loss's weight beside the policy's. With few games the value head learns each
   // game's result by heart (its positions all carry it): the loss on the games it trained on

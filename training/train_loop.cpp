@@ -676,7 +676,7 @@ class Run {
   // The network's losses on the games just played, before it trains on them: what it knows of
   // games it has not seen. The training losses alone cannot tell learning from learning by
   // heart (a value head that remembers each game's result scores well on its window and worse
-  // than a constant guess on the next games: README "Value overfitting"). Also the loss of the
+  // than a constant guess on the next games: docs/commands/train.md "Value overfitting"). Also the loss of the
   // best constant guess for these samples' results, to read it against. At most kFreshSamples
   // of the new samples, evenly spaced over them (the last games to finish are the longest);
   // results only (no root value mixed in).
