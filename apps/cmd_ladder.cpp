@@ -9,6 +9,7 @@
 // either side has a movetime is played one game at a time; only rungs where both sides count
 // nodes run games in parallel.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -97,6 +98,13 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   info.player = o.player;
   info.playerPlayouts = o.playouts;
   info.playerMovetimeMs = o.movetimeMs;
+  if (player.loaded.spec.kind == selfplay::PlayerSpec::Kind::kNetwork) {
+    const mcts::SearchParams& search = player.loaded.spec.search;
+    auto rounded = [](float x) { return std::round(double(x) * 1e4) / 1e4; };  // 1.3, not 1.2999999523
+    info.playerSearch = {{"cpuct", rounded(search.cpuct)},
+                         {"fpu_reduction", rounded(search.fpuReduction)},
+                         {"policy_temperature", rounded(search.policyTemperature)}};
+  }
   info.engineCommand = engineConfig.command;
   info.engineOptions = engineConfig.options;
   info.openings = o.openings;

@@ -86,6 +86,9 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
         spec.search.rootMatePlies = settings.rootMatePlies;
         spec.search.repetitionContempt = float(settings.repetitionContempt);
         spec.search.gumbelConsidered = settings.gumbelActions;
+        spec.search.cpuct = float(settings.cpuct);
+        spec.search.fpuReduction = float(settings.fpuReduction);
+        spec.search.policyTemperature = float(settings.policyTemperature);
         break;
       case selfplay::PlayerSpec::Kind::kRollout:
         if (s.nodes > 0) spec.simulations = int(s.nodes);
@@ -138,6 +141,17 @@ void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
                   "play its choice, as self-play's selfplay.gumbel_actions (0: PUCT). Its draw is the variety: "
                   "--opening-plies then does not apply to model players")
       ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--cpuct", settings.cpuct, "Model players' PUCT exploration constant")
+      ->check(CLI::Range(0.01, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--fpu-reduction", settings.fpuReduction,
+                  "Model players value an unvisited move at its parent's value less this (first-play urgency)")
+      ->check(CLI::Range(0.0, 2.0))
+      ->capture_default_str();
+  cmd->add_option("--policy-temperature", settings.policyTemperature,
+                  "Model players' priors are softmax(logits / this): above 1 flattens the policy")
+      ->check(CLI::Range(0.1, 10.0))
       ->capture_default_str();
 }
 

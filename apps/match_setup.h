@@ -46,6 +46,9 @@ struct PlayerSettings {
   // 0 = PUCT. A network trained with Gumbel's targets at few playouts is measured with the
   // search it was trained with (PUCT's 32 visits spread over mitsugumi's 400 moves say little).
   int gumbelActions = 0;
+  // Model players' PUCT settings (mcts/search_params.h): exploration, first-play urgency and the
+  // policy's softmax temperature.
+  double cpuct = 1.5, fpuReduction = 0.25, policyTemperature = 1.0;
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
 };
 
@@ -56,7 +59,8 @@ struct MatchPlayer {
 };
 
 // The options of PlayerSettings that `poppy match` and `poppy ladder` share: --device, --inference,
-// --tactics, --leaf-mate-plies, --root-mate-plies, --repetition-contempt, --gumbel-actions.
+// --tactics, --leaf-mate-plies, --root-mate-plies, --repetition-contempt, --gumbel-actions,
+// --cpuct, --fpu-reduction, --policy-temperature.
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings);
 
 // "NAME=VALUE" -> (NAME, VALUE); `flag` names the option in the error.

@@ -146,7 +146,7 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
         const Node& leaf = tree.nodes_[size_t(node)];
         uint64_t key = 0;
         // A deferred mate search has not run yet: a cached answer must not skip it.
-        if (cache_ && !(deferLeafWork_ && tree.wantsLeafMateSearch())) {
+        if (cache_ && !(deferLeafWork_ && tree.wantsLeafMateSearch(node))) {
           key = cacheKey(pos);
           float values[kMaxValueSize];
           if (cache_->lookup(key, leaf.numChildren, priors_.data(), values)) {
@@ -169,7 +169,7 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
           if (positions_.size() <= slot) positions_.push_back(pos);
           else positions_[slot] = pos;
           entry.position = int(slot);
-          entry.mateSearch = tree.wantsLeafMateSearch();
+          entry.mateSearch = tree.wantsLeafMateSearch(node);
         } else {
           encoder_.encode(pos, planes_.data() + slot * size_t(encoder_.inputSize()));
         }
@@ -183,14 +183,16 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
   return int(leaves_.size()) < maxBatch_;
 }
 
-// Priors are the softmax of the logits over the legal moves only.
+// Priors are the softmax of the logits / policyTemperature over the legal moves only.
 void SearchDriver::finishLeaf(const Leaf& leaf, const float* logits, const float* wdl) {
   const int count = leaf.tree->nodes_[size_t(leaf.node)].numChildren;
   const int* index = indices_.data() + leaf.firstIndex;
+  const float inverseTemperature = 1.0f / leaf.tree->params().policyTemperature;
   float top = -INFINITY;
   for (int i = 0; i < count; ++i) top = std::max(top, logits[index[i]]);
   float sum = 0.0f;
-  for (int i = 0; i < count; ++i) sum += (priors_[size_t(i)] = std::exp(logits[index[i]] - top));
+  for (int i = 0; i < count; ++i)
+    sum += (priors_[size_t(i)] = std::exp((logits[index[i]] - top) * inverseTemperature));
   if (!(sum > 0.0f) || !std::isfinite(sum)) {  // a broken network answer: fall back to uniform
     std::fill(priors_.begin(), priors_.begin() + count, 1.0f);
     sum = float(count);

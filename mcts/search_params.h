@@ -15,6 +15,11 @@ struct SearchParams {
   // dig into the first child or two and never look at their siblings: with 40 children of
   // prior 1/40, an unvisited child only beats a visited one once the parent has ~180 visits.
   bool fpuScaledByVisitedPolicy = true;
+  // Priors are softmax(logit / policyTemperature) over the legal moves (lc0's PolicySoftmaxTemp):
+  // above 1 flattens a confident policy, so the search looks at more of the moves it ranks low.
+  // An evaluation cache (mcts/eval_cache.h) stores priors at one temperature: share one only
+  // between trees of the same temperature.
+  float policyTemperature = 1.0f;
   bool rootNoise = false;
   float dirichletAlpha = 0.5f;
   float noiseFraction = 0.25f;

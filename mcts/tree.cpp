@@ -53,6 +53,8 @@ void Tree::searchRootMate() {
   MateSearch search(params_.plyCap, params_.rootMateNodes);
   MateResult r = search.find(pos_, params_.rootMatePlies);
   if (!r.found) return;
+  if (!rootMoves_.empty() && std::find(rootMoves_.begin(), rootMoves_.end(), r.line.front()) == rootMoves_.end())
+    return;  // a mate by a move the search may not play proves nothing about the moves it may
   rootMateLine_ = std::move(r.line);
   if (root.state == Node::kNew) allocateChildren(0);  // a reused root keeps its children and priors
   provenByMate(0, rootMateLine_.front(), r.plies);
@@ -220,6 +222,12 @@ float Tree::childValue(const Node& parent, const Node& child) const {
 
 void Tree::allocateChildren(int node) {
   pos_.generateLegal(moves_);
+  if (node == 0 && !rootMoves_.empty()) {
+    int kept = 0;  // in place, generation order kept
+    for (int i = 0; i < moves_.size(); ++i)
+      if (std::find(rootMoves_.begin(), rootMoves_.end(), moves_[i]) != rootMoves_.end()) moves_.moves[kept++] = moves_[i];
+    moves_.count = kept;
+  }
   const int first = int(nodes_.size());
   const int count = moves_.size();
   nodes_.resize(nodes_.size() + size_t(count));  // invalidates references into nodes_
@@ -302,7 +310,7 @@ Tree::Descent Tree::descend(int& leaf, bool leafMateSearch) {
     // The only generateLegal for this node: its moves become its children right away, and the
     // network's priors fill them in later (Tree::expand).
     allocateChildren(cur);  // invalidates `node`
-    if (leafMateSearch && wantsLeafMateSearch() && proveByMateSearch(cur)) {
+    if (leafMateSearch && wantsLeafMateSearch(cur) && proveByMateSearch(cur)) {
       backup(cur, 1.0f, 0.0f);
       return Descent::kResolved;
     }
@@ -390,7 +398,16 @@ void Tree::applyRootNoise() {
   for (int i = 0; i < count; ++i) c[i].prior = (1.0f - f) * c[i].prior + f * noise[size_t(i)] / sum;
 }
 
+void Tree::restrictRootMoves(std::vector<game::Move> moves) {
+  if (nodes_[0].visits > 0) throw std::logic_error("Tree::restrictRootMoves: the tree has searched already");
+  for (game::Move m : moves)
+    if (!pos_.isLegal(m)) throw std::invalid_argument("Tree::restrictRootMoves: illegal move in " + pos_.sfen());
+  rootMoves_ = std::move(moves);
+  resetRoot();  // the constructor's root mate search may have proved the root by a move left out
+}
+
 void Tree::advance(game::Move m) {
+  rootMoves_.clear();
   const Node& root = nodes_[0];
   int keep = -1;
   if (root.firstChild >= 0)

@@ -52,6 +52,10 @@ class Tree {
   // Plays m at the root. Keeps m's subtree when m was searched (tree reuse), else starts a
   // fresh tree. Throws std::invalid_argument for an illegal move.
   void advance(game::Move m);
+  // Searches only these root moves (USI's `go searchmoves`); each must be legal at the root.
+  // Call it on a tree that has not searched yet; advance() lifts it (the new root has other moves).
+  // A root mate whose first move is not among them is not used.
+  void restrictRootMoves(std::vector<game::Move> moves);
   // The game is over at the root (Position::outcome with the ply cap): nothing to search.
   bool rootIsTerminal() const { return rootTerminal_; }
   // The solver proved the root won or lost: more playouts cannot change the move to play.
@@ -90,8 +94,11 @@ class Tree {
   // leafMateSearch false a new leaf is returned without its mate search: the caller runs it
   // (SearchDriver's deferred leaf work) and reports a mate with proveLeafByMate.
   Descent descend(int& leaf, bool leafMateSearch = true);
-  // The leaf mate search applies to this tree (params: solver on, leafMatePlies > 0).
-  bool wantsLeafMateSearch() const { return params_.solver && params_.leafMatePlies > 0; }
+  // The leaf mate search applies to this node (params: solver on, leafMatePlies > 0; not at a
+  // root restricted by restrictRootMoves, whose mates may be by moves it must not play).
+  bool wantsLeafMateSearch(int node) const {
+    return params_.solver && params_.leafMatePlies > 0 && !(node == 0 && !rootMoves_.empty());
+  }
   // A leaf returned by descend(leaf, false) mates with `first` in `plies`: proves it and backs
   // up the win in place of the network's value, as descend's own mate search does.
   void proveLeafByMate(int node, game::Move first, int plies);
@@ -165,6 +172,7 @@ class Tree {
   game::MoveList moves_;     // scratch for generateLegal
   MateSearch mate_;          // leaf mate search (params_.leafMatePlies)
   std::vector<game::Move> rootMateLine_;
+  std::vector<game::Move> rootMoves_;  // restrictRootMoves; empty: every legal move
   std::mt19937_64 rng_;      // root noise and Gumbel variables
   GumbelRoot gumbel_;        // active while the root is searched by Gumbel (gumbelAtRoot)
   mutable std::vector<GumbelChild> gumbelRows_;  // scratch for gumbelChildren()

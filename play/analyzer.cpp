@@ -66,6 +66,39 @@ std::vector<std::string> toUsi(game::Position pos, const std::vector<game::Move>
   return out;
 }
 
+// Is `later` the game of `earlier`, at most maxMoves moves on? Then `moves` gets those moves.
+// The same game: the same start SFEN and the same position after every move since.
+bool continuesGame(const game::Position& earlier, const game::Position& later, int maxMoves,
+                   std::vector<game::Move>& moves) {
+  const int extra = later.gamePly() - earlier.gamePly();
+  if (extra < 0 || extra > maxMoves || earlier.variant().name != later.variant().name) return false;
+  game::Position a = earlier, b = later;
+  moves.assign(size_t(extra), game::Move::none());
+  for (int i = extra - 1; i >= 0; --i) {
+    moves[size_t(i)] = b.lastMove();
+    b.unmakeMove();
+  }
+  for (;;) {
+    if (a.hash() != b.hash()) return false;
+    if (a.gamePly() == 0) break;
+    a.unmakeMove();
+    b.unmakeMove();
+  }
+  return a.sfen() == b.sfen();
+}
+
+// The settings a kept tree was searched with still hold: everything that shapes the tree, the
+// ply cap (usi moves its horizon with the game) and the playout count (a limit) aside.
+bool sameTreeSettings(const mcts::SearchParams& a, const mcts::SearchParams& b) {
+  return a.cpuct == b.cpuct && a.fpuReduction == b.fpuReduction &&
+         a.fpuScaledByVisitedPolicy == b.fpuScaledByVisitedPolicy && a.policyTemperature == b.policyTemperature &&
+         a.rootNoise == b.rootNoise && a.dirichletAlpha == b.dirichletAlpha && a.noiseFraction == b.noiseFraction &&
+         a.forcedPlayoutsK == b.forcedPlayoutsK && a.gumbelConsidered == b.gumbelConsidered &&
+         a.gumbelCScale == b.gumbelCScale && a.leavesPerTree == b.leavesPerTree &&
+         a.repetitionContempt == b.repetitionContempt && a.solver == b.solver && a.leafMatePlies == b.leafMatePlies &&
+         a.rootMatePlies == b.rootMatePlies && a.rootMateNodes == b.rootMateNodes;
+}
+
 }  // namespace
 
 int Analysis::centipawns() const {
@@ -76,6 +109,24 @@ int Analysis::centipawns() const {
 Analyzer::Analyzer(game::VariantPtr variant, mcts::Evaluator* evaluator, const mcts::SearchParams& params,
                    uint64_t seed)
     : variant_(std::move(variant)), evaluator_(evaluator), encoder_(variant_), params_(params), seed_(seed) {}
+
+mcts::Tree& Analyzer::treeFor(const game::Position& pos, const mcts::SearchParams& params, uint64_t seed,
+                              const std::vector<game::Move>& rootMoves) {
+  std::vector<game::Move> played;
+  const bool reuse = treeReuse_ && kept_ && keptRoot_ && !keptRestricted_ && rootMoves.empty() &&
+                     sameTreeSettings(keptParams_, params) && continuesGame(*keptRoot_, pos, kMaxReusedMoves, played);
+  if (reuse) {
+    for (game::Move m : played) kept_->advance(m);
+  } else {
+    kept_.reset();  // before the new one: one tree's memory at a time
+    kept_ = std::make_unique<mcts::Tree>(pos, params, seed);
+    keptParams_ = params;
+    if (!rootMoves.empty()) kept_->restrictRootMoves(rootMoves);
+  }
+  keptRoot_ = pos;
+  keptRestricted_ = !rootMoves.empty();
+  return *kept_;
+}
 
 Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits, const std::atomic<bool>* stop,
                            const Progress& progress, double progressSeconds) {
@@ -115,7 +166,7 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
   if (evaluator_) {
     mcts::SearchParams params = params_;
     params.rootNoise = false;
-    mcts::Tree tree(pos, params, seed);
+    mcts::Tree& tree = treeFor(pos, params, seed, limits.rootMoves);
     mcts::SearchDriver driver(*evaluator_, encoder_, std::max(1, params.leavesPerTree));
     const std::vector<mcts::Tree*> trees{&tree};
     auto snapshot = [&] {
@@ -235,6 +286,11 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     int64_t visits = 0;
     for (size_t i = 0; i < children.size(); ++i) {
       const auto& c = children[i];
+      // The rollout search has no root restriction: it searches every move and reports only
+      // the ones allowed (the root's value still counts them all).
+      if (!limits.rootMoves.empty() &&
+          std::find(limits.rootMoves.begin(), limits.rootMoves.end(), c.move) == limits.rootMoves.end())
+        continue;
       MoveInfo m;
       m.move = c.move;
       m.usi = pos.moveToUsi(c.move);

@@ -9,12 +9,15 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "game/position.h"
 #include "mcts/evaluator.h"
 #include "mcts/search_params.h"
+#include "mcts/tree.h"
 #include "nn/encoder.h"
 
 namespace poppy::play {
@@ -23,6 +26,9 @@ struct SearchLimits {
   int64_t playouts = 0;   // stop at this many root visits; 0: params.playouts unless seconds/infinite
   double seconds = 0;     // stop after this much wall time (0: no time limit)
   bool infinite = false;  // search until *stop (playouts and seconds ignored)
+  // Search only these root moves (USI's `go searchmoves`), each legal in the position; empty:
+  // every legal move. A restricted search starts a fresh tree and is not kept for reuse.
+  std::vector<game::Move> rootMoves;
 };
 
 struct MoveInfo {
@@ -74,6 +80,15 @@ class Analyzer {
   void setThreads(int threads) { threads_ = std::max(1, threads); }
   int threads() const { return threads_; }
 
+  // Tree reuse (usi, play, serve turn it on): a search of a position that continues the game of
+  // the last one searched, at most kMaxReusedMoves moves on (the opponent's reply, or a move of
+  // each side; 0: the same position again), starts from the subtree of the moves played, with
+  // its visits, as `poppy match` does. Only with a network and the same search settings (the
+  // ply cap and playout count aside). Off by default: a search then depends only on its
+  // position and seed.
+  void setTreeReuse(bool on) { treeReuse_ = on; }
+  static constexpr int kMaxReusedMoves = 2;
+
   using Progress = std::function<void(const Analysis&)>;
   // Searches pos (history included, so repetitions count). progress, when given, is called
   // about every progressSeconds with the analysis so far. Thread-safe only per instance.
@@ -87,9 +102,19 @@ class Analyzer {
   game::VariantPtr variant_;
   mcts::Evaluator* evaluator_;
   nn::Encoder encoder_;
+  // The tree this search starts from: the kept one advanced, or a fresh one.
+  mcts::Tree& treeFor(const game::Position& pos, const mcts::SearchParams& params, uint64_t seed,
+                      const std::vector<game::Move>& rootMoves);
+
   mcts::SearchParams params_;
   uint64_t seed_;
   int threads_ = 1;
+  bool treeReuse_ = false;
+  // The last network search's tree, the position it searched and the settings it was made with.
+  std::unique_ptr<mcts::Tree> kept_;
+  std::optional<game::Position> keptRoot_;
+  mcts::SearchParams keptParams_;
+  bool keptRestricted_ = false;  // searched with rootMoves: not reused
 };
 
 }  // namespace poppy::play

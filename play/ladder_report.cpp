@@ -78,6 +78,7 @@ nlohmann::ordered_json ladderJson(const LadderInfo& info, const std::vector<Ladd
   j["finished"] = finished;
   j["variant"] = info.variant;
   j["player"] = {{"spec", info.player}, {"playouts", info.playerPlayouts}, {"movetime_ms", info.playerMovetimeMs}};
+  if (!info.playerSearch.is_null()) j["player"]["search"] = info.playerSearch;
   Json options = Json::object();
   for (const auto& [name, value] : info.engineOptions) options[name] = value;
   j["engine"] = {{"command", info.engineCommand}, {"name", info.engineName}, {"notation", info.notation}, {"options", options}};

@@ -3,7 +3,8 @@
 // one engine limit; the figures are the player's. ladder.json (written atomically, also while
 // the ladder runs):
 //   {"format": "poppy-ladder", "version": 1, "finished": true, "variant": "micro",
-//    "player": {"spec": "model:m.model", "playouts": 0, "movetime_ms": 200},
+//    "player": {"spec": "model:m.model", "playouts": 0, "movetime_ms": 200,
+//               "search": {"cpuct": 1.5, "fpu_reduction": 0.25, "policy_temperature": 1}},
 //    "engine": {"command": "fairy-stockfish", "name": "Fairy-Stockfish 11.1 LB 64",
 //               "notation": "fairy", "options": {"Threads": "1"}},
 //    "openings": "configs/openings/micro.txt", "openings_count": 50, "games_per_rung": 100,
@@ -44,6 +45,9 @@ struct LadderInfo {
   std::string variant;
   std::string player;  // the Poppy player's spec (model:PATH, rollout:300, ...)
   int64_t playerPlayouts = 0, playerMovetimeMs = 0;
+  // A model player's PUCT settings, written as the player's "search" (a tuning run tells its
+  // ladders apart by them); null for other players.
+  nlohmann::ordered_json playerSearch;
   std::string engineCommand, engineName, notation;
   std::vector<std::pair<std::string, std::string>> engineOptions;
   std::string openings;  // file, or empty for the start position

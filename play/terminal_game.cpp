@@ -129,6 +129,7 @@ TerminalGame::TerminalGame(PlaySettings settings, mcts::Evaluator* evaluator, st
       startSfen_(pos_.sfen()),
       analyzer_(settings_.variant, evaluator, searchWithCap(settings_.search, settings_.plyCap), settings_.seed) {
   analyzer_.setThreads(settings_.searchThreads);
+  analyzer_.setTreeReuse(true);  // each move's search starts from the last one's subtree
   if (settings_.gameId.empty()) {
     settings_.gameId = timeStamp(std::time(nullptr)) + "-human-" + colorName(settings_.human);
   }

@@ -12,6 +12,8 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace poppy::play {
 
@@ -26,6 +28,7 @@ struct GoLimits {
   int64_t nodes = 0;               // playouts (0: not given)
   bool infinite = false;           // until `stop`
   bool ponder = false;             // thinking on the opponent's time: until `stop` or `ponderhit`
+  std::vector<std::string> searchMoves;  // `searchmoves`: only these moves (USI text); empty: all
 };
 
 struct TimeSettings {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <istream>
 #include <ostream>
 #include <sstream>
@@ -65,6 +66,23 @@ bool isGoKeyword(const std::string& w) {
                         "searchmoves"})
     if (w == k) return true;
   return false;
+}
+
+// `go searchmoves`: the legal ones among `texts`, once each. An illegal or malformed move is
+// named in an error and left out; when none is left the search takes every move, and says so.
+std::vector<game::Move> allowedSearchMoves(const game::Position& pos, const std::vector<std::string>& texts,
+                                           const std::function<void(const std::string&)>& send) {
+  std::vector<game::Move> moves;
+  for (const std::string& text : texts) {
+    try {
+      const game::Move m = pos.parseUsi(text);
+      if (std::find(moves.begin(), moves.end(), m) == moves.end()) moves.push_back(m);
+    } catch (const std::exception& e) {
+      send("info string error: go searchmoves: '" + text + "' is not a legal move here (left out): " + e.what());
+    }
+  }
+  if (moves.empty() && !texts.empty()) send("info string error: go searchmoves: no legal move given; searching every move");
+  return moves;
 }
 
 // The centipawn mapping of Analysis::centipawns(), for one move's win rate.
@@ -331,6 +349,7 @@ void UsiEngine::prepare() {
       }
     }
     setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(), mcts::SearchParams{});
+    setup_->analyzer->setTreeReuse(true);  // the next move's search starts from this one's subtree
     if (setup_->evaluator) warmUp();
   }
   if (variantChanged || options_.book != loadedBook_) {
@@ -413,6 +432,11 @@ void UsiEngine::cmdGo(const std::vector<std::string>& words) {
       }
       startMateSearch(ms);
       return;
+    } else if (w == "searchmoves") {
+      // The moves run to the end of the command or to the next keyword; they are checked
+      // against the position when the search starts.
+      while (i + 1 < words.size() && !isGoKeyword(words[i + 1])) go.searchMoves.push_back(words[++i]);
+      if (go.searchMoves.empty()) send("info string error: go: 'searchmoves' needs moves (ignored)");
     } else if (w == "btime" || w == "wtime" || w == "binc" || w == "winc" || w == "byoyomi" || w == "movetime" ||
                w == "nodes") {
       const std::string text = i + 1 < words.size() ? words[i + 1] : "";
@@ -575,6 +599,12 @@ void UsiEngine::search(SearchJob job) {
       send("info string no legal move: the game is lost");
       return finish("resign");
     }
+    std::vector<game::Move> searchMoves =
+        allowedSearchMoves(pos, job.go.searchMoves, [this](const std::string& line) { send(line); });
+    if (!searchMoves.empty()) {  // the search, the forced-move shortcut and the answer keep to them
+      legal.clear();
+      for (game::Move m : searchMoves) legal.push(m);
+    }
     const game::Outcome over = pos.outcome(0);
     if (over.over()) {
       // Already ended (by repetition, say, or chu's royal capture); the GUI asks anyway. A side
@@ -584,7 +614,7 @@ void UsiEngine::search(SearchJob job) {
       if (!over.draw() && over.winner != pos.sideToMove()) return finish("resign");
       return finish(pos.moveToUsi(legal[0]));
     }
-    if (setup.book && !untilStopped) {
+    if (setup.book && !untilStopped && searchMoves.empty()) {
       const game::Move m = setup.book->choose(pos, &bookRng_);
       if (!m.isNone()) {
         send("info string book " + pos.moveToUsi(m));
@@ -604,6 +634,7 @@ void UsiEngine::search(SearchJob job) {
       limits.playouts = job.options.playouts;
     }
     if (legal.size() == 1 && !untilStopped) limits.playouts = 1;  // a forced move: keep the clock
+    limits.rootMoves = searchMoves;
     mcts::SearchParams params = setup.analyzer->params();
     params.plyCap = pos.gamePly() + kSearchHorizonPlies;
     setup.analyzer->setParams(params);
@@ -616,6 +647,7 @@ void UsiEngine::search(SearchJob job) {
       // millisecond, rather than resigning a live game.
       SearchLimits one;
       one.playouts = 1;
+      one.rootMoves = searchMoves;
       a = setup.analyzer->analyze(pos, one);
     }
     sendInfo(a, msSince(job.received), multiPv);

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <thread>
 
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "nn/encoder.h"
 #include "play/analyzer.h"
 
 namespace poppy {
@@ -87,6 +89,98 @@ TEST(Analyzer, NetworkSearchFollowsThePrior) {
   EXPECT_GT(a.moves.front().prior, 0.5f);
   EXPECT_GE(a.playouts, 200);
   EXPECT_NEAR(a.wdl[0] + a.wdl[1] + a.wdl[2], 1.0f, 1e-4);
+}
+
+// Priors are softmax(logit / T): the favourite's logit is 5 and every other move's 0, so over n
+// legal moves its prior is e^(5/T) / (e^(5/T) + n - 1) (hand derivation of the softmax).
+TEST(Analyzer, PolicyTemperatureFlattensThePriors) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  game::MoveList legal;
+  pos.generateLegal(legal);
+  const int n = legal.size();
+  FavouriteMoveEvaluator eval(enc.policySize(), enc.moveIndex(pos, legal[0]));
+  for (float temperature : {1.0f, 2.0f}) {
+    mcts::SearchParams params;
+    params.policyTemperature = temperature;
+    params.solver = false;
+    play::Analyzer analyzer(v, &eval, params);
+    play::SearchLimits limits;
+    limits.playouts = 1;
+    const play::Analysis a = analyzer.analyze(pos, limits);
+    ASSERT_EQ(int(a.moves.size()), n);
+    const double favourite = std::exp(5.0 / temperature) / (std::exp(5.0 / temperature) + n - 1);
+    for (const play::MoveInfo& m : a.moves)
+      EXPECT_NEAR(m.prior, m.move == legal[0] ? favourite : (1 - favourite) / (n - 1), 1e-5)
+          << "T " << temperature << " " << m.usi;
+  }
+}
+
+// `go searchmoves`: the search keeps to the moves it is given, even when the policy (and a mate
+// in one) point elsewhere. The position is RolloutSearchFindsMateInOne's: a gold drop on 4b
+// mates; searched without it, no move mates in one and the best move is one of the two allowed.
+TEST(Analyzer, SearchKeepsToTheRootMovesItIsGiven) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  const game::Position pos = game::Position::fromSfen(v, "k3/4/1G2/4/3K b G 1");
+  const game::Move mate = pos.parseUsi("G*4b");
+  FavouriteMoveEvaluator eval(enc.policySize(), enc.moveIndex(pos, mate));
+  mcts::SearchParams params;
+  params.playouts = 300;
+  play::Analyzer analyzer(v, &eval, params);
+  const play::Analysis all = analyzer.analyze(pos, {});
+  ASSERT_FALSE(all.moves.empty());
+  EXPECT_EQ(all.moves.front().usi, "G*4b") << "unrestricted, the mate is played";
+  play::SearchLimits limits;
+  limits.rootMoves = {pos.parseUsi("1e2e"), pos.parseUsi("1e1d")};
+  for (mcts::Evaluator* evaluator : {static_cast<mcts::Evaluator*>(&eval), static_cast<mcts::Evaluator*>(nullptr)}) {
+    play::Analyzer restricted(v, evaluator, params);
+    const play::Analysis a = restricted.analyze(pos, limits);
+    SCOPED_TRACE(evaluator ? "network" : "rollout");
+    ASSERT_EQ(a.moves.size(), 2u);
+    for (const play::MoveInfo& m : a.moves) EXPECT_TRUE(m.usi == "1e2e" || m.usi == "1e1d") << m.usi;
+    EXPECT_NE(a.mate, 1) << "no allowed move mates in one (a king move may still mate in 3)";
+  }
+}
+
+// Tree reuse: the search after the opponent's reply (or after a move of each side) starts from
+// the subtree the last search grew there; a position of another game starts afresh, and so does
+// every search with reuse off (the default).
+TEST(Analyzer, TreeReuseKeepsTheSubtreeOfTheMovesPlayed) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  FavouriteMoveEvaluator eval(enc.policySize(), 0);
+  mcts::SearchParams params;
+  params.playouts = 2000;
+  play::Analyzer analyzer(v, &eval, params);
+  analyzer.setTreeReuse(true);
+  const play::Analysis first = analyzer.analyze(pos, {});
+  ASSERT_FALSE(first.moves.empty());
+  ASSERT_GE(first.moves.front().pv.size(), 3u);
+  // Play the expected line: our best move and the reply the search expected.
+  game::Position next = pos;
+  for (int i = 0; i < 2; ++i) next.makeMove(next.parseUsi(first.moves.front().pv[size_t(i)]));
+  play::SearchLimits one;
+  one.playouts = 1;
+  const play::Analysis reused = analyzer.analyze(next, one);
+  EXPECT_GT(reused.playouts, 10) << "the kept subtree's visits";
+  EXPECT_LT(reused.playouts, first.playouts);
+
+  // The same position reached by another game (another first move pair, transposed back) is
+  // not this game: a fresh tree. Micro's start: 1e2e then 4a3a reach other squares, so use a
+  // different opening altogether and compare the visit count with a fresh analyzer's.
+  game::Position other(v);
+  game::MoveList legal;
+  other.generateLegal(legal);
+  other.makeMove(legal[legal.size() - 1]);
+  const play::Analysis fresh = analyzer.analyze(other, one);
+  EXPECT_LE(fresh.playouts, 2) << "not a continuation of the last search";
+
+  play::Analyzer noReuse(v, &eval, params);
+  noReuse.analyze(pos, {});
+  EXPECT_LE(noReuse.analyze(next, one).playouts, 2) << "reuse is off by default";
 }
 
 // The search answers soon after the stop flag is raised or its time is up. The slack is generous

@@ -292,6 +292,37 @@ TEST(Usi, UnknownCommandsAndBadWordsAreAnsweredNotFatal) {
   EXPECT_TRUE(s.send("").empty());
 }
 
+// Issue 39 (10): `go searchmoves` keeps the answer to the moves given. Gote's king on 4a, sente
+// to move with a gold in hand: a gold drop mates (RolloutSearchFindsMateInOne in test_analyzer.cpp),
+// so an engine that ignored the list would play one.
+TEST(Usi, GoSearchmovesKeepsToTheMovesGiven) {
+  Session s;
+  const std::string sfen = "k3/4/1G2/4/3K b G 1";
+  const std::string position = "position sfen " + sfen + "\n";
+  const auto mates = [&](const std::string& move) {
+    game::Position pos = game::Position::fromSfen(game::loadVariant("micro"), sfen);
+    pos.makeMove(pos.parseUsi(move));
+    const game::Outcome o = pos.outcome(0);
+    return o.over() && o.winner == 0;
+  };
+  auto out = s.send(position + "go nodes 2000");
+  EXPECT_TRUE(mates(bestmoveOf(out))) << joined(out);
+  out = s.send(position + "go nodes 2000 searchmoves 1e2e 1e1d");
+  const std::string best = bestmoveOf(out);
+  EXPECT_TRUE(best == "1e2e" || best == "1e1d") << joined(out);
+  // A move that is not legal here is named and left out; the rest still bind the search, and a
+  // limit after the list still counts.
+  out = s.send(position + "go searchmoves 9z9y 1e1d nodes 500");
+  EXPECT_TRUE(contains(out, "info string error: go searchmoves: '9z9y' is not a legal move here (left out)")) << joined(out);
+  EXPECT_EQ(bestmoveOf(out), "1e1d") << joined(out);
+  // No legal move in the list: said, and every move is searched.
+  out = s.send(position + "go nodes 2000 searchmoves 4a4b");
+  EXPECT_TRUE(contains(out, "info string error: go searchmoves: no legal move given; searching every move")) << joined(out);
+  EXPECT_TRUE(mates(bestmoveOf(out))) << joined(out);
+  out = s.send(position + "go searchmoves");
+  EXPECT_TRUE(contains(out, "info string error: go: 'searchmoves' needs moves (ignored)")) << joined(out);
+}
+
 // Issue 39 (5): a chu position where the side to move has lost its last royal (sente's dragon
 // took gote's only king on 5b) is a lost game, not a repetition; the engine says so and resigns.
 TEST(Usi, AGameLostByRoyalCaptureIsNamedAndResigned) {
