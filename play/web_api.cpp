@@ -483,6 +483,7 @@ json WebApi::move(const json& request) {
   }
   g->history.push_back(g->pos.moveToUsi(m));
   g->pos.makeMove(m);
+  ++g->version;
   g->clock.moved(t);
   passTheClock(g->clock, g->pos, options_.plyCap, t);
   return stateJson(*g);
@@ -491,7 +492,8 @@ json WebApi::move(const json& request) {
 json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned) {
   auto g = findGame(stringField(request, "game", true));
   const int playouts = playoutsOr(intField(request, "playouts", 0));
-  std::lock_guard<std::mutex> lock(g->mutex);
+  std::lock_guard<std::mutex> searchLock(g->searchMutex);
+  std::unique_lock<std::mutex> lock(g->mutex);
   checkTime(*g, now(), true);
   const game::Outcome o = g->pos.outcome(options_.plyCap);
   if (o.over()) throw ApiError(409, "the game is over (" + endText(g->pos, o) + ")");
@@ -509,7 +511,13 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
                                                  TimeSettings{})) /
               1000.0;
   }
-  const Analysis a = search(g->pos, playouts, abandoned, seconds);
+  // The search runs on a copy, without the game's lock: the state can be read meanwhile.
+  const game::Position searched = g->pos;
+  const uint64_t version = g->version;
+  lock.unlock();
+  const Analysis a = search(searched, playouts, abandoned, seconds);
+  lock.lock();
+  if (g->version != version) throw ApiError(409, "the game changed during the engine's search (a move or an undo)");
   if (a.moves.empty()) throw ApiError(409, "the engine has no move here");
   json analysisOut = analysisJson(g->pos, a);
   const game::Move m = a.moves.front().move;  // the most visited move
@@ -518,6 +526,7 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
   if (g->flagged >= 0) return {{"move", nullptr}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
   g->history.push_back(g->pos.moveToUsi(m));
   g->pos.makeMove(m);
+  ++g->version;
   g->clock.moved(t);
   passTheClock(g->clock, g->pos, options_.plyCap, t);
   return {{"move", g->history.back()}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
@@ -533,6 +542,7 @@ json WebApi::undo(const json& request) {
     g->pos.unmakeMove();
     g->history.pop_back();
   } while (!g->history.empty() && !g->isHuman(g->pos.sideToMove()));
+  ++g->version;
   return stateJson(*g);
 }
 
@@ -575,10 +585,16 @@ json WebApi::analysisJson(const game::Position& pos, const Analysis& a) const {
 json WebApi::analysis(const std::string& gameId, int playouts, const std::atomic<bool>* abandoned) {
   auto g = findGame(gameId);
   const int n = playoutsOr(playouts);
-  std::lock_guard<std::mutex> lock(g->mutex);
-  json out = analysisJson(g->pos, search(g->pos, n, abandoned));
+  std::lock_guard<std::mutex> searchLock(g->searchMutex);
+  game::Position pos = [&] {
+    std::lock_guard<std::mutex> lock(g->mutex);
+    return g->pos;
+  }();
+  // Searched on a copy, without the game's lock: the state can be read (and a person can move)
+  // meanwhile; the answer names the position it analysed.
+  json out = analysisJson(pos, search(pos, n, abandoned));
   out["game"] = g->id;
-  out["sfen"] = g->pos.sfen();
+  out["sfen"] = pos.sfen();
   return out;
 }
 

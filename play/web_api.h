@@ -117,7 +117,12 @@ class WebApi {
 
  private:
   struct Game {
-    std::mutex mutex;  // one request at a time per game (searches included)
+    // `mutex` guards the fields below and is held for microseconds (reads such as GET
+    // /api/state never wait for a search); `searchMutex` lets one search of this game run at a
+    // time and is held while it runs, never while waiting for `mutex` the other way round.
+    std::mutex mutex;
+    std::mutex searchMutex;
+    uint64_t version = 0;  // counts changes (moves, undo): a search on an older copy is stale
     std::string id;
     game::Position pos;
     std::string startSfen;

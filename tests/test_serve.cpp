@@ -284,6 +284,58 @@ TEST(WebApi, NoSearchHoldsTheEngineLongerThanTheLimit) {
   EXPECT_EQ(get(api, "/api/analysis", {{"game", id}, {"playouts", "20"}}).at("playouts"), 20);
 }
 
+// Issue 39 (8): reads never wait behind a game's searches. While an analysis and then an engine
+// move of the game search (each until its client leaves, at most 20 s), GET /api/state answers
+// at once with the game as it stands; an undo during the engine's search makes that search
+// stale, so its move is refused (409), not played on a game that changed under it.
+TEST(WebApi, StateIsReadWhileTheGameIsSearched) {
+  play::WebApiOptions options;
+  options.maxSearchSeconds = 20;
+  auto api = makeApi(options);
+  const std::string id = post(api, "/api/new", {{"variant", "shogi"}, {"humans", {"sente", "gote"}}}).at("game");
+  post(api, "/api/move", {{"game", id}, {"move", "7g7f"}});
+  for (const std::string endpoint : {"analysis", "engine-move"}) {
+    SCOPED_TRACE(endpoint);
+    std::atomic<bool> abandoned{false}, searchDone{false};
+    play::ApiReply searchReply;
+    std::thread searcher([&] {
+      searchReply = endpoint == "analysis"
+                        ? api.route("GET", "/api/analysis", {{"game", id}, {"playouts", "100000"}}, "", &abandoned)
+                        : api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 100000}}.dump(),
+                                    &abandoned);
+      searchDone = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the search is under way
+    const json state = get(api, "/api/state", {{"game", id}});
+    EXPECT_FALSE(searchDone.load()) << "the state was read only after the search ended";
+    EXPECT_EQ(state.at("history").size(), 1u);
+    if (endpoint == "engine-move") {
+      EXPECT_EQ(post(api, "/api/undo", {{"game", id}}).at("history").size(), 0u);
+      EXPECT_FALSE(searchDone.load()) << "the undo waited for the search";
+    }
+    abandoned = true;
+    searcher.join();
+    EXPECT_EQ(searchReply.status, play::kAbandonedStatus) << searchReply.body.dump();
+  }
+  // Not abandoned: an engine move whose game changed during its search is refused.
+  post(api, "/api/move", {{"game", id}, {"move", "7g7f"}});
+  std::atomic<bool> searchDone{false};
+  play::ApiReply stale;
+  std::thread searcher([&] {
+    stale = api.route("POST", "/api/engine-move", {}, json{{"game", id}, {"playouts", 5000}}.dump());
+    searchDone = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const bool undoneDuringTheSearch = !searchDone.load();
+  post(api, "/api/undo", {{"game", id}});
+  searcher.join();
+  if (undoneDuringTheSearch) {
+    EXPECT_EQ(stale.status, 409) << stale.body.dump();
+    EXPECT_THAT(stale.body.value("error", ""), HasSubstr("the game changed during the engine's search"));
+    EXPECT_TRUE(get(api, "/api/state", {{"game", id}}).at("history").empty());
+  }
+}
+
 // A search whose client left (the server sets `abandoned`) stops at once, and an engine move
 // cut short so is not played: the game is as it was.
 TEST(WebApi, AbandonedSearchStopsAndChangesNothing) {
