@@ -151,6 +151,10 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
     if (total > kMaxHandCount)
       fail(sfen, "more than " + std::to_string(kMaxHandCount) + " " + v.faces[v.handKinds[k].setupFace].letterToken() +
                      " pieces on the board and in hand together");
+    if (k < v.maxPiecesInGame.size() && total > v.maxPiecesInGame[k])
+      fail(sfen, std::to_string(total) + " " + v.faces[v.handKinds[k].setupFace].letterToken() +
+                     " pieces (promoted or not, on the board and in hand, both sides) where " + v.name + " has " +
+                     std::to_string(v.maxPiecesInGame[k]) + " in all");
   }
 
   if (!v.maxPiecesPerSide.empty()) {

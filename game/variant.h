@@ -136,6 +136,11 @@ class Variant {
   // piece), how many the start position has, the most a legal position can have. Empty: not
   // checked.
   std::vector<int> maxPiecesPerSide;
+  // `full_set_at_start` with drops (shogi, micro, ...): per hand kind (the physical piece), how
+  // many the start position has on the board and in hand, both sides together: captures only
+  // move pieces between the sides, so no legal position has more (SFEN refuses 19 shogi pawns).
+  // Empty: not checked.
+  std::vector<int> maxPiecesInGame;
 
   int repetitionCount = 4;
   RepetitionResult repetitionResult = RepetitionResult::kDraw;

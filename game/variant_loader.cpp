@@ -293,12 +293,22 @@ class Reader : public common::YamlReader {
       // `full_set_at_start` without drops: no piece changes sides, so neither side can ever
       // have more of a piece than it starts with (SFEN checks it: a chu SFEN with 13 pawns a
       // side is refused). Test variants that place any pieces leave it off.
+      // With drops, captures move pieces between the sides: the bound is on both sides together,
+      // board and hands (a shogi SFEN with 19 pawns is refused).
       if (boolean(root, "", "full_set_at_start", false)) {
-        if (v->dropsEnabled) fail("full_set_at_start", "is for variants without drops", root["full_set_at_start"]);
-        v->maxPiecesPerSide.assign(size_t(v->numPlayers) * v->handKinds.size(), 0);
-        for (Square s = 0; s < v->numSquares(); ++s)
-          if (const Piece p = start.at(s); p && v->faces[faceOf(p)].handKind >= 0)
-            ++v->maxPiecesPerSide[size_t(colorOf(p)) * v->handKinds.size() + size_t(v->faces[faceOf(p)].handKind)];
+        if (v->dropsEnabled) {
+          v->maxPiecesInGame.assign(v->handKinds.size(), 0);
+          for (size_t k = 0; k < v->handKinds.size(); ++k)
+            for (Color c = 0; c < v->numPlayers; ++c) v->maxPiecesInGame[k] += start.handCount(c, int(k));
+          for (Square s = 0; s < v->numSquares(); ++s)
+            if (const Piece p = start.at(s); p && v->faces[faceOf(p)].handKind >= 0)
+              ++v->maxPiecesInGame[size_t(v->faces[faceOf(p)].handKind)];
+        } else {
+          v->maxPiecesPerSide.assign(size_t(v->numPlayers) * v->handKinds.size(), 0);
+          for (Square s = 0; s < v->numSquares(); ++s)
+            if (const Piece p = start.at(s); p && v->faces[faceOf(p)].handKind >= 0)
+              ++v->maxPiecesPerSide[size_t(colorOf(p)) * v->handKinds.size() + size_t(v->faces[faceOf(p)].handKind)];
+        }
       }
     } catch (const SfenError& e) {
       fail("start", e.what(), root["start"]);
