@@ -70,28 +70,63 @@ void referenceLines(std::ostringstream& s, const Frame& f, const std::vector<Ref
     const std::string y = px(f.mapY(r.y));
     s << "<g class=\"reference\"><line x1=\"" << px(f.left) << "\" y1=\"" << y << "\" x2=\"" << px(f.right)
       << "\" y2=\"" << y << "\" stroke=\"#555555\" stroke-dasharray=\"6 4\"/>"
-      << "<text x=\"" << px(f.right - 4) << "\" y=\"" << px(f.mapY(r.y) - 4) << "\" text-anchor=\"end\" fill=\"#555555\">"
+      // A white halo under the label keeps it readable where it crosses a bar or a line.
+      << "<text x=\"" << px(f.right - 4) << "\" y=\"" << px(f.mapY(r.y) - 4) << "\" text-anchor=\"end\" fill=\"#555555\" "
+      << "stroke=\"#ffffff\" stroke-width=\"4\" stroke-linejoin=\"round\" paint-order=\"stroke\">"
       << xmlEscape(r.label) << "</text></g>\n";
   }
 }
 
-// One legend row per series at the right of the plot; a series without data says so.
-void legend(std::ostringstream& s, const Frame& f, const std::vector<std::string>& names,
-            const std::vector<bool>& hasData, bool squares) {
+// Legend text in lines of at most `width` characters, broken between words (a longer word
+// stands alone): the legend column right of the plot is about 150 px, 24 characters of 12 px
+// sans-serif, and SVG text does not wrap by itself.
+std::vector<std::string> wrapWords(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!lines.empty() && lines.back().size() + 1 + word.size() <= width) lines.back() += " " + word;
+    else lines.push_back(word);
+  }
+  if (lines.empty()) lines.push_back("");
+  return lines;
+}
+
+struct LegendRow {
+  std::string text;
+  size_t colourIndex;
+};
+
+// The legend at the right of the plot, top down; each row's text wrapped to the column, a
+// wrapped row taking the lines it needs.
+void legend(std::ostringstream& s, const Frame& f, const std::vector<LegendRow>& rows, bool squares) {
+  constexpr size_t kLegendChars = 24;
+  constexpr double kRowGap = 20, kLineHeight = 14;
   s << "<g class=\"legend\">\n";
-  for (size_t i = 0; i < names.size(); ++i) {
-    const double y = f.top + 8 + 20.0 * double(i);
+  double y = f.top + 8;
+  for (const LegendRow& row : rows) {
     const double x = f.right + 16;
     if (squares)
-      s << "<rect x=\"" << px(x) << "\" y=\"" << px(y - 6) << "\" width=\"14\" height=\"12\" fill=\"" << colour(i)
-        << "\"/>";
+      s << "<rect x=\"" << px(x) << "\" y=\"" << px(y - 6) << "\" width=\"14\" height=\"12\" fill=\""
+        << colour(row.colourIndex) << "\"/>";
     else
       s << "<line x1=\"" << px(x) << "\" y1=\"" << px(y) << "\" x2=\"" << px(x + 14) << "\" y2=\"" << px(y)
-        << "\" stroke=\"" << colour(i) << "\" stroke-width=\"3\"/>";
-    s << "<text x=\"" << px(x + 20) << "\" y=\"" << px(y + 4) << "\">" << xmlEscape(names[i])
-      << (hasData[i] ? "" : " (no data)") << "</text>\n";
+        << "\" stroke=\"" << colour(row.colourIndex) << "\" stroke-width=\"3\"/>";
+    const std::vector<std::string> lines = wrapWords(row.text, kLegendChars);
+    s << "<text x=\"" << px(x + 20) << "\" y=\"" << px(y + 4) << "\">";
+    for (size_t i = 0; i < lines.size(); ++i)
+      s << "<tspan x=\"" << px(x + 20) << "\" dy=\"" << (i == 0 ? "0" : px(kLineHeight)) << "\">" << xmlEscape(lines[i])
+        << "</tspan>";
+    s << "</text>\n";
+    y += kRowGap + kLineHeight * double(lines.size() - 1);
   }
   s << "</g>\n";
+}
+
+// A series' legend rows in drawing order, "(no data)" after an empty one.
+std::vector<LegendRow> legendRows(const std::vector<std::string>& names, const std::vector<bool>& hasData) {
+  std::vector<LegendRow> rows;
+  for (size_t i = 0; i < names.size(); ++i) rows.push_back({names[i] + (hasData[i] ? "" : " (no data)"), i});
+  return rows;
 }
 
 void noDataNote(std::ostringstream& s, const Frame& f) {
@@ -237,16 +272,11 @@ std::string renderStacked(const LineChart& chart) {
   // The legend from the top band down, the order they are stacked in on the chart.
   std::vector<std::string> reversedNames(names.rbegin(), names.rend());
   std::vector<bool> reversedData(hasData.rbegin(), hasData.rend());
-  s << "<g class=\"legend\">\n";
-  for (size_t j = 0; j < reversedNames.size(); ++j) {
-    const size_t k = names.size() - 1 - j;
-    const double y = f.top + 8 + 20.0 * double(j);
-    const double x = f.right + 16;
-    s << "<rect x=\"" << px(x) << "\" y=\"" << px(y - 6) << "\" width=\"14\" height=\"12\" fill=\"" << colour(k)
-      << "\"/><text x=\"" << px(x + 20) << "\" y=\"" << px(y + 4) << "\">" << xmlEscape(reversedNames[j])
-      << (reversedData[j] ? "" : " (no data)") << "</text>\n";
-  }
-  s << "</g>\n</svg>\n";
+  std::vector<LegendRow> rows;
+  for (size_t j = 0; j < reversedNames.size(); ++j)
+    rows.push_back({reversedNames[j] + (reversedData[j] ? "" : " (no data)"), names.size() - 1 - j});
+  legend(s, f, rows, true);
+  s << "</svg>\n";
   return s.str();
 }
 
@@ -317,7 +347,7 @@ std::string renderSvg(const LineChart& chart) {
     s << "</g>\n";
   }
   if (empty) noDataNote(s, f);
-  legend(s, f, names, hasData, false);
+  legend(s, f, legendRows(names, hasData), false);
   s << "</svg>\n";
   return s.str();
 }
@@ -404,7 +434,7 @@ std::string renderSvg(const BarChart& chart) {
   }
   referenceLines(s, f, chart.references);  // drawn over the bars so a threshold stays visible
   if (!any) noDataNote(s, f);
-  legend(s, f, names, hasData, true);
+  legend(s, f, legendRows(names, hasData), true);
   s << "</svg>\n";
   return s.str();
 }

@@ -266,6 +266,29 @@ TEST(SvgChart, MissingDataBreaksLinesAndIsSaidInTheLegend) {
   EXPECT_THAT(empty, HasSubstr("no data yet"));
 }
 
+// Issue 39 (13): a legend name longer than the column right of the plot (24 characters of 12 px
+// text in ~150 px) is broken between words into lines that fit, instead of running off a 720 px
+// chart; a reference line's label has a white halo, so it stays readable across a bar.
+TEST(SvgChart, LongLegendNamesWrapAndReferenceLabelsHaveAHalo) {
+  LineChart c;
+  c.title = "value loss";
+  c.width = 720;
+  c.series = {{"a constant guess's value loss on them", {0, 1}, {0.5, 0.4}},
+              {"the network's value loss on the held-out games", {0, 1}, {0.4, 0.3}}};
+  c.references.push_back({0.45, "threshold"});
+  const std::string svg = renderSvg(c);
+  EXPECT_EQ(xmlProblem(svg), "") << svg;
+  std::vector<std::string> lines;
+  for (size_t at = svg.find("<tspan"); at != std::string::npos; at = svg.find("<tspan", at + 1)) {
+    const size_t open = svg.find('>', at) + 1;
+    lines.push_back(svg.substr(open, svg.find("</tspan>", open) - open));
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"a constant guess&apos;s value", "loss on them",
+                                             "the network&apos;s value loss", "on the held-out games"}))
+      << svg;
+  EXPECT_THAT(svg, HasSubstr("paint-order=\"stroke\">threshold</text>"));
+}
+
 TEST(SvgChart, BarChartsStackOrGroupAndWriteCsv) {
   BarChart c;
   c.title = "results";
