@@ -37,7 +37,7 @@ struct UsiOptions {
   int multiPv = 1;                // MultiPV
   std::string book;               // Book: an opening book (play::OpeningBook), empty = none
   double resignThreshold = 0;     // ResignThreshold: resign below this win rate; 0 = never
-  int64_t moveOverheadMs = 100;   // MoveOverhead: GUI and network latency kept in hand per move
+  int64_t moveOverheadMs = 30;    // MoveOverhead: GUI and network latency kept in hand per move
 };
 
 class UsiEngine {
