@@ -103,4 +103,48 @@ BarChart referenceEloChart(const std::vector<ReferenceResult>& results) {
   return c;
 }
 
+LineChart referenceLearningCurve(const std::vector<ReferenceResult>& results,
+                                 const std::map<int, GenerationProgress>& progress, ProgressAxis axis) {
+  LineChart c;
+  double span = 0;
+  for (const auto& [generation, p] : progress) span = std::max(span, p.hours);
+  const bool minutes = axis == ProgressAxis::kHours && span < 2;  // a short run's axis reads minutes
+  switch (axis) {
+    case ProgressAxis::kHours:
+      c.title = "Learning curve: Elo against fixed opponents by training time";
+      c.xLabel = std::string("time since the run began when the model was promoted (") + (minutes ? "minutes" : "hours") +
+                 ", wall clock)";
+      break;
+    case ProgressAxis::kGames:
+      c.title = "Learning curve: Elo against fixed opponents by self-play games";
+      c.xLabel = "self-play games played when the model was promoted";
+      break;
+    case ProgressAxis::kSteps:
+      c.title = "Learning curve: Elo against fixed opponents by training steps";
+      c.xLabel = "trainer steps of the model";
+      break;
+  }
+  c.yLabel = "Elo against the opponent (95% interval)";
+  std::vector<std::string> opponents;
+  for (const ReferenceResult& r : results)
+    if (std::find(opponents.begin(), opponents.end(), r.opponent) == opponents.end()) opponents.push_back(r.opponent);
+  for (const std::string& o : opponents) {
+    LineSeries s{o, {}, {}};
+    for (const ReferenceResult& r : results) {  // sorted by generation: the line runs forward
+      const auto at = progress.find(r.generation);
+      if (r.opponent != o || at == progress.end()) continue;
+      const GenerationProgress& p = at->second;
+      s.x.push_back(axis == ProgressAxis::kHours ? p.hours * (minutes ? 60 : 1)
+                    : axis == ProgressAxis::kGames ? p.games
+                                                   : p.steps);
+      s.y.push_back(r.elo);
+      s.low.push_back(r.eloLow);
+      s.high.push_back(r.eloHigh);
+    }
+    c.series.push_back(s);
+  }
+  c.references.push_back({0, "even with the opponent"});
+  return c;
+}
+
 }  // namespace poppy::report

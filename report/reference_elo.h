@@ -3,6 +3,7 @@
 // plays and writes, or which anyone may put there. Unlike the gate Elo (each candidate against
 // the previous best, summed) these have a fixed zero: the opponent.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,20 @@ std::vector<ReferenceResult> loadReferenceResults(const std::string& runDir, std
 
 // One bar per (generation, opponent), Elo with its 95% interval as a whisker.
 BarChart referenceEloChart(const std::vector<ReferenceResult>& results);
+
+// How far the run had come when a generation became the best model (gen-0000: the start).
+struct GenerationProgress {
+  double hours = 0;   // wall clock since the run began
+  double games = 0;   // self-play games played by then
+  double steps = 0;   // trainer steps of the model
+};
+
+enum class ProgressAxis { kHours, kGames, kSteps };
+
+// The learning curve (issue 47): each opponent's line of Elo against hours, games or steps of
+// training, with the 95% intervals as error bars. Generations with no progress entry are left
+// out (a model not promoted by this run's gates).
+LineChart referenceLearningCurve(const std::vector<ReferenceResult>& results,
+                                 const std::map<int, GenerationProgress>& progress, ProgressAxis axis);
 
 }  // namespace poppy::report

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "common/atomic_file.h"
@@ -181,6 +182,25 @@ std::string csv(const NamedChart& c) {
 
 }  // namespace
 
+// When each generation became the best model: its gate's time, its trainer step and the
+// self-play games played by then (the last self-play phase that ended before the gate).
+std::map<int, GenerationProgress> generationProgress(const RunMetrics& run) {
+  std::map<int, GenerationProgress> out;
+  out[0] = {};
+  const double start = run.startTime();
+  for (const GateEvent& e : run.metrics.gate) {
+    const int generation = generationNumber(e.newBest);
+    if (!e.promoted || generation < 0) continue;
+    GenerationProgress p;
+    p.hours = (e.time - start) / 3600.0;
+    p.steps = double(e.step);
+    for (const SelfplayEvent& sp : run.metrics.selfplay)
+      if (sp.time <= e.time) p.games = std::max(p.games, double(sp.totalGames));
+    out[generation] = p;
+  }
+  return out;
+}
+
 std::vector<NamedChart> runCharts(const RunMetrics& run) {
   const bool four = run.players() > 2;
   std::vector<NamedChart> charts = {
@@ -212,6 +232,19 @@ std::vector<NamedChart> runCharts(const RunMetrics& run) {
                       "Elo of chosen generations against fixed opponents, from the matches in the run's reference "
                       "folder, with 95% intervals: a measure with a fixed zero, unlike the gate Elo.",
                       referenceEloChart(run.references)});
+  if (!run.references.empty() && !four) {
+    // The learning curve (issue 47): the same Elo against how much training each model had.
+    const std::map<int, GenerationProgress> progress = generationProgress(run);
+    const char* what = "Elo of each promoted generation against the fixed opponents of the reference matches, with 95% "
+                       "intervals, against ";
+    charts.push_back({"learning-curve-hours",
+                      std::string(what) + "the wall-clock time since the run began when the generation was promoted.",
+                      referenceLearningCurve(run.references, progress, ProgressAxis::kHours)});
+    charts.push_back({"learning-curve-games", std::string(what) + "the self-play games played by its promotion.",
+                      referenceLearningCurve(run.references, progress, ProgressAxis::kGames)});
+    charts.push_back({"learning-curve-steps", std::string(what) + "its trainer steps.",
+                      referenceLearningCurve(run.references, progress, ProgressAxis::kSteps)});
+  }
   return charts;
 }
 

@@ -136,7 +136,8 @@ void noDataNote(std::ostringstream& s, const Frame& f) {
 
 bool isWhole(double v) { return std::fabs(v - std::round(v)) < 1e-9; }
 
-bool hasErrorBar(const BarSeries& series, size_t i) {
+template <typename Series>  // BarSeries or LineSeries: both have low and high
+bool hasErrorBar(const Series& series, size_t i) {
   return i < series.low.size() && i < series.high.size() && !isMissing(series.low[i]) && !isMissing(series.high[i]);
 }
 
@@ -298,6 +299,7 @@ std::string renderSvg(const LineChart& chart) {
       ylo = std::min(ylo, series.y[i]);
       yhi = std::max(yhi, series.y[i]);
       wholeX = wholeX && isWhole(series.x[i]);
+      if (hasErrorBar(series, i)) ylo = std::min(ylo, series.low[i]), yhi = std::max(yhi, series.high[i]);
     }
     hasData.push_back(any);
   }
@@ -337,6 +339,12 @@ std::string renderSvg(const LineChart& chart) {
       points += px(f.mapX(series.x[i])) + "," + px(f.mapY(series.y[i]));
     }
     flush();
+    for (size_t i = 0; i < n; ++i) {
+      if (isMissing(series.x[i]) || isMissing(series.y[i]) || !hasErrorBar(series, i)) continue;
+      const std::string x = px(f.mapX(series.x[i]));
+      s << "<line class=\"error-bar\" x1=\"" << x << "\" y1=\"" << px(f.mapY(series.low[i])) << "\" x2=\"" << x
+        << "\" y2=\"" << px(f.mapY(series.high[i])) << "\" stroke=\"" << colour(k) << "\" stroke-width=\"1.5\"/>\n";
+    }
     if (series.markers)
       for (size_t i = 0; i < n; ++i) {
         if (isMissing(series.x[i]) || isMissing(series.y[i])) continue;
@@ -440,26 +448,40 @@ std::string renderSvg(const BarChart& chart) {
 }
 
 std::string toCsv(const LineChart& chart) {
+  // One row per x; a series with error bars gets two more columns, its interval's bounds.
+  struct Point {
+    double y = kMissing, low = kMissing, high = kMissing;
+  };
   std::vector<double> xs;
-  std::vector<std::map<double, double>> byX(chart.series.size());
+  std::vector<std::map<double, Point>> byX(chart.series.size());
   for (size_t k = 0; k < chart.series.size(); ++k) {
     const LineSeries& series = chart.series[k];
     for (size_t i = 0; i < std::min(series.x.size(), series.y.size()); ++i) {
       if (isMissing(series.x[i])) continue;
       xs.push_back(series.x[i]);
-      if (!isMissing(series.y[i])) byX[k].emplace(series.x[i], series.y[i]);
+      if (isMissing(series.y[i])) continue;
+      Point p{series.y[i]};
+      if (hasErrorBar(series, i)) p.low = series.low[i], p.high = series.high[i];
+      byX[k].emplace(series.x[i], p);
     }
   }
+  auto hasInterval = [](const LineSeries& s) { return !s.low.empty() || !s.high.empty(); };
+  auto number = [](double v) { return isMissing(v) ? std::string() : formatNumber(v); };
   std::sort(xs.begin(), xs.end());
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   std::string out = csvField(chart.xLabel);
-  for (const LineSeries& series : chart.series) out += "," + csvField(series.name);
+  for (const LineSeries& series : chart.series) {
+    out += "," + csvField(series.name);
+    if (hasInterval(series)) out += "," + csvField(series.name + " (low)") + "," + csvField(series.name + " (high)");
+  }
   out += "\n";
   for (double x : xs) {
     out += formatNumber(x);
-    for (const auto& m : byX) {
-      const auto it = m.find(x);
-      out += "," + (it == m.end() ? std::string() : formatNumber(it->second));
+    for (size_t k = 0; k < chart.series.size(); ++k) {
+      const auto it = byX[k].find(x);
+      const Point p = it == byX[k].end() ? Point{} : it->second;
+      out += "," + number(p.y);
+      if (hasInterval(chart.series[k])) out += "," + number(p.low) + "," + number(p.high);
     }
     out += "\n";
   }

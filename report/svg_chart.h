@@ -41,6 +41,8 @@ struct LineSeries {
   std::vector<double> x, y;  // same length; a missing y (or x) breaks the line there
   bool markers = true;       // a dot at each point (a lone point still shows)
   bool dashed = false;
+  // Optional error bars: a whisker from low[i] to high[i] at x[i] (empty, or a missing bound: none).
+  std::vector<double> low, high;
 };
 
 struct LineChart {

@@ -579,6 +579,21 @@ TEST(RunReport, ReferenceMatchesAreChartedWithTheirIntervals) {
             "generation,rollout:1000,rollout:1000 (low),rollout:1000 (high)\n"
             "gen-0000,-190.8,-340.2,-75.5\ngen-0001,190.8,75.5,340.2\n");
   EXPECT_THAT(slurp(out / "index.html"), HasSubstr("reference-elo.svg"));
+  // The learning curves (issue 47): the same Elo against the training each generation had when
+  // its gate promoted it. kMetrics: gen-0001's gate at step 10, after the first self-play phase
+  // (3 games, ended at time 1000 after 36 s: the run began at 964, the gate came 46 s later).
+  EXPECT_EQ(slurp(out / "learning-curve-games.csv"),
+            "self-play games played when the model was promoted,rollout:1000,rollout:1000 (low),rollout:1000 (high)\n"
+            "0,-190.8,-340.2,-75.5\n3,190.8,75.5,340.2\n");
+  EXPECT_EQ(slurp(out / "learning-curve-steps.csv"),
+            "trainer steps of the model,rollout:1000,rollout:1000 (low),rollout:1000 (high)\n"
+            "0,-190.8,-340.2,-75.5\n10,190.8,75.5,340.2\n");
+  const std::string hours = slurp(out / "learning-curve-hours.svg");
+  EXPECT_EQ(xmlProblem(hours), "");
+  EXPECT_THAT(hours, HasSubstr("(minutes, wall clock)"));
+  EXPECT_EQ(count(hours, "class=\"error-bar\""), 2u);
+  EXPECT_THAT(slurp(out / "learning-curve-hours.csv"), HasSubstr("\n0.766"));
+  EXPECT_THAT(slurp(out / "index.html"), HasSubstr("learning-curve-hours.svg"));
   // The gate Elo says what it is.
   EXPECT_THAT(slurp(out / "elo.svg"), HasSubstr("summed gate results, no fixed opponent"));
   removeUnlessFailed(dir);
