@@ -14,6 +14,7 @@
 #include "selfplay/game_record.h"
 #include "apps/inference_option.h"
 #include "game/variant_loader.h"
+#include "mcts/play_time_search.h"
 #include "play/four_player_board_text.h"
 #include "play/four_player_game.h"
 #include "nn/model_header.h"
@@ -84,6 +85,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   s.startSfen = a.sfen;
   s.clock = play::parseClock(a.clock);  // a bad clock fails before the game starts, naming it
   s.searchThreads = a.searchThreads;
+  s.search = mcts::playTimeSearchParams();
   s.search.playouts = a.playouts > 0 ? a.playouts : kDefaultPlayouts;
   s.limits.playouts = a.playouts;  // 0 with --seconds: the time alone limits the search
   s.limits.seconds = a.seconds;

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/model_players.h"
+#include "mcts/play_time_search.h"
 #include "game/variant.h"
 #include "play/opening_book.h"
 #include "play/usi_client.h"
@@ -48,7 +49,8 @@ struct PlayerSettings {
   int gumbelActions = 0;
   // Model players' PUCT settings (mcts/search_params.h): exploration, first-play urgency and the
   // policy's softmax temperature.
-  double cpuct = 1.5, fpuReduction = 0.25, policyTemperature = 1.0;
+  double cpuct = mcts::playTimeSearchParams().cpuct, fpuReduction = mcts::playTimeSearchParams().fpuReduction,
+         policyTemperature = mcts::playTimeSearchParams().policyTemperature;
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
 };
 

@@ -10,6 +10,7 @@
 
 #include "game/variant_loader.h"
 #include "mcts/mate_search.h"
+#include "mcts/play_time_search.h"
 #include "play/board_text.h"
 #include "selfplay/selfplay_runner.h"
 
@@ -348,7 +349,8 @@ void UsiEngine::prepare() {
              "(or is set empty for the rollout MCTS)");
       }
     }
-    setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(), mcts::SearchParams{});
+    setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(),
+                                                     mcts::playTimeSearchParams());
     setup_->analyzer->setTreeReuse(true);  // the next move's search starts from this one's subtree
     if (setup_->evaluator) warmUp();
   }

@@ -8,6 +8,7 @@
 #include "common/json_integer.h"
 #include "game/neighbours.h"
 #include "mcts/evaluator.h"
+#include "mcts/play_time_search.h"
 #include "nn/encoder.h"
 #include "play/board_svg.h"
 #include "play/four_player_board_text.h"
@@ -325,7 +326,7 @@ void WebApi::checkTime(Game& g, int64_t nowMs, bool orThrow) {
 }
 
 Analysis WebApi::search(const game::Position& pos, int playouts, const std::atomic<bool>* abandoned, double seconds) {
-  mcts::SearchParams params;
+  mcts::SearchParams params = mcts::playTimeSearchParams();
   params.playouts = playouts;
   params.plyCap = options_.plyCap;
   std::lock_guard<std::mutex> lock(engineMutex_);
