@@ -693,6 +693,23 @@ TEST(TrainE2E, RunWithoutStateJsonIsRefusedNotOverwritten) {
   fs::remove_all(root);
 }
 
+// The soak's damage phase (issue 39): a `best` file that names a model the run does not have is
+// rewritten to state.json's best on resume, with a warning, not left stale.
+TEST(TrainE2E, StaleBestFileIsRewrittenOnResume) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "tiny.yaml", dir = root / "run";
+  spit(config, tinyConfig(1));
+  ASSERT_EQ(poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root).code, 0);
+  const std::string best = slurp(dir / "best");
+  ASSERT_TRUE(fs::exists(dir / "models" / (best.substr(0, best.find('\n')) + ".model"))) << best;
+  spit(dir / "best", "gen-9999\n");
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "1"}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("named 'gen-9999', but state.json's best model is"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "best"), best);
+  fs::remove_all(root);
+}
+
 // Issue 39 (3): a run moved without replay/ (docs/commands/train.md "poppy train") goes on numbering its games
 // after the newest one in games.jsonl: ids, chunk names and exported records stay unique.
 TEST(TrainE2E, RunMovedWithoutReplayKeepsItsGameIdsUnique) {

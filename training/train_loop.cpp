@@ -227,6 +227,7 @@ class Run {
       }
       reconcile();
       nn::readModelInfo(bestModelPath());  // fails loudly if the best model is missing or corrupt
+      repairBestPointer();
       say("resuming " + dir_.string() + " at iteration " + std::to_string(state_.iteration) + " (" + state_.phase +
           "), " + std::to_string(state_.totalGames) + " games, " + std::to_string(trainer_->steps()) + " steps");
     } else {
@@ -247,6 +248,19 @@ class Run {
     // must not reuse its games' ids (records and exported files are named by them).
     nextChunk_ = std::max(selfplay::nextChunkSequence(path("replay")), newestRecordedChunk_ ? *newestRecordedChunk_ + 1 : 0);
     window_ = std::make_unique<selfplay::ReplayWindow>(path("replay"), chunkInfo_, size_t(config_.window));
+  }
+
+  // `best` is a pointer for people and scripts; state.json is the truth. A `best` that names
+  // another model (hand-edited, damaged, or a copy of another run's) is rewritten, and said so,
+  // rather than left stale until the next promotion.
+  void repairBestPointer() {
+    const std::string want = generationName(state_.generation);
+    std::string have;
+    if (std::ifstream in(path("best")); in) std::getline(in, have);
+    if (have == want) return;
+    say("warning: " + path("best") + " named " + (have.empty() ? std::string("no model") : "'" + have + "'") +
+        ", but state.json's best model is " + want + ": rewritten");
+    common::writeFileAtomically(path("best"), want + "\n");
   }
 
   // A run trains one variant: resuming it with another variant file (another name, or the same
