@@ -242,6 +242,27 @@ void serve(const ServeOptions& o) {
                       "application/json");
       return httplib::Server::HandlerResponse::Handled;
     }
+    // A Content-Length that is not a number, or is absurd, is answered before the body: httplib
+    // would take a malformed one for 0, and read and discard the whole announced body first (a
+    // client that said 10^12 bytes and sent none got no answer at all).
+    if (req.has_header("Content-Length")) {
+      const std::string length = req.get_header_value("Content-Length");
+      const bool digits = !length.empty() && length.find_first_not_of("0123456789") == std::string::npos;
+      // Up to 64 MB httplib reads and discards the body, then answers 413 (a client still
+      // writing its body could not read an earlier answer); beyond, it would wait for bytes a
+      // client may never send.
+      constexpr unsigned long long kMostBytesDiscarded = 64ull << 20;
+      const bool tooBig = digits && (length.size() > 12 || std::stoull(length) > kMostBytesDiscarded);
+      if (!digits || tooBig) {
+        res.status = digits ? 413 : 400;
+        res.set_header("Connection", "close");  // the body that may follow is not read
+        res.set_content(nlohmann::json{{"error", tooBig ? "request body over " + std::to_string(kMaxRequestBytes) + " bytes"
+                                                         : "Content-Length '" + length.substr(0, 40) +
+                                                               "' is not a number of bytes"}}.dump(),
+                        "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
     const std::string type = req.get_header_value("Content-Type");
     if (req.method == "POST" && !type.empty() && type.rfind("application/json", 0) != 0) {
       res.status = 415;
