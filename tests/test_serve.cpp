@@ -820,7 +820,7 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
     timeval wait{5, 0};  // an answer comes at once; 5 s is only the test's bound
     ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
     const std::string request = "POST /api/new HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
-                                length + "\r\n\r\n{}";
+                                length + "\r\n\r\n";  // no body: bytes the server never reads would reset the connection
     ASSERT_EQ(::send(sock, request.data(), request.size(), MSG_NOSIGNAL), ssize_t(request.size()));
     char buf[512] = {};
     const ssize_t got = ::recv(sock, buf, sizeof buf - 1, 0);
