@@ -775,6 +775,21 @@ json parseBody(const httplib::Result& r) {
   return json::parse(r->body, nullptr, false);
 }
 
+// A raw TCP connection to 127.0.0.1:port (for requests httplib's client will not send), or -1.
+int connectToLocalPort(int port) {
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (sock < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(sock);
+    return -1;
+  }
+  return sock;
+}
+
 TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   const auto dir = freshTempDir("poppy_test_serve_", "http");
   ServerProcess server({}, (dir / "serve.log").string());
@@ -810,13 +825,8 @@ TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   // The soak (issue 39): a Content-Length that announces 10^12 bytes and sends none, or is not a
   // number, is answered at once (httplib alone read the announced body first: no answer at all).
   for (const std::string length : {"1000000000000", "-5", "abc", "99999999999999999999"}) {
-    const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_GE(sock, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(uint16_t(server.port()));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const int sock = connectToLocalPort(server.port());
+    ASSERT_GE(sock, 0) << "cannot connect to the server";
     timeval wait{5, 0};  // an answer comes at once; 5 s is only the test's bound
     ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
     const std::string request = "POST /api/new HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
@@ -921,13 +931,8 @@ TEST(Serve, AbandonedSearchIsStoppedAndLongOnesStillAnswer) {
   EXPECT_EQ(parseBody(longOne).value("playouts", 0), 1500) << longOne->body.substr(0, 300);
 
   // A 100,000-playout analysis whose client hangs up after a second.
-  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(sock, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(uint16_t(server.port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const int sock = connectToLocalPort(server.port());
+  ASSERT_GE(sock, 0) << "cannot connect to the server";
   const std::string request = "GET /api/analysis?game=" + id + "&playouts=100000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   ASSERT_EQ(::send(sock, request.data(), request.size(), 0), ssize_t(request.size()));
   std::this_thread::sleep_for(std::chrono::seconds(1));
