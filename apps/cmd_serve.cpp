@@ -236,6 +236,7 @@ void serve(const ServeOptions& o) {
   server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     if (req.has_header("Transfer-Encoding")) {
       res.status = 411;
+      res.set_header("Connection", "close");  // the body that may follow is not read
       res.set_content(nlohmann::json{{"error", "request bodies must come with a Content-Length (at most " +
                                                    std::to_string(kMaxRequestBytes) +
                                                    " bytes); Transfer-Encoding is not accepted"}}.dump(),
