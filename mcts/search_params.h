@@ -57,4 +57,20 @@ struct SearchParams {
   int64_t rootMateNodes = 4000;
 };
 
+// May a tree grown under `a` go on searching under `b` (tree reuse between moves, play::Analyzer)?
+// Every setting that shapes the tree must agree. The playouts are a budget, and the ply cap
+// moves with the game (`usi` sets it a horizon past the current ply), so those two may differ.
+inline bool sameTreeSettings(const SearchParams& a, const SearchParams& b) {
+  return a.cpuct == b.cpuct && a.fpuReduction == b.fpuReduction &&
+         a.fpuScaledByVisitedPolicy == b.fpuScaledByVisitedPolicy && a.policyTemperature == b.policyTemperature &&
+         a.rootNoise == b.rootNoise && a.dirichletAlpha == b.dirichletAlpha && a.noiseFraction == b.noiseFraction &&
+         a.forcedPlayoutsK == b.forcedPlayoutsK && a.gumbelConsidered == b.gumbelConsidered &&
+         a.gumbelCScale == b.gumbelCScale && a.leavesPerTree == b.leavesPerTree &&
+         a.repetitionContempt == b.repetitionContempt && a.solver == b.solver && a.leafMatePlies == b.leafMatePlies &&
+         a.rootMatePlies == b.rootMatePlies && a.rootMateNodes == b.rootMateNodes;
+}
+// A new field changes this size: add it to sameTreeSettings (or say there why it may differ),
+// then update the size.
+static_assert(sizeof(SearchParams) == 80, "SearchParams changed: is the new field in sameTreeSettings?");
+
 }  // namespace poppy::mcts

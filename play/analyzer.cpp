@@ -87,18 +87,6 @@ bool continuesGame(const game::Position& earlier, const game::Position& later, i
   return a.sfen() == b.sfen();
 }
 
-// The settings a kept tree was searched with still hold: everything that shapes the tree, the
-// ply cap (usi moves its horizon with the game) and the playout count (a limit) aside.
-bool sameTreeSettings(const mcts::SearchParams& a, const mcts::SearchParams& b) {
-  return a.cpuct == b.cpuct && a.fpuReduction == b.fpuReduction &&
-         a.fpuScaledByVisitedPolicy == b.fpuScaledByVisitedPolicy && a.policyTemperature == b.policyTemperature &&
-         a.rootNoise == b.rootNoise && a.dirichletAlpha == b.dirichletAlpha && a.noiseFraction == b.noiseFraction &&
-         a.forcedPlayoutsK == b.forcedPlayoutsK && a.gumbelConsidered == b.gumbelConsidered &&
-         a.gumbelCScale == b.gumbelCScale && a.leavesPerTree == b.leavesPerTree &&
-         a.repetitionContempt == b.repetitionContempt && a.solver == b.solver && a.leafMatePlies == b.leafMatePlies &&
-         a.rootMatePlies == b.rootMatePlies && a.rootMateNodes == b.rootMateNodes;
-}
-
 }  // namespace
 
 int Analysis::centipawns() const {
@@ -114,7 +102,7 @@ mcts::Tree& Analyzer::treeFor(const game::Position& pos, const mcts::SearchParam
                               const std::vector<game::Move>& rootMoves) {
   std::vector<game::Move> played;
   const bool reuse = treeReuse_ && kept_ && keptRoot_ && !keptRestricted_ && rootMoves.empty() &&
-                     sameTreeSettings(keptParams_, params) && continuesGame(*keptRoot_, pos, kMaxReusedMoves, played);
+                     mcts::sameTreeSettings(keptParams_, params) && continuesGame(*keptRoot_, pos, kMaxReusedMoves, played);
   if (reuse) {
     for (game::Move m : played) kept_->advance(m);
   } else {
