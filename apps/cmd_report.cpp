@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 struct ReportArgs {
   std::string runDir, out;
   std::vector<std::string> references;  // player descriptions, as poppy match --b
+  std::vector<std::string> compared;    // other run directories whose learning curves are drawn beside
   std::string generations = "every:5";
   int games = 40, playouts = 128, plyCap = 200, parallel = 32;
 };
@@ -134,6 +135,9 @@ void addReportCommand(CLI::App& app) {
   cmd->add_option("--reference", args->references,
                   "Fixed opponent to match chosen generations against first (repeatable; as poppy match --b: "
                   "rollout:1000, usi:fairy-stockfish, model:PATH:N ...); results go to RUN_DIR/reference and are charted");
+  cmd->add_option("--compare", args->compared,
+                  "Another run directory (repeatable) whose learning curves (from its reference matches) are drawn "
+                  "beside this run's: compare-learning-curve-hours/-games/-steps");
   cmd->add_option("--generations", args->generations, "Generations to match: all, last, every:N (and the last) or 3,7,12")
       ->capture_default_str();
   cmd->add_option("--games", args->games, "Games per reference match (colours alternate)")
@@ -152,8 +156,15 @@ void addReportCommand(CLI::App& app) {
       run = report::loadRunMetrics(args->runDir);
     }
     for (const std::string& p : run.problems) std::fprintf(stderr, "warning: %s\n", p.c_str());
+    std::vector<report::RunMetrics> others;
+    for (const std::string& dir : args->compared) {
+      others.push_back(report::loadRunMetrics(dir));
+      for (const std::string& p : others.back().problems) std::fprintf(stderr, "warning: %s: %s\n", dir.c_str(), p.c_str());
+    }
+    const std::vector<report::NamedChart> extra =
+        others.empty() ? std::vector<report::NamedChart>{} : report::comparisonCharts(run, others);
     const std::string out = args->out.empty() ? (fs::path(args->runDir) / "report").string() : args->out;
-    const auto written = report::writeRunReport(run, out);
+    const auto written = report::writeRunReport(run, out, extra);
     std::printf("wrote %zu files to %s: open %s in a browser\n", written.size(), out.c_str(),
                 (fs::path(out) / "index.html").string().c_str());
   });

@@ -103,46 +103,96 @@ BarChart referenceEloChart(const std::vector<ReferenceResult>& results) {
   return c;
 }
 
-LineChart referenceLearningCurve(const std::vector<ReferenceResult>& results,
-                                 const std::map<int, GenerationProgress>& progress, ProgressAxis axis) {
-  LineChart c;
-  double span = 0;
-  for (const auto& [generation, p] : progress) span = std::max(span, p.hours);
-  const bool minutes = axis == ProgressAxis::kHours && span < 2;  // a short run's axis reads minutes
+namespace {
+
+const char* axisTitle(ProgressAxis axis) {
+  switch (axis) {
+    case ProgressAxis::kHours: return "Learning curve: Elo against fixed opponents by training time";
+    case ProgressAxis::kGames: return "Learning curve: Elo against fixed opponents by self-play games";
+    case ProgressAxis::kSteps: return "Learning curve: Elo against fixed opponents by training steps";
+  }
+  return "";
+}
+
+std::string axisLabel(ProgressAxis axis, bool minutes) {
   switch (axis) {
     case ProgressAxis::kHours:
-      c.title = "Learning curve: Elo against fixed opponents by training time";
-      c.xLabel = std::string("time since the run began when the model was promoted (") + (minutes ? "minutes" : "hours") +
-                 ", wall clock)";
-      break;
-    case ProgressAxis::kGames:
-      c.title = "Learning curve: Elo against fixed opponents by self-play games";
-      c.xLabel = "self-play games played when the model was promoted";
-      break;
-    case ProgressAxis::kSteps:
-      c.title = "Learning curve: Elo against fixed opponents by training steps";
-      c.xLabel = "trainer steps of the model";
-      break;
+      return std::string("time since the run began when the model was promoted (") + (minutes ? "minutes" : "hours") +
+             ", wall clock)";
+    case ProgressAxis::kGames: return "self-play games played when the model was promoted";
+    case ProgressAxis::kSteps: return "trainer steps of the model";
   }
-  c.yLabel = "Elo against the opponent (95% interval)";
+  return "";
+}
+
+std::vector<std::string> opponentsOf(const std::vector<ReferenceResult>& results) {
   std::vector<std::string> opponents;
   for (const ReferenceResult& r : results)
     if (std::find(opponents.begin(), opponents.end(), r.opponent) == opponents.end()) opponents.push_back(r.opponent);
-  for (const std::string& o : opponents) {
-    LineSeries s{o, {}, {}};
-    for (const ReferenceResult& r : results) {  // sorted by generation: the line runs forward
-      const auto at = progress.find(r.generation);
-      if (r.opponent != o || at == progress.end()) continue;
-      const GenerationProgress& p = at->second;
-      s.x.push_back(axis == ProgressAxis::kHours ? p.hours * (minutes ? 60 : 1)
-                    : axis == ProgressAxis::kGames ? p.games
-                                                   : p.steps);
-      s.y.push_back(r.elo);
-      s.low.push_back(r.eloLow);
-      s.high.push_back(r.eloHigh);
-    }
-    c.series.push_back(s);
+  return opponents;
+}
+
+// One run's line against one opponent.
+LineSeries curveAgainst(const std::string& name, const std::string& opponent, const RunCurve& run, ProgressAxis axis,
+                        bool minutes) {
+  LineSeries s;
+  s.name = name;
+  for (const ReferenceResult& r : run.results) {  // sorted by generation: the line runs forward
+    const auto at = run.progress.find(r.generation);
+    if (r.opponent != opponent || at == run.progress.end()) continue;
+    const GenerationProgress& p = at->second;
+    s.x.push_back(axis == ProgressAxis::kHours ? p.hours * (minutes ? 60 : 1)
+                  : axis == ProgressAxis::kGames ? p.games
+                                                 : p.steps);
+    s.y.push_back(r.elo);
+    s.low.push_back(r.eloLow);
+    s.high.push_back(r.eloHigh);
   }
+  return s;
+}
+
+// Minutes when every run spans under 2 hours.
+bool minutesAxis(const std::vector<RunCurve>& runs, ProgressAxis axis) {
+  double span = 0;
+  for (const RunCurve& run : runs)
+    for (const auto& [generation, p] : run.progress) span = std::max(span, p.hours);
+  return axis == ProgressAxis::kHours && span < 2;
+}
+
+}  // namespace
+
+LineChart referenceLearningCurve(const std::vector<ReferenceResult>& results,
+                                 const std::map<int, GenerationProgress>& progress, ProgressAxis axis) {
+  const RunCurve run{"", results, progress};
+  const bool minutes = minutesAxis({run}, axis);
+  LineChart c;
+  c.title = axisTitle(axis);
+  c.xLabel = axisLabel(axis, minutes);
+  c.yLabel = "Elo against the opponent (95% interval)";
+  for (const std::string& o : opponentsOf(results)) c.series.push_back(curveAgainst(o, o, run, axis, minutes));
+  c.references.push_back({0, "even with the opponent"});
+  return c;
+}
+
+LineChart comparedLearningCurves(const std::vector<RunCurve>& runs, ProgressAxis axis) {
+  const bool minutes = minutesAxis(runs, axis);
+  std::vector<std::string> all;  // every opponent of every run
+  for (const RunCurve& run : runs)
+    for (const std::string& o : opponentsOf(run.results))
+      if (std::find(all.begin(), all.end(), o) == all.end()) all.push_back(o);
+  bool oneShared = all.size() == 1;
+  for (const RunCurve& run : runs) oneShared = oneShared && opponentsOf(run.results).size() == 1;
+  LineChart c;
+  switch (axis) {
+    case ProgressAxis::kHours: c.title = "Runs compared: Elo by training time"; break;
+    case ProgressAxis::kGames: c.title = "Runs compared: Elo by self-play games"; break;
+    case ProgressAxis::kSteps: c.title = "Runs compared: Elo by training steps"; break;
+  }
+  c.xLabel = axisLabel(axis, minutes);
+  c.yLabel = "Elo against " + (oneShared ? all[0] : std::string("the opponent")) + " (95% interval)";
+  for (const RunCurve& run : runs)
+    for (const std::string& o : opponentsOf(run.results))
+      c.series.push_back(curveAgainst(oneShared ? run.label : run.label + ": " + o, o, run, axis, minutes));
   c.references.push_back({0, "even with the opponent"});
   return c;
 }

@@ -46,4 +46,16 @@ enum class ProgressAxis { kHours, kGames, kSteps };
 LineChart referenceLearningCurve(const std::vector<ReferenceResult>& results,
                                  const std::map<int, GenerationProgress>& progress, ProgressAxis axis);
 
+// One run's side of a comparison of learning curves (`poppy report RUN --compare OTHER`).
+struct RunCurve {
+  std::string label;  // names the run in the legend (its folder's name)
+  std::vector<ReferenceResult> results;
+  std::map<int, GenerationProgress> progress;
+};
+
+// The learning curves of several runs on one chart: a line per run and opponent, named
+// "LABEL: opponent" (only "LABEL" when every run was matched against the same one opponent, which
+// the y axis then names). The time axis reads minutes when every run is under 2 hours.
+LineChart comparedLearningCurves(const std::vector<RunCurve>& runs, ProgressAxis axis);
+
 }  // namespace poppy::report

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "common/atomic_file.h"
 #include "common/generation_name.h"
@@ -182,8 +183,8 @@ std::string csv(const NamedChart& c) {
 
 }  // namespace
 
-// When each generation became the best model: its gate's time, its trainer step and the
-// self-play games played by then (the last self-play phase that ended before the gate).
+// The self-play games by a generation's promotion: those of the last self-play phase that ended
+// before its gate.
 std::map<int, GenerationProgress> generationProgress(const RunMetrics& run) {
   std::map<int, GenerationProgress> out;
   out[0] = {};
@@ -246,6 +247,35 @@ std::vector<NamedChart> runCharts(const RunMetrics& run) {
                       referenceLearningCurve(run.references, progress, ProgressAxis::kSteps)});
   }
   return charts;
+}
+
+std::vector<NamedChart> comparisonCharts(const RunMetrics& run, const std::vector<RunMetrics>& others) {
+  std::vector<const RunMetrics*> runs = {&run};
+  for (const RunMetrics& o : others) runs.push_back(&o);
+  std::vector<RunCurve> curves;
+  std::string names;
+  for (const RunMetrics* r : runs) {
+    if (r->players() > 2)
+      throw std::runtime_error(r->runDir + " is a four-player run: its models have no Elo to compare");
+    if (r->variant != run.variant)
+      throw std::runtime_error("cannot compare runs of different variants: " + run.runDir + " plays " + run.variant +
+                               ", " + r->runDir + " plays " + r->variant);
+    // The folder's name labels the run; the whole path where two names are the same.
+    std::string label = fs::path(r->runDir).lexically_normal().filename().string();
+    if (label.empty()) label = fs::path(r->runDir).lexically_normal().parent_path().filename().string();
+    for (const RunCurve& c : curves)
+      if (c.label == label) label = r->runDir;
+    curves.push_back({label, r->references, generationProgress(*r)});
+    names += (names.empty() ? "" : ", ") + label;
+  }
+  const std::string what = "Learning curves of the runs " + names +
+                           ": each promoted generation's Elo against the fixed opponents of its run's reference matches, "
+                           "with 95% intervals, against ";
+  return {{"compare-learning-curve-hours", what + "the wall-clock time since its run began when it was promoted.",
+           comparedLearningCurves(curves, ProgressAxis::kHours)},
+          {"compare-learning-curve-games", what + "the self-play games its run had played by then.",
+           comparedLearningCurves(curves, ProgressAxis::kGames)},
+          {"compare-learning-curve-steps", what + "its trainer steps.", comparedLearningCurves(curves, ProgressAxis::kSteps)}};
 }
 
 std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& run) {
@@ -314,11 +344,13 @@ std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& char
   return h;
 }
 
-std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir) {
+std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir,
+                                        const std::vector<NamedChart>& extraCharts) {
   std::error_code ec;
   fs::create_directories(outDir, ec);
   if (ec) throw common::FileError("cannot create the report directory " + outDir + ": " + ec.message());
-  const std::vector<NamedChart> charts = runCharts(run);
+  std::vector<NamedChart> charts = runCharts(run);
+  charts.insert(charts.end(), extraCharts.begin(), extraCharts.end());
   std::vector<std::string> written;
   auto write = [&](const std::string& name, const std::string& contents) {
     const std::string path = (fs::path(outDir) / name).string();

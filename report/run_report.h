@@ -2,10 +2,12 @@
 // from RunMetrics, and the report folder that shows them: one SVG and one CSV per chart and an
 // index.html with a summary table. Every file is written atomically; output is deterministic.
 #pragma once
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "report/reference_elo.h"
 #include "report/run_metrics.h"
 #include "report/svg_chart.h"
 
@@ -27,8 +29,20 @@ std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& ru
 std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts,
                       const std::vector<std::string>& extraSvgs = {});
 
+// When each generation became the best model: its gate's time, its trainer step and the
+// self-play games played by then (gen-0000: the start).
+std::map<int, GenerationProgress> generationProgress(const RunMetrics& run);
+
+// The learning curves of `run` and of `others` on one chart each by hours, games and steps
+// (compare-learning-curve-*), for `poppy report RUN --compare OTHER`; runs without reference
+// matches add no line. Throws std::runtime_error when the runs play different variants, or a run
+// has four players.
+std::vector<NamedChart> comparisonCharts(const RunMetrics& run, const std::vector<RunMetrics>& others);
+
 // Writes the charts (SVG + CSV) and index.html into outDir (created); returns the paths written.
-// The charts of `poppy openings history` found in outDir are shown in index.html too.
-std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir);
+// The charts of `poppy openings history` found in outDir are shown in index.html too, and
+// `extraCharts` (comparisonCharts) after the run's own.
+std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir,
+                                        const std::vector<NamedChart>& extraCharts = {});
 
 }  // namespace poppy::report

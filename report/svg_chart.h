@@ -42,7 +42,7 @@ struct LineSeries {
   bool markers = true;       // a dot at each point (a lone point still shows)
   bool dashed = false;
   // Optional error bars: a whisker from low[i] to high[i] at x[i] (empty, or a missing bound: none).
-  std::vector<double> low, high;
+  std::vector<double> low = {}, high = {};
 };
 
 struct LineChart {

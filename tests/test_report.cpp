@@ -546,18 +546,20 @@ TEST(RunReport, FourPlayerRunsChartSeatsAndShares) {
   removeUnlessFailed(dir);
 }
 
+// A match summary as poppy match writes it (play/match_report.h), with the figures given.
+std::string summary(const std::string& a, const std::string& b, int wins, int losses, double elo, double low, double high) {
+  return R"({"format": "poppy-match-summary", "version": 1, "finished": true, "variant": "micro", "a": {"player": ")" + a +
+         R"("}, "b": {"player": ")" + b + R"("}, "games": )" + std::to_string(wins + losses) + R"(, "wins": )" +
+         std::to_string(wins) + R"(, "draws": 0, "losses": )" + std::to_string(losses) + R"(, "elo": )" +
+         std::to_string(elo) + R"(, "elo_low": )" + std::to_string(low) + R"(, "elo_high": )" + std::to_string(high) + "}";
+}
+
 // Reference matches in the run's reference folder (summaries as poppy match writes them) are
 // charted per generation and opponent, with their 95% intervals in the CSV; a file that is not
 // such a summary is reported by name and skipped.
 TEST(RunReport, ReferenceMatchesAreChartedWithTheirIntervals) {
   const fs::path dir = handWrittenRun("reference");
   fs::create_directories(dir / "reference");
-  auto summary = [](const std::string& a, const std::string& b, int wins, int losses, double elo, double low, double high) {
-    return R"({"format": "poppy-match-summary", "version": 1, "finished": true, "variant": "micro", "a": {"player": ")" + a +
-           R"("}, "b": {"player": ")" + b + R"("}, "games": )" + std::to_string(wins + losses) + R"(, "wins": )" +
-           std::to_string(wins) + R"(, "draws": 0, "losses": )" + std::to_string(losses) + R"(, "elo": )" +
-           std::to_string(elo) + R"(, "elo_low": )" + std::to_string(low) + R"(, "elo_high": )" + std::to_string(high) + "}";
-  };
   spit(dir / "reference" / "gen-0001-vs-rollout1000.summary.json",
        summary("model:" + (dir / "models" / "gen-0001.model").string() + ":128", "rollout:1000", 30, 10, 190.8, 75.5, 340.2));
   spit(dir / "reference" / "gen-0000-vs-rollout1000.summary.json",
@@ -597,6 +599,46 @@ TEST(RunReport, ReferenceMatchesAreChartedWithTheirIntervals) {
   // The gate Elo says what it is.
   EXPECT_THAT(slurp(out / "elo.svg"), HasSubstr("summed gate results, no fixed opponent"));
   removeUnlessFailed(dir);
+}
+
+// `poppy report RUN --compare OTHER` (issue 47: the baseline's curve beside each change's): one
+// chart per axis with a line per run, named by its folder. Both runs here have kMetrics' progress
+// (gen-0001 promoted after 3 games), so their points share the x values; the Elo figures are the
+// summaries' own.
+TEST(RunReport, ComparedRunsShareTheLearningCurveCharts) {
+  const fs::path a = handWrittenRun("compare-a"), b = handWrittenRun("compare-b");
+  for (const fs::path& dir : {a, b}) fs::create_directories(dir / "reference");
+  spit(a / "reference" / "gen-0000-vs-rollout1000.summary.json",
+       summary("model:a/models/gen-0000.model", "rollout:1000", 10, 30, -190.8, -340.2, -75.5));
+  spit(a / "reference" / "gen-0001-vs-rollout1000.summary.json",
+       summary("model:a/models/gen-0001.model", "rollout:1000", 30, 10, 190.8, 75.5, 340.2));
+  spit(b / "reference" / "gen-0001-vs-rollout1000.summary.json",
+       summary("model:b/models/gen-0001.model", "rollout:1000", 35, 5, 338, 200, 500));
+  const RunMetrics runA = loadRunMetrics(a.string()), runB = loadRunMetrics(b.string());
+  const fs::path out = a / "out";
+  writeRunReport(runA, out.string(), comparisonCharts(runA, {runB}));
+  const std::string la = a.filename().string(), lb = b.filename().string();
+  EXPECT_EQ(slurp(out / "compare-learning-curve-games.csv"),
+            "self-play games played when the model was promoted," + la + "," + la + " (low)," + la + " (high)," + lb +
+                "," + lb + " (low)," + lb + " (high)\n"
+                "0,-190.8,-340.2,-75.5,,,\n3,190.8,75.5,340.2,338,200,500\n");
+  const std::string hours = slurp(out / "compare-learning-curve-hours.svg");
+  EXPECT_EQ(xmlProblem(hours), "");
+  EXPECT_THAT(hours, HasSubstr("Elo against rollout:1000 (95% interval)"));  // the one opponent, named once
+  EXPECT_EQ(count(hours, "class=\"error-bar\""), 3u);
+  EXPECT_THAT(slurp(out / "index.html"), HasSubstr("compare-learning-curve-steps.svg"));
+
+  // Runs of different variants have no common yardstick.
+  spit(b / "config.yaml", "variant: minishogi\n");
+  try {
+    comparisonCharts(runA, {loadRunMetrics(b.string())});
+    ADD_FAILURE() << "runs of micro and minishogi were compared";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("different variants"));
+    EXPECT_THAT(e.what(), HasSubstr("minishogi"));
+  }
+  removeUnlessFailed(a);
+  removeUnlessFailed(b);
 }
 
 TEST(RunMetrics, RefusesWhatIsNotARun) {
