@@ -543,14 +543,14 @@ TEST(TrainConfig, ShippedMicroConfigLoads) {
   EXPECT_EQ(c.parallelGames, 48);
   EXPECT_EQ(c.selfplaySearch.playouts, 128);
   EXPECT_EQ(c.batchSize, 256);
-  EXPECT_EQ(c.stepsPerIteration, 150);
+  EXPECT_EQ(c.stepsPerIteration, 75);
   EXPECT_DOUBLE_EQ(c.learningRate, 0.02);
   ASSERT_EQ(c.lrSchedule.size(), 3u);
   EXPECT_EQ(c.lrSchedule[1].first, 20000);
   EXPECT_DOUBLE_EQ(c.lrSchedule[1].second, 0.005);
   EXPECT_DOUBLE_EQ(c.weightDecay, 0.0001);
   EXPECT_EQ(c.minSamples, 2000);
-  EXPECT_EQ(c.gateGames, 40);
+  EXPECT_EQ(c.gateGames, 0);  // every candidate promoted (docs/experiments/faster-learning.md)
   EXPECT_EQ(c.gateSearch.playouts, 64);
   EXPECT_DOUBLE_EQ(c.gateThreshold, 0.55);
   EXPECT_EQ(c.iterations, 0);
