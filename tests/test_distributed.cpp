@@ -98,15 +98,17 @@ fs::path testRoot() {
 
 // A tiny micro run: iterations of 5 steps of 32 samples; each sample trained on at most once
 // (train_ratio 1), so the learner waits for games between steps. Actors give a silent learner
-// 10 s.
-std::string tinyConfig(int iterations) {
+// 10 s. At its end the learner waits `actorTimeout` seconds for each actor's goodbye: a killed
+// actor never says it, so the test that kills one waits less.
+std::string tinyConfig(int iterations, int actorTimeout = 20) {
   return "variant: micro\ndevice: cpu\nseed: 3\n"
          "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
          "selfplay: {parallel_games: 4, playouts: 8, threads: 1, workers: 1, ply_cap: 60, leaf_mate_plies: 0, "
          "root_mate_plies: 0}\n"
          "training: {batch_size: 32, steps_per_iteration: 5, min_samples: 40, window: 100000, threads: 1}\n"
          "gate: {games: 2, playouts: 4, parallel_games: 2, threshold: 0.0, leaf_mate_plies: 0, root_mate_plies: 0}\n"
-         "distributed: {train_ratio: 1, actor_timeout: 20, learner_timeout: 10}\n"
+         "distributed: {train_ratio: 1, actor_timeout: " +
+         std::to_string(actorTimeout) + ", learner_timeout: 10}\n"
          "run: {iterations: " +
          std::to_string(iterations) + "}\n";
 }
@@ -224,7 +226,8 @@ TEST(DistributedTraining, OneLearnerAndTwoActorsRunTheLoopIntoAnOrdinaryRunDirec
 
 TEST(DistributedTraining, AKilledActorLosesOnlyItsUnfinishedGames) {
   const fs::path root = testRoot(), dir = root / "run", log = root / "mpirun.log";
-  poppy::testing::spit(root / "tiny.yaml", tinyConfig(4));
+  // The live actor's goodbye takes a move of 8 playouts: 5 s is ample, and the dead one costs 5.
+  poppy::testing::spit(root / "tiny.yaml", tinyConfig(4, 5));
   const pid_t mpirun = startMpirun(3, root / "tiny.yaml", dir, log);
   // Once rank 2 has sent a few games (each game's record reaches games.jsonl), kill it.
   pid_t actor = 0;
