@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 
 namespace poppy::nn {
@@ -134,7 +135,9 @@ void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
   const size_t sizes[] = {size_t(plan_.planes) * columns,
                           size_t(plan_.channels) * columns,
                           size_t(plan_.channels) * columns,
+                          size_t(plan_.channels) * columns,
                           9 * size_t(std::max(plan_.planes, plan_.channels)) * columns,
+                          size_t(std::max(plan_.planes, plan_.channels)),
                           size_t(plan_.policyPlanes > 0 ? plan_.channels : 2) * columns,
                           size_t(plan_.policyPlanes) * columns,
                           columns,
@@ -146,8 +149,10 @@ void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
   float* p = scratch.memory.data();
   p += (kAlignFloats - (reinterpret_cast<uintptr_t>(p) / sizeof(float)) % kAlignFloats) % kAlignFloats;
   eigen_kernels::ForwardScratch& b = scratch.buffers;
-  float** slots[] = {&b.planes, &b.x, &b.t, &b.col, &b.policy, &b.policyOut, &b.value, &b.hidden, &b.wdl};
-  for (size_t i = 0; i < 9; ++i) {
+  float** slots[] = {&b.planes, &b.x,      &b.t,     &b.u,      &b.col, &b.zeros,
+                     &b.policy, &b.policyOut, &b.value, &b.hidden, &b.wdl};
+  static_assert(std::size(slots) == std::size(sizes));
+  for (size_t i = 0; i < std::size(slots); ++i) {
     *slots[i] = p;
     p += roundUp(sizes[i]);
   }

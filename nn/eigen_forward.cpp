@@ -11,6 +11,7 @@
 #endif
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -51,23 +52,91 @@ void im2col(const float* x, int channels, const ForwardPlan& p, int batch, float
   }
 }
 
-// out = conv(in) + bias, [c.out x columns]; `col` is the im2col scratch of 3x3 kernels.
-MatrixMap convolve(const ConvView& c, const float* in, const ForwardPlan& p, int batch, float* col, float* out) {
+using Packet = Eigen::internal::packet_traits<float>::type;
+constexpr int kLanes = Eigen::internal::packet_traits<float>::size;
+// Vector registers: 32 with AVX-512, 16 with AVX2 and SSE2 on x86-64.
+constexpr int kRegisters = kLanes >= 16 ? 32 : 16;
+
+// A 3x3 convolution computed directly from the input columns, for `Squares` columns from n0
+// on and the output rows r0 .. r0 + Packets * kLanes: accumulators [Packets x Squares] stay in
+// registers while the weights are read once per tile, tap after tap and channel after channel,
+// each input value broadcast to a register. A square off the board reads `zeros`. The matrix
+// product of `convolve` below does the same arithmetic after copying the 9 neighbours of every
+// column into im2col and then into Eigen's packed layout: two copies that took a third as long
+// as the product itself (perf, micro self-play), and none here.
+template <int Packets, int Squares>
+void directTile(const ConvView& c, const float* in, const ForwardPlan& p, int n0, int r0, const float* zeros,
+                float* out) {
+  Packet acc[Squares][Packets];
+  const float* taps[Squares][9];
+  for (int s = 0; s < Squares; ++s) {
+    const int n = n0 + s, square = n % p.squares;
+    const float* position = in + std::size_t(n - square) * c.in;
+    for (int k = 0; k < 9; ++k) {
+      const int from = p.neighbours[9 * square + k];
+      taps[s][k] = from < 0 ? zeros : position + std::size_t(from) * c.in;
+    }
+    for (int q = 0; q < Packets; ++q) acc[s][q] = Eigen::internal::ploadu<Packet>(c.bias + r0 + q * kLanes);
+  }
+  for (int k = 0; k < 9; ++k) {
+    const float* w = c.weight + std::size_t(k) * c.in * c.out + r0;
+    for (int i = 0; i < c.in; ++i, w += c.out) {
+      Packet wq[Packets];
+      for (int q = 0; q < Packets; ++q) wq[q] = Eigen::internal::ploadu<Packet>(w + q * kLanes);
+      for (int s = 0; s < Squares; ++s) {
+        const Packet x = Eigen::internal::pset1<Packet>(taps[s][k][i]);
+        for (int q = 0; q < Packets; ++q) acc[s][q] = Eigen::internal::pmadd(wq[q], x, acc[s][q]);
+      }
+    }
+  }
+  for (int s = 0; s < Squares; ++s)
+    for (int q = 0; q < Packets; ++q)
+      Eigen::internal::pstoreu(out + std::size_t(n0 + s) * c.out + r0 + q * kLanes, acc[s][q]);
+}
+
+// Every column of the call, `Squares` at a time (the last few one by one), in row blocks of
+// Packets * kLanes. The row block is the outer loop: its weights (16 rows x 9 taps x 32
+// channels, 18 KB for the default network with AVX2) stay in the L1 cache for every column.
+template <int Packets>
+void directConvolve(const ConvView& c, const float* in, const ForwardPlan& p, int columns, const float* zeros,
+                    float* out) {
+  constexpr int kSquares = std::min(8, (kRegisters - Packets - 1) / Packets);
+  constexpr int kRows = Packets * kLanes;
+  for (int r0 = 0; r0 < c.out; r0 += kRows) {
+    int n = 0;
+    for (; n + kSquares <= columns; n += kSquares) directTile<Packets, kSquares>(c, in, p, n, r0, zeros, out);
+    for (; n < columns; ++n) directTile<Packets, 1>(c, in, p, n, r0, zeros, out);
+  }
+}
+
+// out = conv(in) + bias, [c.out x columns]. 3x3 kernels whose output rows fill whole vector
+// registers are computed directly (above); the rest, 1x1 kernels among them, as one matrix
+// product over im2col columns (`col`: its scratch, 3x3 only).
+MatrixMap convolve(const ConvView& c, const float* in, const ForwardPlan& p, int batch, const ForwardScratch& m,
+                   float* out) {
   const int columns = batch * p.squares;
+  MatrixMap o(out, c.out, columns);
+  if (c.kernel == 3 && c.out % (2 * kLanes) == 0) {
+    directConvolve<2>(c, in, p, columns, m.zeros, out);
+    return o;
+  }
+  if (c.kernel == 3 && c.out % kLanes == 0) {
+    directConvolve<1>(c, in, p, columns, m.zeros, out);
+    return o;
+  }
   const float* src = in;
   if (c.kernel == 3) {
-    im2col(in, c.in, p, batch, col);
-    src = col;
+    im2col(in, c.in, p, batch, m.col);
+    src = m.col;
   }
   const int depth = c.kernel * c.kernel * c.in;
-  MatrixMap o(out, c.out, columns);
   // One matrix product for every square of every position of the call: batch 1 has as many
   // columns as squares, so even single positions make a proper product, not a matrix-vector one.
   o.noalias() = ConstMatrixMap(c.weight, c.out, depth) * ConstMatrixMap(src, depth, columns);
+  o.colwise() += ConstVectorMap(c.bias, c.out);
   return o;
 }
 
-ConstVectorMap biasOf(const ConvView& c) { return ConstVectorMap(c.bias, c.out); }
 ConstVectorMap biasOf(const LinearView& l) { return ConstVectorMap(l.bias, l.out); }
 
 // o = w * x for `Columns` columns of x from c0 on, w read from its row panels
@@ -129,27 +198,26 @@ void POPPY_EIGEN_FORWARD_NAME(const ForwardPlan& p, const float* planes, int bat
   if (batch <= 0) return;
   toColumns(planes, p.planes, p.squares, batch, m.planes);
 
-  MatrixMap x = convolve(p.input, m.planes, p, batch, m.col, m.x);
-  x = (x.colwise() + biasOf(p.input)).cwiseMax(0.0f);
+  MatrixMap x = convolve(p.input, m.planes, p, batch, m, m.x);
+  x = x.cwiseMax(0.0f);
   for (int b = 0; b < p.blocks; ++b) {
     const ConvView& c1 = p.tower[2 * b];
     const ConvView& c2 = p.tower[2 * b + 1];
-    MatrixMap t = convolve(c1, m.x, p, batch, m.col, m.t);
-    t = (t.colwise() + biasOf(c1)).cwiseMax(0.0f);
-    convolve(c2, m.t, p, batch, m.col, m.t);  // im2col has copied t, so it may be overwritten
-    x = ((t.colwise() + biasOf(c2)) + x).cwiseMax(0.0f);
+    MatrixMap t = convolve(c1, m.x, p, batch, m, m.t);
+    t = t.cwiseMax(0.0f);
+    MatrixMap u = convolve(c2, m.t, p, batch, m, m.u);
+    x = (u + x).cwiseMax(0.0f);
   }
 
   // Policy: 1x1 convolution to 2 planes, relu, then the full connection. The planes' buffer,
   // column-major [2 x columns], is per position the square-major vector the folded policy_fc
   // reads (nn/eigen_network.h), so it is used in place as [2*squares x batch].
-  MatrixMap policy = convolve(p.policyConv, m.x, p, batch, nullptr, m.policy);
-  policy = (policy.colwise() + biasOf(p.policyConv)).cwiseMax(0.0f);
+  MatrixMap policy = convolve(p.policyConv, m.x, p, batch, m, m.policy);
+  policy = policy.cwiseMax(0.0f);
   if (p.policyPlanes > 0) {
     // Spatial head: one more 1x1 convolution to a plane per kind of move, [planes x columns];
     // logit plane * squares + square of each position is its (plane, column) entry.
-    MatrixMap out = convolve(p.policyOut, m.policy, p, batch, nullptr, m.policyOut);
-    out.colwise() += biasOf(p.policyOut);
+    convolve(p.policyOut, m.policy, p, batch, m, m.policyOut);
     for (int b = 0; b < batch; ++b)
       for (int s = 0; s < p.squares; ++s) {
         const float* column = m.policyOut + (std::size_t(b) * p.squares + s) * p.policyPlanes;
@@ -162,8 +230,8 @@ void POPPY_EIGEN_FORWARD_NAME(const ForwardPlan& p, const float* planes, int bat
 
   // Value: 1x1 convolution to 1 plane, relu, hidden layer with relu, valueOutputs logits
   // (3: win, draw, loss), softmax.
-  MatrixMap value = convolve(p.valueConv, m.x, p, batch, nullptr, m.value);
-  value = (value.colwise() + biasOf(p.valueConv)).cwiseMax(0.0f);
+  MatrixMap value = convolve(p.valueConv, m.x, p, batch, m, m.value);
+  value = value.cwiseMax(0.0f);
   linear(p.valueFc1, m.value, batch, m.hidden, true);
   linear(p.valueFc2, m.hidden, batch, m.wdl, false);
   const int outputs = p.valueOutputs;

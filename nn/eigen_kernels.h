@@ -43,7 +43,9 @@ struct ForwardScratch {
   float* planes;  // [planes x columns]
   float* x;       // [channels x columns]
   float* t;       // [channels x columns]
+  float* u;       // [channels x columns]
   float* col;     // [9 * max(planes, channels) x columns]
+  float* zeros;   // [max(planes, channels)], all zero: what a 3x3 kernel reads off the board
   float* policy;  // [2 x columns], spatial head: [channels x columns]
   float* policyOut;  // spatial head: [policyPlanes x columns]
   float* value;   // [1 x columns]

@@ -55,7 +55,8 @@ struct TorchLayoutWeights {
 // column per square of each position, its channels contiguous. A 3x3 convolution is then one
 // matrix product of the weights [out x 9*in] with the im2col matrix [9*in x columns], whose
 // column holds the 9 neighbour squares' channel vectors one after the other (zeros off the
-// board), so each is one contiguous copy.
+// board), so each is one contiguous copy. (nn/eigen_forward.cpp computes most 3x3 convolutions
+// directly, reading the same weight columns tap after tap, without building that matrix.)
 
 struct FoldedConv {
   int in = 0, out = 0, kernel = 0;
