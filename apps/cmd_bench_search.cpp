@@ -83,12 +83,13 @@ void runBenchSearch(const BenchSearchOptions& o) {
   const bool newCsv = !std::filesystem::exists(o.csv);
   std::ofstream csv(o.csv, std::ios::app);
   if (!csv) throw std::runtime_error("cannot write " + o.csv);
-  if (newCsv) csv << "model,inference,threads,position,sfen,playouts,seconds,playouts_per_second\n";
+  if (newCsv) csv << "model,inference,threads,position,sfen,playouts,seconds,playouts_per_second,cache_hits,network_leaves\n";
 
   struct Row {
     std::string inference;
     int threads;
     double start, middle;
+    double cacheShare;  // leaves answered by the cache (transpositions), of all leaves evaluated
   };
   std::vector<Row> rows;
   common::ProgressLine progress;
@@ -102,8 +103,12 @@ void runBenchSearch(const BenchSearchOptions& o) {
       limits.seconds = o.seconds;
       std::vector<double> middle;
       double start = 0;
+      int64_t hits = 0, leaves = 0;
       for (size_t i = 0; i < positions.size(); ++i) {
         const play::Analysis a = analyzer.analyze(positions[i], limits);
+        // Without tree reuse each search starts with empty caches: these are this search's.
+        hits += analyzer.cacheHits();
+        leaves += analyzer.cacheHits() + analyzer.cacheMisses();
         const double rate = a.seconds > 0 ? double(a.playouts) / a.seconds : 0;
         if (i == 0) {
           start = rate;
@@ -111,7 +116,8 @@ void runBenchSearch(const BenchSearchOptions& o) {
           middle.push_back(rate);
         }
         csv << o.model << ',' << o.inference[e] << ',' << threads << ',' << (i == 0 ? std::string("start") : "middle-" + std::to_string(i)) << ','
-            << positions[i].sfen() << ',' << a.playouts << ',' << a.seconds << ',' << rate << '\n';
+            << positions[i].sfen() << ',' << a.playouts << ',' << a.seconds << ',' << rate << ',' << analyzer.cacheHits() << ','
+            << analyzer.cacheMisses() << '\n';
         ++done;
         std::ostringstream line;
         line << "bench search: " << done << '/' << total << " searches, " << o.inference[e] << ", " << threads
@@ -119,15 +125,15 @@ void runBenchSearch(const BenchSearchOptions& o) {
              << int(rate) << " playouts/s, about " << int((total - done) * o.seconds) << " s left";
         progress.update(line.str(), done == total);
       }
-      rows.push_back({o.inference[e], threads, start, median(middle)});
+      rows.push_back({o.inference[e], threads, start, median(middle), leaves > 0 ? double(hits) / double(leaves) : 0.0});
     }
   }
   progress.finish();
-  std::printf("%-10s %-8s %16s %24s %10s\n", "inference", "threads", "start pos/s", "middle-game median pos/s",
-              "vs first");
+  std::printf("%-10s %-8s %16s %24s %10s %12s\n", "inference", "threads", "start pos/s", "middle-game median pos/s",
+              "vs first", "from cache");
   for (const Row& r : rows)
-    std::printf("%-10s %-8d %16.0f %24.0f %9.2fx\n", r.inference.c_str(), r.threads, r.start, r.middle,
-                rows.front().middle > 0 ? r.middle / rows.front().middle : 0.0);
+    std::printf("%-10s %-8d %16.0f %24.0f %9.2fx %11.1f%%\n", r.inference.c_str(), r.threads, r.start, r.middle,
+                rows.front().middle > 0 ? r.middle / rows.front().middle : 0.0, 100 * r.cacheShare);
   std::printf("(%zu middle-game positions, %d plies in; figures appended to %s)\n", positions.size() - 1, o.plies,
               o.csv.c_str());
 }

@@ -144,10 +144,10 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
       case Tree::Descent::kLeaf: {
         const game::Position& pos = tree.pos_;
         const Node& leaf = tree.nodes_[size_t(node)];
-        uint64_t key = 0;
+        // The key even where the cache is not read: the network's answer is stored under it.
+        const uint64_t key = cache_ ? cacheKey(pos) : 0;
         // A deferred mate search has not run yet: a cached answer must not skip it.
         if (cache_ && !(deferLeafWork_ && tree.wantsLeafMateSearch(node))) {
-          key = cacheKey(pos);
           float values[kMaxValueSize];
           if (cache_->lookup(key, leaf.numChildren, priors_.data(), values)) {
             expandLeaf(tree, node, pos.sideToMove(), outPlayers(pos), values);

@@ -98,6 +98,27 @@ Analyzer::Analyzer(game::VariantPtr variant, mcts::Evaluator* evaluator, const m
                    uint64_t seed)
     : variant_(std::move(variant)), evaluator_(evaluator), encoder_(variant_), params_(params), seed_(seed) {}
 
+void Analyzer::prepareCaches(const mcts::SearchParams& params) {
+  const bool carryOver = treeReuse_ && params.policyTemperature == cacheTemperature_;
+  if (!carryOver)
+    for (auto& c : caches_) c->clear();
+  cacheTemperature_ = params.policyTemperature;
+  while (int(caches_.size()) < threads_)
+    caches_.push_back(std::make_unique<mcts::EvalCache>(kCacheBits, 128, encoder_.valueSize()));
+}
+
+int64_t Analyzer::cacheHits() const {
+  int64_t n = 0;
+  for (const auto& c : caches_) n += c->hits();
+  return n;
+}
+
+int64_t Analyzer::cacheMisses() const {
+  int64_t n = 0;
+  for (const auto& c : caches_) n += c->misses();
+  return n;
+}
+
 mcts::Tree& Analyzer::treeFor(const game::Position& pos, const mcts::SearchParams& params, uint64_t seed,
                               const std::vector<game::Move>& rootMoves) {
   std::vector<game::Move> played;
@@ -155,7 +176,8 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     mcts::SearchParams params = params_;
     params.rootNoise = false;
     mcts::Tree& tree = treeFor(pos, params, seed, limits.rootMoves);
-    mcts::SearchDriver driver(*evaluator_, encoder_, std::max(1, params.leavesPerTree));
+    prepareCaches(params);
+    mcts::SearchDriver driver(*evaluator_, encoder_, std::max(1, params.leavesPerTree), caches_[0].get());
     const std::vector<mcts::Tree*> trees{&tree};
     auto snapshot = [&] {
       Analysis s;
@@ -197,7 +219,8 @@ Analysis Analyzer::analyze(const game::Position& pos, const SearchLimits& limits
     std::atomic<bool> finished{false};
     std::vector<std::unique_ptr<mcts::SearchDriver>> drivers;
     for (int i = 0; i < threads_; ++i) {
-      drivers.push_back(std::make_unique<mcts::SearchDriver>(*evaluator_, encoder_, std::max(1, params.leavesPerTree)));
+      drivers.push_back(std::make_unique<mcts::SearchDriver>(*evaluator_, encoder_, std::max(1, params.leavesPerTree),
+                                                             caches_[size_t(i)].get()));
       drivers.back()->setDeferLeafWork(true);  // leaf mate searches and encoding outside treeMutex
     }
     auto cycle = [&](mcts::SearchDriver& d) {

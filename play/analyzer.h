@@ -16,6 +16,7 @@
 
 #include "game/position.h"
 #include "mcts/evaluator.h"
+#include "mcts/eval_cache.h"
 #include "mcts/search_params.h"
 #include "mcts/tree.h"
 #include "nn/encoder.h"
@@ -89,6 +90,16 @@ class Analyzer {
   void setTreeReuse(bool on) { treeReuse_ = on; }
   static constexpr int kMaxReusedMoves = 2;
 
+  // Network answers are cached by position (mcts::EvalCache, 2^kCacheBits positions per search
+  // thread): a transposition inside the tree skips the network. The cache outlives a search
+  // only with tree reuse on, and only while the policy temperature (which its priors carry) is
+  // the same; otherwise each search starts with it empty, so it depends only on its position
+  // and seed as before.
+  static constexpr int kCacheBits = 15;
+  // Leaves answered by the cache and by the network since the caches were last emptied.
+  int64_t cacheHits() const;
+  int64_t cacheMisses() const;
+
   using Progress = std::function<void(const Analysis&)>;
   // Searches pos (history included, so repetitions count). progress, when given, is called
   // about every progressSeconds with the analysis so far. Thread-safe only per instance.
@@ -115,6 +126,12 @@ class Analyzer {
   std::optional<game::Position> keptRoot_;
   mcts::SearchParams keptParams_;
   bool keptRestricted_ = false;  // searched with rootMoves: not reused
+  // One cache per search thread (mcts::EvalCache is not thread-safe), made for the policy
+  // temperature cacheTemperature_.
+  std::vector<std::unique_ptr<mcts::EvalCache>> caches_;
+  float cacheTemperature_ = 0;
+  // The caches for this search: threads of them, emptied unless they may carry over.
+  void prepareCaches(const mcts::SearchParams& params);
 };
 
 }  // namespace poppy::play
