@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "game/variant_loader.h"
+#include "mcts/eval_cache.h"
 #include "mcts/random_player.h"
 #include "mcts/rollout_player.h"
 #include "mcts/search.h"
@@ -49,8 +50,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// 2^16 positions a network player (about 35 MB on micro): what self-play's workers keep too.
+constexpr int kMatchCacheBits = 16;
+
 struct Side {
   const PlayerSpec* spec;
+  // A network player's answers by position, for all its games (transpositions in a tree, and
+  // the openings every game starts from): one call fewer each time a position comes again.
+  std::unique_ptr<mcts::EvalCache> cache;
   std::unique_ptr<mcts::SearchDriver> driver;
   std::unique_ptr<mcts::RolloutPlayer> rollout;
   std::unique_ptr<mcts::RandomPlayer> random;
@@ -146,8 +153,9 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
     switch (s.kind) {
       case PlayerSpec::Kind::kNetwork:
         if (!s.evaluator) throw std::invalid_argument("network player '" + s.name + "' has no model");
-        sides[p].driver = std::make_unique<mcts::SearchDriver>(*s.evaluator, encoder,
-                                                               settings.parallelGames * s.search.leavesPerTree);
+        sides[p].cache = std::make_unique<mcts::EvalCache>(kMatchCacheBits, 128, encoder.valueSize());
+        sides[p].driver = std::make_unique<mcts::SearchDriver>(
+            *s.evaluator, encoder, settings.parallelGames * s.search.leavesPerTree, sides[p].cache.get());
         break;
       case PlayerSpec::Kind::kRollout:
         sides[p].rollout = std::make_unique<mcts::RolloutPlayer>(s.simulations, settings.seed * 31 + p, settings.plyCap);
