@@ -96,12 +96,24 @@ void SearchDriver::evaluateGathered() {
 
 int SearchDriver::finishLeafWork() {
   int rows = 0;
+  cachedAnswers_.clear();
   for (Leaf& leaf : leaves_) {  // with deferral on, gather gave every leaf its position
     game::Position& pos = positions_[size_t(leaf.position)];
     if (leaf.mateSearch) {
       MateSearch mate(leaf.tree->params().plyCap);
       leaf.mateMove = mate.quick(pos, leaf.tree->params().leafMatePlies, leaf.matePlies);
       if (!leaf.mateMove.isNone()) continue;  // proven: no network call
+      // No mate: now the cache may answer (gather could not: the mate search came first).
+      if (cache_) {
+        const size_t at = cachedAnswers_.size();
+        cachedAnswers_.resize(at + kMaxValueSize + size_t(leaf.numMoves));
+        if (cache_->lookup(leaf.key, leaf.numMoves, cachedAnswers_.data() + at + kMaxValueSize,
+                           cachedAnswers_.data() + at)) {
+          leaf.cachedAt = int(at);
+          continue;
+        }
+        cachedAnswers_.resize(at);
+      }
     }
     leaf.row = rows++;
     encoder_.encode(pos, planes_.data() + size_t(leaf.row) * size_t(encoder_.inputSize()));
@@ -116,6 +128,13 @@ void SearchDriver::finishGathered() {
     if (!leaf.mateMove.isNone()) {
       leaf.tree->proveLeafByMate(leaf.node, leaf.mateMove, leaf.matePlies);
       ++stats_.terminals;
+      continue;
+    }
+    if (leaf.cachedAt >= 0) {
+      const float* answer = cachedAnswers_.data() + leaf.cachedAt;
+      std::copy(answer + kMaxValueSize, answer + kMaxValueSize + leaf.numMoves, priors_.begin());
+      expandLeaf(*leaf.tree, leaf.node, leaf.mover, leaf.out, answer);
+      ++stats_.cacheHits;
       continue;
     }
     const size_t row = leaf.row >= 0 ? size_t(leaf.row) : i;
@@ -160,6 +179,7 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
         const Node* child = tree.nodes_.data() + leaf.firstChild;
         for (int i = 0; i < leaf.numChildren; ++i) indices_.push_back(encoder_.moveIndex(pos, child[i].move));
         Leaf entry{&tree, node, first, key};
+        entry.numMoves = leaf.numChildren;
         if (valueSize_ != 3) {
           entry.mover = pos.sideToMove();
           entry.out = outPlayers(pos);

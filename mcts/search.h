@@ -91,6 +91,10 @@ class SearchDriver {
     game::Move mateMove = game::Move::none();
     int matePlies = 0;
     int row = -1;
+    // Deferred leaf work too: the leaf's move count (read under the lock at gather), and where
+    // its cached answer lies in cachedAnswers_ when the cache had it (-1: it did not).
+    int numMoves = 0;
+    int cachedAt = -1;
     // More than two players: who moves at the leaf and who is out (bit per player), to place
     // the evaluator's answer (mcts/player_scores.h) once the tree has rewound.
     game::Color mover = 0;
@@ -121,6 +125,9 @@ class SearchDriver {
   // Per-round buffers, allocated once.
   std::vector<float> planes_, logits_, wdl_, priors_;
   std::vector<int> indices_;
+  // Deferred leaves the cache answered after their mate search: per leaf kMaxValueSize values
+  // then its priors, from Leaf::cachedAt on.
+  std::vector<float> cachedAnswers_;
   std::vector<int> targets_;  // round(trees, int): the one target, per tree
   std::vector<Leaf> leaves_;
   std::vector<std::pair<Tree*, int>> collided_;

@@ -298,16 +298,18 @@ class CountingEvaluator : public mcts::Evaluator {
     std::this_thread::sleep_for(std::chrono::microseconds(300));
     inner_.evaluate(planes, batch, logits, wdl);
     calls_ += 1;
+    positions_ += batch;
     --inside_;
   }
   bool threadSafe() const override { return threadSafe_; }
   int maxInside() const { return maxInside_; }
   int calls() const { return calls_; }
+  int positions() const { return positions_; }
 
  private:
   FavouriteMoveEvaluator inner_;
   bool threadSafe_;
-  std::atomic<int> inside_{0}, maxInside_{0}, calls_{0};
+  std::atomic<int> inside_{0}, maxInside_{0}, calls_{0}, positions_{0};
 };
 
 // Search threads (Analyzer::setThreads, the USI Threads option) share one tree: the network
@@ -343,6 +345,23 @@ TEST(Analyzer, SearchThreadsShareOneTree) {
       EXPECT_EQ(eval.maxInside(), 1) << "an evaluator that is not thread-safe was entered by two threads at once";
     }
   }
+}
+
+// Search threads run their leaves' mate searches outside the tree's lock, so the cache cannot
+// answer those leaves while gathering; it does after the mate search, before the network call.
+TEST(Analyzer, SearchThreadsAskTheCacheAfterTheMateSearch) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  CountingEvaluator eval(enc.policySize(), 0, true);
+  mcts::SearchParams params;
+  params.playouts = 2000;
+  ASSERT_GT(params.leafMatePlies, 0) << "the default searches mates at new leaves";
+  play::Analyzer analyzer(v, &eval, params);
+  analyzer.setThreads(2);
+  analyzer.analyze(pos, {});
+  EXPECT_GT(analyzer.cacheHits(), 0);
+  EXPECT_EQ(eval.positions(), analyzer.cacheMisses()) << "every miss, and only a miss, reaches the network";
 }
 
 // With two threads a search still stops on its flag, soon.
