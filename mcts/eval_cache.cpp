@@ -13,7 +13,7 @@ EvalCache::EvalCache(int log2Entries, int maxMoves, int valueSize) : maxMoves_(m
     throw std::invalid_argument("EvalCache: valueSize must be in 1..5");
   const size_t n = size_t(1) << log2Entries;
   entries_.resize(n);
-  priors_.resize(n * size_t(maxMoves));
+  priors_.reset(new float[n * size_t(maxMoves)]);
   mask_ = n - 1;
 }
 
@@ -25,7 +25,7 @@ bool EvalCache::lookup(uint64_t key, int numMoves, float* priors, float* values)
     return false;
   }
   ++hits_;
-  const float* src = priors_.data() + slot * size_t(maxMoves_);
+  const float* src = priors_.get() + slot * size_t(maxMoves_);
   std::copy(src, src + numMoves, priors);
   std::copy(e.values, e.values + valueSize_, values);
   return true;
@@ -41,7 +41,7 @@ void EvalCache::store(uint64_t key, int numMoves, const float* priors, const flo
   e.key = key;
   e.numMoves = uint32_t(numMoves);
   std::copy(values, values + valueSize_, e.values);
-  std::copy(priors, priors + numMoves, priors_.data() + slot * size_t(maxMoves_));
+  std::copy(priors, priors + numMoves, priors_.get() + slot * size_t(maxMoves_));
 }
 
 void EvalCache::clear() {

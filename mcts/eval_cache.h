@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace poppy::mcts {
@@ -32,7 +33,7 @@ class EvalCache {
   size_t slots() const { return entries_.size(); }
   int maxMoves() const { return maxMoves_; }
   int valueSize() const { return valueSize_; }
-  size_t memoryBytes() const { return entries_.size() * sizeof(Entry) + priors_.size() * sizeof(float); }
+  size_t memoryBytes() const { return entries_.size() * (sizeof(Entry) + size_t(maxMoves_) * sizeof(float)); }
 
  private:
   struct Entry {
@@ -41,7 +42,10 @@ class EvalCache {
     float values[5] = {0, 0, 0, 0, 0};  // up to four players and the draw
   };
   std::vector<Entry> entries_;
-  std::vector<float> priors_;  // slot i owns [i * maxMoves, (i + 1) * maxMoves)
+  // Slot i owns [i * maxMoves, (i + 1) * maxMoves). Left uninitialised (only an entry's own
+  // priors are ever read, after its store), so a new cache costs no time for its priors (16 MB
+  // at 2^15 slots): a play-time search that makes one starts at once.
+  std::unique_ptr<float[]> priors_;
   uint64_t mask_;
   int maxMoves_;
   int valueSize_;
