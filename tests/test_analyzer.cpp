@@ -183,39 +183,6 @@ TEST(Analyzer, TreeReuseKeepsTheSubtreeOfTheMovesPlayed) {
   EXPECT_LE(noReuse.analyze(next, one).playouts, 2) << "reuse is off by default";
 }
 
-// Counts the positions the network is asked about.
-class NetworkCallCounter : public FavouriteMoveEvaluator {
- public:
-  using FavouriteMoveEvaluator::FavouriteMoveEvaluator;
-  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
-    positions += batch;
-    FavouriteMoveEvaluator::evaluate(planes, batch, logits, wdl);
-  }
-  int64_t positions = 0;
-};
-
-// A position reached again by another order of moves inside the tree (micro's kings and
-// drops transpose often) is answered by the cache, not the network. Without tree reuse each
-// search starts with an empty cache, so the same search twice asks the network the same.
-TEST(Analyzer, TranspositionsInTheTreeSkipTheNetwork) {
-  auto v = micro();
-  nn::Encoder enc(v);
-  game::Position pos(v);
-  NetworkCallCounter eval(enc.policySize(), 0);
-  mcts::SearchParams params;
-  params.playouts = 2000;
-  play::Analyzer analyzer(v, &eval, params);
-  const play::Analysis first = analyzer.analyze(pos, {});
-  EXPECT_GT(analyzer.cacheHits(), 0) << "2,000 playouts from micro's start meet no transposition?";
-  EXPECT_EQ(eval.positions, analyzer.cacheMisses()) << "every miss, and only a miss, reaches the network";
-  const int64_t firstPositions = eval.positions, firstHits = analyzer.cacheHits();
-  const play::Analysis again = analyzer.analyze(pos, {});
-  EXPECT_EQ(eval.positions - firstPositions, firstPositions) << "the second search started with an empty cache";
-  EXPECT_EQ(analyzer.cacheHits(), firstHits);
-  ASSERT_EQ(again.moves.size(), first.moves.size());
-  for (size_t i = 0; i < first.moves.size(); ++i) EXPECT_EQ(again.moves[i].visits, first.moves[i].visits);
-}
-
 // The cache's priors carry the policy temperature they were made with: after a change of
 // temperature no search uses them, even with tree reuse on. The root's priors follow the new
 // temperature's softmax (hand derivation in PolicyTemperatureFlattensThePriors).
@@ -345,6 +312,28 @@ TEST(Analyzer, SearchThreadsShareOneTree) {
       EXPECT_EQ(eval.maxInside(), 1) << "an evaluator that is not thread-safe was entered by two threads at once";
     }
   }
+}
+
+// A position reached again by another order of moves inside the tree (micro's kings and
+// drops transpose often) is answered by the cache, not the network. Without tree reuse each
+// search starts with an empty cache, so the same search twice asks the network the same.
+TEST(Analyzer, TranspositionsInTheTreeSkipTheNetwork) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  CountingEvaluator eval(enc.policySize(), 0, false);
+  mcts::SearchParams params;
+  params.playouts = 2000;
+  play::Analyzer analyzer(v, &eval, params);
+  const play::Analysis first = analyzer.analyze(pos, {});
+  EXPECT_GT(analyzer.cacheHits(), 0) << "2,000 playouts from micro's start meet no transposition?";
+  EXPECT_EQ(eval.positions(), analyzer.cacheMisses()) << "every miss, and only a miss, reaches the network";
+  const int64_t firstPositions = eval.positions(), firstHits = analyzer.cacheHits();
+  const play::Analysis again = analyzer.analyze(pos, {});
+  EXPECT_EQ(eval.positions() - firstPositions, firstPositions) << "the second search started with an empty cache";
+  EXPECT_EQ(analyzer.cacheHits(), firstHits);
+  ASSERT_EQ(again.moves.size(), first.moves.size());
+  for (size_t i = 0; i < first.moves.size(); ++i) EXPECT_EQ(again.moves[i].visits, first.moves[i].visits);
 }
 
 // Search threads run their leaves' mate searches outside the tree's lock, so the cache cannot
