@@ -693,6 +693,16 @@ TEST(CliTrain, FourPlayerConfigRefusesTwoPlayerSettings) {
   expectCleanError(r, "training.root_value_weight is for two players (yonin has 4 players); set it to 0");
 }
 
+// training.mirror for a variant whose game a mirror changes (tori's quails are each other's
+// mirror images): refused before the run directory is made, the piece named.
+TEST(CliTrain, MirrorIsRefusedWhereItWouldChangeTheGame) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "tori_mirror");
+  std::ofstream((dir / "c.yaml").string()) << "variant: tori\ntraining: {mirror: true}\n";
+  const CmdResult r = poppy({"train", "--config", (dir / "c.yaml").string(), "--run-dir", (dir / "run").string()});
+  expectCleanError(r, "training.mirror: tori: the left quail (fRrbBlbF) does not move as its own mirror image; set it to false");
+  EXPECT_FALSE(fs::exists(dir / "run"));
+}
+
 // Ctrl-C during self-play is a request to stop (common/stop_signal.h): the run saves its state,
 // says how to go on and exits 0; no second signal is needed and none of its files is lost.
 TEST(CliTrain, CtrlCStopsARunCleanlyAndSaysHowToGoOn) {

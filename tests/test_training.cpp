@@ -629,6 +629,9 @@ TEST_F(TrainConfigErrors, PlayoutCapAndRootValueSettings) {
   EXPECT_DOUBLE_EQ(training::loadTrainConfig(write("training: {value_loss_weight: 0.25}\n")).valueLossWeight, 0.25);
   EXPECT_DOUBLE_EQ(defaults.valueLossWeight, 1.0);
   expectRefused("training: {value_loss_weight: -0.5}\n", {"training.value_loss_weight"});
+  EXPECT_TRUE(training::loadTrainConfig(write("training: {mirror: true}\n")).mirror);
+  EXPECT_FALSE(defaults.mirror);
+  expectRefused("training: {mirror: 2}\n", {"training.mirror"});
   expectRefused("selfplay: {forced_playouts: -1}\n", {"selfplay.forced_playouts"});
 }
 

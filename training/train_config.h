@@ -97,6 +97,9 @@ struct TrainRunConfig {
   // falls while the loss on the next iteration's games rises above a constant guess's
   // (`fresh_value_loss` in metrics.jsonl). A smaller weight slows that learning by heart.
   double valueLossWeight = 1.0;
+  // Reflect half of each batch left to right (nn/board_mirror.h): twice the positions from the
+  // same games. Refused at the start of a run for a variant whose rules change in a mirror.
+  bool mirror = false;
 
   // gate
   int gateGames = 40;

@@ -23,6 +23,7 @@
 #include "common/stop_signal.h"
 #include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
+#include "nn/board_mirror.h"
 #include "nn/compute_threads.h"
 #include "nn/encoder.h"
 #include "nn/model_file.h"
@@ -105,6 +106,11 @@ class Run {
         device_(nn::parseDevice(config.device)),
         feed_(options.feed) {
     if (variant_->numPlayers > 2) refuseTwoPlayerSettings();
+    if (config_.mirror) {
+      std::string whyNot;
+      mirror_ = nn::BoardMirror::forEncoder(encoder_, &whyNot);
+      if (!mirror_) throw std::invalid_argument(config_.sourcePath + ": training.mirror: " + whyNot + "; set it to false");
+    }
   }
 
   void execute() {
@@ -635,6 +641,12 @@ class Run {
     std::mt19937 rng(uint32_t(config_.seed * 7 + uint64_t(trainer_->steps())));
     auto draw = [&](Batch& b) {
       window_->sampleBatch(batch, rng, b.planes.data(), b.policy.data(), b.wdl.data(), b.rootValues.data());
+      if (mirror_)
+        for (int i = 0; i < batch; ++i)
+          if (rng() & 1) {
+            mirror_->reflectPlanes(b.planes.data() + size_t(i) * encoder_.inputSize());
+            mirror_->reflectPolicy(b.policy.data() + size_t(i) * encoder_.policySize());
+          }
       if (config_.rootValueWeight > 0)
         for (int i = 0; i < batch; ++i)
           selfplay::mixRootValue(b.wdl.data() + size_t(i) * 3, b.rootValues[size_t(i)], float(config_.rootValueWeight));
@@ -859,6 +871,7 @@ class Run {
   fs::path dir_;
   game::VariantPtr variant_;
   nn::Encoder encoder_;
+  std::optional<nn::BoardMirror> mirror_;  // training.mirror: reflects half of each batch
   torch::Device device_;
   std::unique_ptr<Trainer> trainer_;
   std::unique_ptr<selfplay::ReplayWindow> window_;
