@@ -330,8 +330,17 @@ Analysis WebApi::search(const game::Position& pos, int playouts, const std::atom
   params.playouts = playouts;
   params.plyCap = options_.plyCap;
   std::lock_guard<std::mutex> lock(engineMutex_);
-  Analyzer analyzer(pos.variantPtr(), evaluatorFor(pos.variant()), params, options_.seed + searches_++);
-  analyzer.setThreads(options_.searchThreads);
+  // One analyzer per variant, kept: a search that continues the game of the last one (the
+  // person's reply, the analysis after an engine move) starts from that search's subtree, and
+  // its position cache answers transpositions, as in `poppy usi` and `play`.
+  std::unique_ptr<Analyzer>& kept = analyzers_[pos.variant().name];
+  if (!kept) {
+    kept = std::make_unique<Analyzer>(pos.variantPtr(), evaluatorFor(pos.variant()), params, options_.seed);
+    kept->setThreads(options_.searchThreads);
+    kept->setTreeReuse(true);
+  }
+  Analyzer& analyzer = *kept;
+  analyzer.setParams(params);
   SearchLimits limits;
   limits.playouts = playouts;
   limits.seconds = options_.maxSearchSeconds;

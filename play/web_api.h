@@ -161,8 +161,8 @@ class WebApi {
   std::vector<std::string> gameOrder_;  // creation order, for forgetting the oldest
   uint64_t nextGame_ = 1;
 
-  std::mutex engineMutex_;
-  std::atomic<uint64_t> searches_{0};
+  std::mutex engineMutex_;  // one search at a time; guards analyzers_
+  std::map<std::string, std::unique_ptr<Analyzer>> analyzers_;  // by variant name, made at its first search
 
   std::mutex openingsMutex_;
   std::map<std::string, nlohmann::json> openingsCache_;

@@ -31,6 +31,8 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "mcts/evaluator.h"
+#include "nn/encoder.h"
 #include "play/web_api.h"
 #include "support/position_helpers.h"
 #include "support/scratch_files.h"
@@ -265,6 +267,53 @@ TEST(WebApi, AnalysisReportsWinRateTopMovesAndHeatMap) {
     EXPECT_EQ(m.at("pv")[0], m.at("usi"));
     EXPECT_TRUE(a.at("heat").contains(m.at("to").get<std::string>()));
   }
+}
+
+// Uniform answers, counting the positions asked.
+class CountingEvaluator : public mcts::UniformEvaluator {
+ public:
+  explicit CountingEvaluator(int policySize) : UniformEvaluator(policySize) {}
+  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+    positions += batch;
+    UniformEvaluator::evaluate(planes, batch, logits, wdl);
+  }
+  std::atomic<int> positions{0};
+};
+
+// With a network, the server keeps its search between requests as `poppy usi` does: the
+// analysis of a position it has just searched asks the network nothing more (a fresh search per
+// request asked it again), a continuation of the game starts from the subtree of the moves
+// played, and another game's search, which replaces the tree, still finds the first game's
+// positions in the cache.
+TEST(WebApi, SearchesOfAGameKeepTheTreeAndTheCache) {
+  const game::VariantPtr micro = game::loadVariant("micro");
+  CountingEvaluator network(nn::Encoder(micro).policySize());
+  play::WebApiOptions options;
+  options.evaluator = &network;
+  options.modelVariant = "micro";
+  options.modelName = "counting";
+  auto api = makeApi(options);
+  const std::string id = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}}).at("game");
+  const json first = get(api, "/api/analysis", {{"game", id}, {"playouts", "200"}});
+  EXPECT_TRUE(first.at("network"));
+  const int searched = network.positions;
+  ASSERT_GT(searched, 20);
+  const json again = get(api, "/api/analysis", {{"game", id}, {"playouts", "200"}});
+  EXPECT_EQ(network.positions, searched) << "the same position searched again from scratch";
+  EXPECT_EQ(again.at("moves"), first.at("moves"));
+
+  // The most visited move, then the analysis after it: its subtree's visits are kept.
+  const std::string best = first.at("moves")[0].at("usi");
+  const int bestVisits = first.at("moves")[0].at("visits");
+  post(api, "/api/move", {{"game", id}, {"move", best}});
+  const json after = get(api, "/api/analysis", {{"game", id}, {"playouts", "200"}});
+  EXPECT_LE(network.positions - searched, 200 - bestVisits + 8) << "the subtree of " << best << " was not reused";
+
+  // Another game from the start: a new tree, but its positions are in the cache already.
+  const int before = network.positions;
+  const std::string other = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}}).at("game");
+  get(api, "/api/analysis", {{"game", other}, {"playouts", "200"}});
+  EXPECT_LT(network.positions - before, searched / 2) << "the cache was emptied between games";
 }
 
 // Issue 16 (9): the server cannot see a client that gave up, so no search may hold the engine
