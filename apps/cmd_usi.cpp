@@ -9,6 +9,7 @@
 #include "apps/commands.h"
 #include "apps/inference_option.h"
 #include "game/variant_loader.h"
+#include "nn/model_header.h"
 #include "nn/network_backend.h"
 #include "play/usi_engine.h"
 
@@ -21,12 +22,9 @@ struct UsiCommandOptions {
   nn::Inference inference = nn::Inference::kAuto;
 };
 
-void runUsi(const UsiCommandOptions& o) {
+void runUsi(UsiCommandOptions o, bool variantGiven) {
   // Command-line mistakes stop here with `poppy: error: ...`; the same mistakes made through
   // setoption later are answered with `info string error: ...` and the engine goes on.
-  const auto variant = game::loadVariant(o.engine.variant);
-  game::requireTwoPlayers(*variant, "poppy usi (USI has no four-player form)");
-  nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);
   for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}}) {
     if (path.empty()) continue;
     if (std::filesystem::is_directory(path))
@@ -34,6 +32,17 @@ void runUsi(const UsiCommandOptions& o) {
     if (!std::filesystem::is_regular_file(path))
       throw std::runtime_error(std::string(what) + " '" + path + "': no such file");
   }
+  // A model knows its variant: without --variant, the engine plays that one (as `poppy play`).
+  if (!o.engine.modelFile.empty() && !variantGiven) {
+    try {
+      o.engine.variant = nn::readModelInfo(o.engine.modelFile).variant;
+    } catch (const std::exception& e) {
+      throw std::runtime_error("--model '" + o.engine.modelFile + "': " + e.what());
+    }
+  }
+  const auto variant = game::loadVariant(o.engine.variant);
+  game::requireTwoPlayers(*variant, "poppy usi (USI has no four-player form)");
+  nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);
   nn::checkDeviceName(o.device);  // throws on a misspelt device name (its existence: when a model loads)
   // A model that does not load stops the engine here (exit 2), before any GUI sees it. The
   // network loaded for that check is the one the engine starts with: it is not loaded twice.
@@ -61,8 +70,8 @@ void addUsiCommand(CLI::App& app) {
   auto o = std::make_shared<UsiCommandOptions>();
   CLI::App* cmd = app.add_subcommand("usi", "Play as a USI engine on stdin/stdout (for shogi GUIs)");
   cmd->add_option("--model", o->engine.modelFile, "Model file (setoption ModelFile); none: rollout MCTS");
-  cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (setoption UCI_Variant)")
-      ->capture_default_str();
+  CLI::Option* variant =
+      cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (default: the model's, else micro) (setoption UCI_Variant)");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
   addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->engine.playouts, "Playouts for a `go` without limits (setoption Playouts)")
@@ -83,7 +92,7 @@ void addUsiCommand(CLI::App& app) {
                   "Milliseconds kept in hand per move for GUI and network latency (setoption MoveOverhead)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(0), int64_t(10000)));
-  cmd->callback([o] { runUsi(*o); });
+  cmd->callback([o, variant] { runUsi(*o, variant->count() > 0); });
 }
 
 }  // namespace poppy::apps

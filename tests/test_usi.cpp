@@ -681,6 +681,36 @@ TEST(UsiBinary, AnswersWellWithinASecondOnTheClockWithTheShippedModel) {
   EXPECT_EQ(engine.wait(), 0);
 }
 
+// A model knows its variant: `usi --model` without --variant plays the model's game (whale
+// shogi's here, not the default micro), as `poppy play` does; --variant still chooses.
+TEST(UsiBinary, AModelWithoutVariantPlaysItsOwnGame) {
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/whale/whale-1h.model";
+  ASSERT_TRUE(std::filesystem::exists(model));
+  UsiProcess engine({POPPY_BINARY, "usi", "--model", model});
+  engine.send("usi");
+  const auto hello = engine.readUntil("usiok");
+  EXPECT_TRUE(contains(hello, "option name UCI_Variant type combo default whale")) << joined(hello);
+  engine.send("isready");
+  const auto ready = engine.readUntil("readyok");
+  EXPECT_TRUE(contains(ready, "info string model " + model + " loaded")) << joined(ready);
+  engine.send("position startpos");
+  engine.send("go nodes 40");
+  const auto out = engine.readUntil("bestmove");
+  EXPECT_TRUE(legalAfter("whale", {}, bestmoveOf(out))) << joined(out);
+  engine.send("quit");
+  EXPECT_EQ(engine.wait(), 0);
+
+  // Named, another variant refuses the model (its rules differ), at start.
+  const std::string cmd = std::string(POPPY_BINARY) + " usi --variant micro --model " + model + " </dev/null 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string said;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) said += buf;
+  EXPECT_EQ(testing::exitCodeOf(pclose(p)), 2) << said;
+  EXPECT_NE(said.find("poppy: error: --model '" + model + "'"), std::string::npos) << said;
+}
+
 TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
   const std::string cmd = std::string(POPPY_BINARY) + " usi --variant nosuchvariant </dev/null 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
