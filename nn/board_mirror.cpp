@@ -39,8 +39,9 @@ std::optional<BoardMirror> BoardMirror::forEncoder(const Encoder& encoder, std::
 // so the reflection on the mover's board is the reflection on the real one.
 BoardMirror::BoardMirror(const Encoder& encoder)
     : planes_(encoder.planes()), files_(encoder.width()), ranks_(encoder.height()) {
-  const int n = files_ * ranks_;
-  auto reflect = [&](int square) { return square - square % files_ + (files_ - 1 - square % files_); };
+  const game::Variant& v = encoder.variant();
+  const int n = v.numSquares();
+  auto reflect = [&](int square) { return v.square(v.files - 1 - v.colOf(square), v.rankOf(square)); };
   reflectedIndex_.resize(size_t(encoder.policySize()));
   for (int index = 0; index < encoder.policySize(); ++index) {
     if (index < 2 * n * n) {

@@ -17,7 +17,7 @@ class BoardMirror {
  public:
   // The reflection of `encoder`'s samples, or nullopt with the reason in `whyNot` where a mirror
   // would change the game: a face that does not move as its own reflection (tori's left and right
-  // quails are each other's), XBetza or other special powers (not checked here), more than two
+  // quails are each other's), XBetza or other special powers (not read for symmetry), more than two
   // players, or the spatial policy layout (chu and the larger boards).
   static std::optional<BoardMirror> forEncoder(const Encoder& encoder, std::string* whyNot = nullptr);
 
