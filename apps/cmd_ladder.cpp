@@ -200,7 +200,7 @@ void addLadderCommand(CLI::App& app) {
       "ladder", "Play a Poppy player against a USI engine (Fairy-Stockfish) at several engine strengths; score and Elo per rung");
   auto* model = cmd->add_option("--model", o->model, "The model to rate (same as --player model:PATH)");
   auto* player = cmd->add_option("--player", o->player,
-                                 "The player to rate: model:PATH[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND");
+                                 "The player to rate: model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND");
   model->excludes(player);
   cmd->add_option("--engine", o->engine, "The opponent's USI command (a bare name is also looked up in /usr/games)")
       ->capture_default_str();

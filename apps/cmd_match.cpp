@@ -12,7 +12,7 @@ namespace {
 void addSideOptions(CLI::App* cmd, SideArgs& s, const std::string& w) {
   cmd->add_option("--" + w, s.player,
                   "Player " + std::string(w == "a" ? "A" : "B") +
-                      ": model:PATH[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND")
+                      ": model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND")
       ->required();
   cmd->add_option("--engine-option-" + w, s.engineOptions,
                   "USI option NAME=VALUE for a usi: player (repeatable; UCI_Variant is set automatically)");

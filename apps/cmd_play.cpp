@@ -13,6 +13,7 @@
 #include "apps/commands.h"
 #include "selfplay/game_record.h"
 #include "apps/inference_option.h"
+#include "apps/model_choice.h"
 #include "game/variant_loader.h"
 #include "mcts/play_time_search.h"
 #include "play/four_player_board_text.h"
@@ -61,15 +62,17 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   nn::setNetworkThreads(a.threads);
   play::PlaySettings s;
   std::string variantName = a.variant;
+  std::string model = namesNoModel(a.model) ? "" : a.model;
   // A model knows its variant: without --variant, play that one.
-  if (!a.model.empty() && !variantGiven) variantName = nn::readModelInfo(a.model).variant;
+  if (!model.empty() && !variantGiven) variantName = nn::readModelInfo(model).variant;
   s.variant = game::loadVariant(variantName);
   const bool four = s.variant->numPlayers > 2;
+  if (a.model.empty()) model = defaultModelFor(*s.variant, "poppy play");
 
   std::unique_ptr<mcts::Evaluator> evaluator;
-  if (!a.model.empty()) {
-    evaluator = nn::loadModelEvaluator(a.model, s.variant.get(), a.device, a.inference);
-    s.modelName = a.model;
+  if (!model.empty()) {
+    evaluator = nn::loadModelEvaluator(model, s.variant.get(), a.device, a.inference);
+    s.modelName = model;
   }
 
   if (a.side == "random") {
@@ -115,7 +118,8 @@ void addPlayCommand(CLI::App& app) {
   auto a = std::make_shared<PlayArgs>();
   CLI::App* cmd = app.add_subcommand("play", "Play a game against the engine in the terminal");
   CLI::Option* variant = cmd->add_option("--variant", a->variant, "Variant name or file (default: the model's, else micro)");
-  cmd->add_option("--model", a->model, "Model file; without one the engine is the rollout MCTS (no network)");
+  cmd->add_option("--model", a->model,
+                  "Model file (default: the variant's shipped model, models/shipped.yaml); none: the search without a network");
   cmd->add_option("--device", a->device, "cpu or cuda (for --model)")->capture_default_str();
   addInferenceOption(cmd, a->inference);
   cmd->add_option("--side", a->side, "Your side: sente (moves first), gote or random; four players (yonin): south (moves first), west, north, east or random")->capture_default_str();

@@ -20,10 +20,12 @@
 
 #include "apps/commands.h"
 #include "apps/inference_option.h"
+#include "apps/model_choice.h"
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
+#include "play/shipped_models.h"
 #include "play/web_api.h"
 
 namespace poppy::apps {
@@ -164,18 +166,32 @@ void serve(const ServeOptions& o) {
   }
   for (const auto& name : game::knownVariants()) variants.push_back(game::loadVariant(name));
 
-  std::unique_ptr<mcts::Evaluator> evaluator;
-  if (!o.model.empty()) {
+  // The networks: --model's for its variant, and every other variant's shipped model
+  // (models/shipped.yaml); `--model none`: none at all.
+  std::vector<std::unique_ptr<mcts::Evaluator>> evaluators;
+  std::string engines;  // for the start-up line
+  auto addModel = [&](const std::string& path, bool named) {
     nn::ModelInfo info;
-    evaluator = nn::loadModelEvaluator(o.model, nullptr, o.device, o.inference, &info);
+    auto evaluator = nn::loadModelEvaluator(path, nullptr, o.device, o.inference, &info);
     // The model plays the variant of its name here: refuse it if that variant's rules differ.
-    for (const auto& v : variants)
-      if (v->name == info.variant) nn::checkModelFits(info, o.model, v.get(), 0);
-    api.evaluator = evaluator.get();
-    api.modelVariant = info.variant;
-    api.modelName = std::filesystem::path(o.model).filename().string();
-    if (o.variant.empty()) api.defaultVariant = info.variant;
-  }
+    try {
+      for (const auto& v : variants)
+        if (v->name == info.variant) nn::checkModelFits(info, path, v.get(), 0);
+    } catch (const nn::ModelError& e) {
+      if (named) throw;
+      std::fprintf(stderr, "poppy serve: %s (without a network for %s)\n", e.what(), info.variant.c_str());
+      return;
+    }
+    api.models[info.variant] = {evaluator.get(), std::filesystem::path(path).filename().string()};
+    evaluators.push_back(std::move(evaluator));
+    engines += "model " + path + " for " + info.variant + ", ";
+    if (named && o.variant.empty()) api.defaultVariant = info.variant;
+  };
+  const bool noModel = namesNoModel(o.model);
+  if (!noModel && !o.model.empty()) addModel(o.model, true);
+  if (!noModel)
+    for (const auto& [name, path] : play::shippedModels())
+      if (!api.models.count(name)) addModel(path, false);
   std::unique_ptr<play::OpeningBook> book;
   if (!o.book.empty()) {
     // The book's own variant decides which positions it serves.
@@ -290,8 +306,7 @@ void serve(const ServeOptions& o) {
   std::fflush(stdout);
   std::fprintf(stderr, "poppy serve: page from %s; engine: %s; %d playouts per move; Ctrl-C stops\n",
                webDir.string().c_str(),
-               ((o.model.empty() ? std::string() : "model " + o.model + " for " + api.modelVariant + ", ") +
-                "rollout MCTS for two players, the uniform network for four")
+               (engines + (engines.empty() ? "" : "else ") + "rollout MCTS for two players, the uniform network for four")
                    .c_str(),
                o.playouts);
   if (!server.listen_after_bind()) throw std::runtime_error("the server stopped unexpectedly");
@@ -306,7 +321,9 @@ void addServeCommand(CLI::App& app) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   cmd->add_option("--host", o->host, "Address to listen on (127.0.0.1: this machine only)")->capture_default_str();
-  cmd->add_option("--model", o->model, "Model file; without one the rollout MCTS plays")->check(CLI::ExistingFile);
+  cmd->add_option("--model", o->model,
+                  "Model file for its variant (the others: their shipped models, models/shipped.yaml); none: no network at all")
+      ->check(CLI::ExistingFile | CLI::IsMember({play::kNoModel}));
   cmd->add_option("--variant", o->variant,
                   "Variant the page starts with (name or file; default: the model's variant, else micro)");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();

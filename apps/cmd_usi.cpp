@@ -8,9 +8,11 @@
 
 #include "apps/commands.h"
 #include "apps/inference_option.h"
+#include "apps/model_choice.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
+#include "play/shipped_models.h"
 #include "play/usi_engine.h"
 
 namespace poppy::apps {
@@ -25,6 +27,8 @@ struct UsiCommandOptions {
 void runUsi(UsiCommandOptions o, bool variantGiven) {
   // Command-line mistakes stop here with `poppy: error: ...`; the same mistakes made through
   // setoption later are answered with `info string error: ...` and the engine goes on.
+  const bool shipped = o.engine.modelFile.empty();  // no --model: the variant's shipped model
+  if (namesNoModel(o.engine.modelFile)) o.engine.modelFile.clear();
   for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}}) {
     if (path.empty()) continue;
     if (std::filesystem::is_directory(path))
@@ -46,15 +50,22 @@ void runUsi(UsiCommandOptions o, bool variantGiven) {
   nn::checkDeviceName(o.device);  // throws on a misspelt device name (its existence: when a model loads)
   // A model that does not load stops the engine here (exit 2), before any GUI sees it. The
   // network loaded for that check is the one the engine starts with: it is not loaded twice.
+  // Without --model the engine follows UCI_Variant with its shipped model (ModelFile 'shipped');
+  // the first variant's is loaded now, so that a GUI's first `isready` is answered at once.
+  std::string firstModel = o.engine.modelFile;
+  if (shipped) {
+    firstModel = defaultModelFor(*variant, "poppy usi");
+    o.engine.modelFile = play::kShippedModel;
+  }
   auto preloaded = std::make_shared<std::unique_ptr<mcts::Evaluator>>();
-  if (!o.engine.modelFile.empty()) {
+  if (!firstModel.empty()) {
     try {
-      *preloaded = nn::loadModelEvaluator(o.engine.modelFile, variant.get(), o.device, o.inference);
+      *preloaded = nn::loadModelEvaluator(firstModel, variant.get(), o.device, o.inference);
     } catch (const std::exception& e) {
-      throw std::runtime_error("--model '" + o.engine.modelFile + "': " + e.what());
+      throw std::runtime_error((shipped ? "the shipped model '" : "--model '") + firstModel + "': " + e.what());
     }
   }
-  auto factory = [device = o.device, inference = o.inference, preloaded, firstModel = o.engine.modelFile, firstVariant = variant](
+  auto factory = [device = o.device, inference = o.inference, preloaded, firstModel, firstVariant = variant](
                      const std::string& path, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
     if (*preloaded && path == firstModel && v.name == firstVariant->name && v.fingerprint == firstVariant->fingerprint)
       return std::move(*preloaded);
@@ -69,7 +80,8 @@ void runUsi(UsiCommandOptions o, bool variantGiven) {
 void addUsiCommand(CLI::App& app) {
   auto o = std::make_shared<UsiCommandOptions>();
   CLI::App* cmd = app.add_subcommand("usi", "Play as a USI engine on stdin/stdout (for shogi GUIs)");
-  cmd->add_option("--model", o->engine.modelFile, "Model file (setoption ModelFile); none: rollout MCTS");
+  cmd->add_option("--model", o->engine.modelFile,
+                  "Model file (setoption ModelFile; default: the variant's shipped model, models/shipped.yaml); none: rollout MCTS");
   CLI::Option* variant =
       cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (default: the model's, else micro) (setoption UCI_Variant)");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();

@@ -1,6 +1,9 @@
 // The `poppy` command: thin dispatch to the subcommands in apps/cmd_*.cpp.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "apps/commands.h"
 #include "common/heap_reuse.h"
@@ -25,8 +28,15 @@ int main(int argc, char** argv) {
   poppy::apps::addRecordsCommands(app);
   poppy::apps::addModelCommands(app);
   poppy::apps::nameDocumentationPages(app);
+  // Called as `poppy-usi` (build/poppy-usi, a link to poppy), it is `poppy usi`: a shogi GUI
+  // registers an engine as one program with no arguments, and this one plays each variant's
+  // shipped model. Any arguments given still apply (`poppy-usi --threads 2`).
+  std::vector<char*> args(argv, argv + argc);
+  const std::string self = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "";
+  static char usi[] = "usi";
+  if (self == "poppy-usi") args.insert(args.begin() + 1, usi);
   try {
-    app.parse(argc, argv);
+    app.parse(int(args.size()), args.data());
     if (app.get_subcommands().empty()) {
       std::fprintf(stderr, "%s\npoppy: error: name a subcommand (see above)\n", app.help().c_str());
       return 2;

@@ -1,7 +1,10 @@
 #include "apps/model_players.h"
 
+#include <iostream>
+
 #include "mcts/evaluator.h"
 #include "nn/encoder.h"
+#include "play/shipped_models.h"
 
 namespace poppy::apps {
 
@@ -11,7 +14,7 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
   p.spec.name = description;
   auto bad = [&](const std::string& why) {
     return std::runtime_error("player '" + description + "': " + why +
-                              " (use model:PATH[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS] or random)");
+                              " (use model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS] or random)");
   };
   if (description == "random") {
     p.spec.kind = selfplay::PlayerSpec::Kind::kRandom;
@@ -42,6 +45,17 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
     p.spec.search.playouts = description == "uniform" ? defaultPlayouts : number(description.substr(8));
     const nn::Encoder encoder(std::make_shared<game::Variant>(variant));
     p.evaluator = std::make_unique<mcts::UniformEvaluator>(encoder.policySize(), encoder.valueSize());
+    p.spec.evaluator = p.evaluator.get();
+    return p;
+  }
+  // The variant's shipped model (models/shipped.yaml): what `poppy play` plays without --model.
+  if (description == "shipped" || description.rfind("shipped:", 0) == 0) {
+    const std::string path = play::shippedModel(variant.name);
+    if (path.empty()) throw bad(variant.name + " has no shipped model (" + play::shippedModelsFile() + ")");
+    std::cerr << "poppy: player '" << description << "' is " << path << "\n";
+    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
+    p.spec.search.playouts = description == "shipped" ? defaultPlayouts : number(description.substr(8));
+    p.evaluator = nn::loadModelEvaluator(path, &variant, device, inference);
     p.spec.evaluator = p.evaluator.get();
     return p;
   }

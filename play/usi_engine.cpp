@@ -1,6 +1,7 @@
 #include "play/usi_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <functional>
@@ -12,6 +13,7 @@
 #include "mcts/mate_search.h"
 #include "mcts/play_time_search.h"
 #include "play/board_text.h"
+#include "play/shipped_models.h"
 #include "selfplay/selfplay_runner.h"
 
 namespace poppy::play {
@@ -86,11 +88,18 @@ std::vector<game::Move> allowedSearchMoves(const game::Position& pos, const std:
   return moves;
 }
 
-// The centipawn mapping of Analysis::centipawns(), for one move's win rate.
-int centipawnsOf(float winRate) {
-  Analysis a;
-  a.winRate = winRate;
-  return a.centipawns();
+// `score cp` for one move's win rate: coef x ln(p / (1 - p)), the logistic scale of the shogi
+// engines (UsiOptions::evalCoef). p is kept in [1e-4, 1 - 1e-4]: at most +-9.2 x coef.
+int64_t centipawnsOf(float winRate, int64_t coef) {
+  const double p = std::clamp(double(winRate), 1e-4, 1 - 1e-4);
+  return std::llround(double(coef) * std::log(p / (1 - p)));
+}
+
+// " wdl W D L": the chances per mille, summing to 1000 (UCI_ShowWDL).
+std::string wdlText(const std::array<float, 3>& wdl) {
+  const long win = std::lround(1000.0 * std::clamp(wdl[0], 0.0f, 1.0f));
+  const long loss = std::min(1000 - win, std::lround(1000.0 * std::clamp(wdl[2], 0.0f, 1.0f)));
+  return " wdl " + std::to_string(win) + " " + std::to_string(1000 - win - loss) + " " + std::to_string(loss);
 }
 
 // Plies the search looks ahead before calling a line a draw. Counted from the searched position,
@@ -220,6 +229,8 @@ void UsiEngine::cmdUsi() {
   send("option name Book type string default " + text(options_.book));
   send("option name ResignThreshold type string default " + resign.str());
   send("option name MoveOverhead type spin default " + std::to_string(options_.moveOverheadMs) + " min 0 max 10000");
+  send("option name EvalCoef type spin default " + std::to_string(options_.evalCoef) + " min 1 max 10000");
+  send(std::string("option name UCI_ShowWDL type check default ") + (options_.showWdl ? "true" : "false"));
   send("option name USI_Ponder type check default false");
   send("usiok");
 }
@@ -294,6 +305,13 @@ void UsiEngine::cmdSetOption(const std::string& line) {
     }
   } else if (key == "moveoverhead") {
     integer(0, 10000, options_.moveOverheadMs);
+  } else if (key == "evalcoef") {
+    integer(1, 10000, options_.evalCoef);
+  } else if (key == "uci_showwdl") {
+    if (lower(value) == "true" || lower(value) == "false")
+      options_.showWdl = lower(value) == "true";
+    else
+      refuse("is not true or false");
   } else if (key == "usi_ponder" || key == "usi_hash" || key == "hash" || key == "ponder") {
     // Standard options GUIs send to every engine; pondering needs no setting here and the
     // search tree is sized by its playouts, not by a hash size.
@@ -337,16 +355,30 @@ void UsiEngine::prepare() {
     setup_->evaluator.reset();
     setup_->modelError.clear();
     loadedModel_ = options_.modelFile;
-    if (!options_.modelFile.empty()) {
+    const bool shipped = options_.modelFile == kShippedModel;
+    const std::string path = shipped ? shippedModel(setup_->variant->name)
+                             : options_.modelFile == kNoModel ? std::string()
+                                                              : options_.modelFile;
+    if (shipped && path.empty())
+      send("info string " + setup_->variant->name + " has no shipped model: the search plays without a network");
+    if (!path.empty()) {
       try {
         if (!factory_) throw std::runtime_error("this program cannot load models");
-        setup_->evaluator = factory_(options_.modelFile, *setup_->variant);
-        send("info string model " + options_.modelFile + " loaded");
+        setup_->evaluator = factory_(path, *setup_->variant);
+        send("info string model " + path + " loaded" +
+             (shipped ? " (" + setup_->variant->name + "'s shipped model; ModelFile none: no network)" : ""));
       } catch (const std::exception& e) {
-        setup_->modelError = std::string("ModelFile ") + options_.modelFile + ": " + e.what();
-        send("info string error: " + setup_->modelError);
-        send(std::string("info string go is refused until ModelFile names a model that loads ") +
-             "(or is set empty for the rollout MCTS)");
+        if (shipped) {
+          // Not the GUI's choice: say why, and play on without a network.
+          send("info string error: " + setup_->variant->name + "'s shipped model " + path + ": " + e.what() +
+               " (the search plays without a network)");
+          setup_->evaluator.reset();
+        } else {
+          setup_->modelError = std::string("ModelFile ") + options_.modelFile + ": " + e.what();
+          send("info string error: " + setup_->modelError);
+          send(std::string("info string go is refused until ModelFile names a model that loads ") +
+               "(or 'shipped', or 'none' for the search without a network)");
+        }
       }
     }
     setup_->analyzer = std::make_unique<Analyzer>(setup_->variant, setup_->evaluator.get(),
@@ -559,7 +591,8 @@ void UsiEngine::joinWorker() {
   untilStopped_ = false;
 }
 
-void UsiEngine::sendInfo(const Analysis& a, int64_t elapsedMs, int multiPv) {
+void UsiEngine::sendInfo(const Analysis& a, int64_t elapsedMs, const UsiOptions& options) {
+  const int multiPv = options.multiPv;
   size_t seldepth = 1;
   for (const MoveInfo& m : a.moves) seldepth = std::max(seldepth, m.pv.size());
   const int64_t nps = a.playouts * 1000 / std::max<int64_t>(1, elapsedMs);
@@ -569,8 +602,9 @@ void UsiEngine::sendInfo(const Analysis& a, int64_t elapsedMs, int multiPv) {
     std::string line = "info depth " + std::to_string(std::max<size_t>(1, m.pv.size())) + " seldepth " +
                        std::to_string(seldepth) + " nodes " + std::to_string(a.playouts) + " nps " +
                        std::to_string(nps) + " time " + std::to_string(elapsedMs) + " score " +
-                       (m.mate != 0 ? "mate " + std::to_string(m.mate) : "cp " + std::to_string(centipawnsOf(m.winRate))) +
-                       " multipv " + std::to_string(k + 1) + " pv";
+                       (m.mate != 0 ? "mate " + std::to_string(m.mate)
+                                    : "cp " + std::to_string(centipawnsOf(m.winRate, options.evalCoef))) +
+                       (options.showWdl ? wdlText(m.wdl) : "") + " multipv " + std::to_string(k + 1) + " pv";
     for (const std::string& move : m.pv) line += " " + move;
     send(line);
   }
@@ -641,8 +675,7 @@ void UsiEngine::search(SearchJob job) {
     params.plyCap = pos.gamePly() + kSearchHorizonPlies;
     setup.analyzer->setParams(params);
     setup.analyzer->setThreads(job.options.threads);
-    const int multiPv = job.options.multiPv;
-    auto progress = [&](const Analysis& a) { sendInfo(a, msSince(job.received), multiPv); };
+    auto progress = [&](const Analysis& a) { sendInfo(a, msSince(job.received), job.options); };
     Analysis a = setup.analyzer->analyze(pos, limits, &stop_, progress, 1.0);
     if (a.moves.empty()) {
       // Stopped (or out of time) before the first playout: one more playout, which takes a
@@ -652,7 +685,7 @@ void UsiEngine::search(SearchJob job) {
       one.rootMoves = searchMoves;
       a = setup.analyzer->analyze(pos, one);
     }
-    sendInfo(a, msSince(job.received), multiPv);
+    sendInfo(a, msSince(job.received), job.options);
     if (a.moves.empty()) return finish(pos.moveToUsi(legal[0]));
     const MoveInfo& best = a.moves.front();
     if (job.options.resignThreshold > 0 && best.winRate < job.options.resignThreshold) {

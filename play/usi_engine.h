@@ -31,13 +31,17 @@ namespace poppy::play {
 
 struct UsiOptions {
   std::string variant = "micro";  // UCI_Variant: a name from configs/variants or a YAML path
-  std::string modelFile;          // ModelFile: empty = rollout MCTS
+  std::string modelFile;          // ModelFile: a path; "shipped": the variant's shipped model; empty or "none": rollout MCTS
   int64_t playouts = 800;         // Playouts: for a `go` without limits
   int threads = 1;                // Threads: search threads (see above)
   int multiPv = 1;                // MultiPV
   std::string book;               // Book: an opening book (play::OpeningBook), empty = none
   double resignThreshold = 0;     // ResignThreshold: resign below this win rate; 0 = never
   int64_t moveOverheadMs = 30;    // MoveOverhead: GUI and network latency kept in hand per move
+  // EvalCoef: `score cp` = EvalCoef x ln(p / (1 - p)) for a win rate p, the scale of the shogi
+  // engines (dlshogi's eval_coef 756: +756 cp at p = 0.73), so GUIs' graphs read as theirs do.
+  int64_t evalCoef = 756;
+  bool showWdl = false;           // UCI_ShowWDL: `wdl W D L` (per mille) after each score
 };
 
 class UsiEngine {
@@ -92,7 +96,7 @@ class UsiEngine {
   void search(SearchJob job);  // the worker thread's body
   void startMateSearch(int64_t ms);  // `go mate`: 0 ms = until stop
   void mateSearch(game::Position pos, int64_t ms, std::chrono::steady_clock::time_point received);
-  void sendInfo(const Analysis& a, int64_t elapsedMs, int multiPv);
+  void sendInfo(const Analysis& a, int64_t elapsedMs, const UsiOptions& options);
 
   std::ostream& out_;
   std::mutex outMutex_;

@@ -299,13 +299,13 @@ int WebApi::playoutsOr(int requested) const {
 }
 
 mcts::Evaluator* WebApi::evaluatorFor(const game::Variant& v) const {
-  if (options_.evaluator && v.name == options_.modelVariant) return options_.evaluator;
+  if (const auto model = options_.models.find(v.name); model != options_.models.end()) return model->second.evaluator;
   const auto uniform = uniformEvaluators_.find(v.name);
   return uniform != uniformEvaluators_.end() ? uniform->second.get() : nullptr;
 }
 
 std::string WebApi::engineName(const game::Variant& v) const {
-  if (options_.evaluator && v.name == options_.modelVariant) return "model " + options_.modelName;
+  if (const auto model = options_.models.find(v.name); model != options_.models.end()) return "model " + model->second.name;
   return v.numPlayers > 2 ? "uniform network" : "rollout MCTS";
 }
 

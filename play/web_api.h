@@ -68,10 +68,14 @@ struct WebApiOptions {
   double maxSearchSeconds = 10;
   int plyCap = 200;          // a game this long is adjudicated (draw, or impasse points in shogi)
   int searchThreads = 1;     // threads per search (Analyzer::setThreads)
-  // The network and the variant it was trained for; other variants (or none) use rollout MCTS.
-  mcts::Evaluator* evaluator = nullptr;
-  std::string modelVariant;
-  std::string modelName;                 // shown on the page, e.g. the file name
+  // The networks, by the name of the variant each was trained for (`poppy serve`: the shipped
+  // models and --model's); a variant without one is played by rollout MCTS (two players) or the
+  // uniform network (four).
+  struct Model {
+    mcts::Evaluator* evaluator = nullptr;
+    std::string name;  // shown on the page, e.g. the file name
+  };
+  std::map<std::string, Model> models;
   const OpeningBook* book = nullptr;     // optional, for the variant named by book->variant()
   size_t maxGames = 1000;                // the oldest games are forgotten beyond this
   uint64_t seed = 1;

@@ -33,6 +33,7 @@
 #include "game/variant_loader.h"
 #include "mcts/evaluator.h"
 #include "nn/encoder.h"
+#include "play/shipped_models.h"
 #include "play/web_api.h"
 #include "support/position_helpers.h"
 #include "support/scratch_files.h"
@@ -289,9 +290,7 @@ TEST(WebApi, SearchesOfAGameKeepTheTreeAndTheCache) {
   const game::VariantPtr micro = game::loadVariant("micro");
   CountingEvaluator network(nn::Encoder(micro).policySize());
   play::WebApiOptions options;
-  options.evaluator = &network;
-  options.modelVariant = "micro";
-  options.modelName = "counting";
+  options.models["micro"] = {&network, "counting"};
   auto api = makeApi(options);
   const std::string id = post(api, "/api/new", {{"variant", "micro"}, {"side", "both"}}).at("game");
   const json first = get(api, "/api/analysis", {{"game", id}, {"playouts", "200"}});
@@ -857,6 +856,46 @@ std::string rawAnswerTo(int port, const std::string& head) {
   return answer;
 }
 
+// Without --model each variant plays its shipped model (models/shipped.yaml), the others the
+// search without a network; --model names one variant's model and the rest keep theirs; --model
+// none: no network at all.
+TEST(Serve, EachVariantPlaysItsShippedModelUnlessToldOtherwise) {
+  const auto dir = freshTempDir("poppy_test_serve_", "shipped");
+  std::map<std::string, std::string> shipped;  // variant -> "model FILE"
+  for (const auto& [variant, path] : play::shippedModels())
+    shipped[variant] = "model " + std::filesystem::path(path).filename().string();
+  ASSERT_TRUE(shipped.count("micro"));
+  auto enginesOf = [&](const std::vector<std::string>& args) {
+    ServerProcess server(args, (dir / "serve.log").string());
+    httplib::Client client("127.0.0.1", server.port());
+    auto r = client.Get("/api/variants");
+    std::map<std::string, std::string> engines;
+    EXPECT_TRUE(r) << "no answer: " << httplib::to_string(r.error());
+    if (!r) return engines;
+    EXPECT_EQ(r->status, 200) << r->body;
+    const json listed = json::parse(r->body);
+    for (const auto& v : listed.at("variants")) engines[v.at("name")] = v.at("engine");
+    return engines;
+  };
+  const auto byDefault = enginesOf({});
+  ASSERT_GT(byDefault.size(), shipped.size());
+  for (const auto& [variant, engine] : byDefault) {
+    if (shipped.count(variant))
+      EXPECT_EQ(engine, shipped[variant]) << variant;
+    else
+      EXPECT_NE(engine.rfind("model", 0), 0u) << variant << ": " << engine;
+  }
+  const std::string oneHour = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model";
+  const auto named = enginesOf({"--model", oneHour});
+  EXPECT_EQ(named.at("micro"), "model micro-1h.model");
+  for (const auto& [variant, engine] : shipped) {
+    if (variant != "micro") EXPECT_EQ(named.at(variant), engine);
+  }
+  for (const auto& [variant, engine] : enginesOf({"--model", "none"}))
+    EXPECT_NE(engine.rfind("model", 0), 0u) << variant << ": " << engine;
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
 TEST(Serve, HttpErrorsAreClearAndTheServerLivesOn) {
   const auto dir = freshTempDir("poppy_test_serve_", "http");
   ServerProcess server({}, (dir / "serve.log").string());
@@ -1142,7 +1181,7 @@ void playThroughThePage(const std::vector<std::string>& serveArgs, const std::st
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }
 
-TEST(Serve, PersonPlaysTheRolloutEngineInTheBrowser) { playThroughThePage({}, "rollout", false); }
+TEST(Serve, PersonPlaysTheRolloutEngineInTheBrowser) { playThroughThePage({"--model", "none"}, "rollout", false); }
 
 TEST(Serve, PersonPlaysTheModelInTheBrowser) {
   playThroughThePage({"--model", std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-1h.model"}, "model", true);
