@@ -76,7 +76,7 @@ TEST_F(NetworkModule, CommandsWithoutANetworkNeverLoadIt) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("80"), std::string::npos) << r.out;
 
-  r = poppy(dir_, "usi", true, "usi\nisready\nposition startpos\ngo nodes 30\nquit\n");
+  r = poppy(dir_, "usi --model none", true, "usi\nisready\nposition startpos\ngo nodes 30\nquit\n");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("bestmove "), std::string::npos) << r.out;
 
@@ -87,7 +87,8 @@ TEST_F(NetworkModule, CommandsWithoutANetworkNeverLoadIt) {
 TEST_F(NetworkModule, CommandsWithANetworkNameTheMissingModule) {
   const std::string missing = (dir_ / "missing/libpoppy_network.so").string();
   for (const std::string& args :
-       {"usi --model " + kModel, "match --variant micro --a model:" + kModel + ":8 --b random --games 2 --records none --summary none",
+       {"usi --model " + kModel, std::string("usi"),  // no --model: the shipped model, which needs the module too
+        "match --variant micro --a model:" + kModel + ":8 --b random --games 2 --records none --summary none",
         "train --config " + shellQuote(std::string(POPPY_SOURCE_DIR) + "/configs/train/micro.yaml") + " --run-dir " +
             shellQuote((dir_ / "run").string())}) {
     SCOPED_TRACE(args);
