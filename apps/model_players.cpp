@@ -38,26 +38,34 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
     p.spec.simulations = number(description.substr(8));
     return p;
   }
+  // The batched search with `evaluator` at `playouts` per move: the player of every kind below.
+  auto networkPlayer = [&](int playouts, std::unique_ptr<mcts::Evaluator> evaluator) {
+    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
+    p.spec.search.playouts = playouts;
+    p.evaluator = std::move(evaluator);
+    p.spec.evaluator = p.evaluator.get();
+    return std::move(p);
+  };
+  // NAME or NAME:PLAYOUTS (the first without its own playouts plays defaultPlayouts).
+  auto named = [&](const std::string& name) {
+    return description == name || description.rfind(name + ":", 0) == 0;
+  };
+  auto playoutsAfter = [&](const std::string& name) {
+    return description == name ? defaultPlayouts : number(description.substr(name.size() + 1));
+  };
   // The same search as a model player's, with a network that knows nothing (equal priors, every
   // position a draw): the baseline that shows what a trained network adds.
-  if (description == "uniform" || description.rfind("uniform:", 0) == 0) {
-    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
-    p.spec.search.playouts = description == "uniform" ? defaultPlayouts : number(description.substr(8));
+  if (named("uniform")) {
     const nn::Encoder encoder(std::make_shared<game::Variant>(variant));
-    p.evaluator = std::make_unique<mcts::UniformEvaluator>(encoder.policySize(), encoder.valueSize());
-    p.spec.evaluator = p.evaluator.get();
-    return p;
+    return networkPlayer(playoutsAfter("uniform"),
+                         std::make_unique<mcts::UniformEvaluator>(encoder.policySize(), encoder.valueSize()));
   }
   // The variant's shipped model (models/shipped.yaml): what `poppy play` plays without --model.
-  if (description == "shipped" || description.rfind("shipped:", 0) == 0) {
+  if (named("shipped")) {
     const std::string path = play::shippedModel(variant.name);
     if (path.empty()) throw bad(variant.name + " has no shipped model (" + play::shippedModelsFile() + ")");
     std::cerr << "poppy: player '" << description << "' is " << path << "\n";
-    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
-    p.spec.search.playouts = description == "shipped" ? defaultPlayouts : number(description.substr(8));
-    p.evaluator = nn::loadModelEvaluator(path, &variant, device, inference);
-    p.spec.evaluator = p.evaluator.get();
-    return p;
+    return networkPlayer(playoutsAfter("shipped"), nn::loadModelEvaluator(path, &variant, device, inference));
   }
   if (description.rfind("model:", 0) == 0) {
     std::string path = description.substr(6);
@@ -68,11 +76,7 @@ LoadedPlayer loadPlayer(const std::string& description, const game::Variant& var
       playouts = number(path.substr(colon + 1));
       path = path.substr(0, colon);
     }
-    p.spec.kind = selfplay::PlayerSpec::Kind::kNetwork;
-    p.spec.search.playouts = playouts;
-    p.evaluator = nn::loadModelEvaluator(path, &variant, device, inference);
-    p.spec.evaluator = p.evaluator.get();
-    return p;
+    return networkPlayer(playouts, nn::loadModelEvaluator(path, &variant, device, inference));
   }
   throw bad("unknown player");
 }

@@ -26,7 +26,8 @@ using poppy::testing::spit;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const auto* const kScratch = poppy::testing::removeScratchRootAtExit("poppy_test_shipped_");
+const char* const kScratch = "poppy_test_shipped_";
+::testing::Environment* const kCleanup = poppy::testing::removeScratchRootAtExit(kScratch);
 
 // Sets POPPY_MODELS_DIR for one test and restores it after.
 class ModelsDirFor {
@@ -93,7 +94,7 @@ TEST(ShippedModels, AVariantNotListedHasNone) {
 }
 
 TEST(ShippedModels, ABrokenListIsNamedWithWhatIsWrong) {
-  const fs::path dir = freshTempDir("poppy_test_shipped_", "broken");
+  const fs::path dir = freshTempDir(kScratch, "broken");
   const ModelsDirFor use(dir);
   const std::string file = (dir / "shipped.yaml").string();
   auto errorOf = [] {
@@ -126,7 +127,7 @@ struct CommandRun {
 
 // Runs the poppy command with `input` on stdin (30 s at most).
 CommandRun poppy(const std::vector<std::string>& args, const std::string& input = "") {
-  const fs::path dir = freshTempDir("poppy_test_shipped_", "run");
+  const fs::path dir = freshTempDir(kScratch, "run");
   spit(dir / "in", input);
   std::string cmd = "timeout -k 5 30 " + shellQuote(POPPY_BINARY);
   for (const auto& a : args) cmd += " " + shellQuote(a);
@@ -144,7 +145,7 @@ std::string fileName(const std::string& path) { return fs::path(path).filename()
 
 // `poppy play` with `args`, quitting at once; its record goes to a scratch file.
 CommandRun play(std::vector<std::string> args) {
-  const fs::path dir = freshTempDir("poppy_test_shipped_", "play");
+  const fs::path dir = freshTempDir(kScratch, "play");
   args.insert(args.begin(), "play");
   for (const char* a : {"--playouts", "8", "--save"}) args.push_back(a);
   args.push_back((dir / "game.jsonl").string());
@@ -200,7 +201,7 @@ TEST(ShippedModelsCli, UsiFollowsTheVariantWithItsShippedModel) {
 TEST(ShippedModelsCli, PoppyUsiIsTheUsiEngineWithoutArguments) {
   const fs::path program = fs::path(POPPY_BINARY).parent_path() / "poppy-usi";
   ASSERT_TRUE(fs::exists(program)) << program;
-  const fs::path dir = freshTempDir("poppy_test_shipped_", "poppy-usi");
+  const fs::path dir = freshTempDir(kScratch, "poppy-usi");
   spit(dir / "in", "usi\nisready\nposition startpos\ngo nodes 32\nquit\n");
   const std::string cmd = "cd / && timeout -k 5 30 " + shellQuote(program.string()) + " <" +
                           shellQuote((dir / "in").string()) + " >" + shellQuote((dir / "out").string()) + " 2>" +
@@ -215,7 +216,7 @@ TEST(ShippedModelsCli, PoppyUsiIsTheUsiEngineWithoutArguments) {
 }
 
 TEST(ShippedModelsCli, MatchPlaysTheShippedPlayerAndRefusesItWhereThereIsNone) {
-  const fs::path dir = freshTempDir("poppy_test_shipped_", "match");
+  const fs::path dir = freshTempDir(kScratch, "match");
   const CommandRun r = poppy({"match", "--a", "shipped:16", "--b", "random", "--games", "2", "--records", "none", "--summary",
                        (dir / "s.json").string()});
   EXPECT_EQ(r.code, 0) << r.err;
@@ -232,7 +233,7 @@ TEST(ShippedModelsCli, MatchPlaysTheShippedPlayerAndRefusesItWhereThereIsNone) {
 }
 
 TEST(ShippedModelsCli, ABrokenShippedListStopsTheCommandAndIsNamed) {
-  const fs::path dir = freshTempDir("poppy_test_shipped_", "cli-broken");
+  const fs::path dir = freshTempDir(kScratch, "cli-broken");
   spit(dir / "shipped.yaml", "micro: [\n");
   const ModelsDirFor use(dir);
   const CommandRun r = play({});
