@@ -34,6 +34,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+::testing::Environment* const kCleanup = poppy::testing::removeScratchRootAtExit("poppy_test_cli_");
+
 struct CmdResult {
   int code = -1;  // exit status; 128 + N for signal N; 124 when `timeout` stopped it
   std::string out, err;

@@ -1,5 +1,5 @@
-// Scratch files for tests: a per-process temporary root (removed at exit when every test has
-// cleaned up after itself, so a failed test's files stay for inspection), whole-file reads and
+// Scratch files for tests: a per-process temporary root (removed at exit when every test passed,
+// so a failed test's files stay for inspection), whole-file reads and
 // writes, and shell quoting for commands that tests run.
 #pragma once
 #include <gtest/gtest.h>
@@ -18,13 +18,16 @@ inline std::filesystem::path scratchRoot(const std::string& prefix) {
   return std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()));
 }
 
-// Registers the removal of the (empty) scratch root at the end of the test program.
+// Registers the removal of the scratch root at the end of the test program: all of it when every
+// test passed, and otherwise nothing, so that a failed test's files stay for inspection. (Each
+// test removing its own files left hundreds of roots in TMPDIR from the tests that did not.)
 inline ::testing::Environment* removeScratchRootAtExit(const std::string& prefix) {
   struct Remove : ::testing::Environment {
     explicit Remove(std::string p) : prefix(std::move(p)) {}
     void TearDown() override {
+      if (::testing::UnitTest::GetInstance()->Failed()) return;
       std::error_code ec;
-      std::filesystem::remove(scratchRoot(prefix), ec);  // only succeeds when empty
+      std::filesystem::remove_all(scratchRoot(prefix), ec);
     }
     std::string prefix;
   };
