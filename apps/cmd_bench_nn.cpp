@@ -49,6 +49,10 @@ void addNetworkBenches(CLI::App* bench) {
   CLI::App* tr = bench->add_subcommand("train", "Training samples/s vs a bare forward+backward loop");
   addOptions(tr, *a);
   tr->add_option("--batch", a->batch, "Batch size (default: the config's)")->check(CLI::Range(0, 65536));
+  tr->add_option("--layout", a->layout,
+                 "Memory layout of the convolutions: auto, nchw, channels_last, or both (nchw and channels_last "
+                 "compared); default: the config's training.memory_layout")
+      ->check(CLI::IsMember({"auto", "nchw", "channels_last", "both"}));
   tr->callback([a] { nn::networkBackend().benchTraining(*a); });
 }
 

@@ -36,6 +36,7 @@ struct NetworkBenchOptions {
   std::string selfplayInference;  // bench selfplay: auto, torch or eigen ("": the config's `inference`)
   std::string precision;          // fp32 or bf16 ("": the config's `precision`)
   int maxBatch = 0;               // bench nn: the largest batch timed (0: 256 on the CPU, 8192 on a GPU)
+  std::string layout;  // bench train: auto, nchw, channels_last or both ("": the config's training.memory_layout)
 };
 
 class NetworkBackend {

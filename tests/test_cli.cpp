@@ -508,21 +508,41 @@ TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
 
 // `poppy bench train` for a two- and a four-player variant (yonin's value head has 5 outputs;
 // the bare loop once shaped its targets as 3 and stopped with a LibTorch shape error): each prints
-// both rates and writes one CSV row.
+// both rates, in the layout the config's auto picks (both policy heads are dense: channels last),
+// and writes one CSV row; `--layout` names another, and `both` compares the two.
 TEST(CliBench, TrainBenchRunsForTwoAndFourPlayers) {
   const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_train_" + std::to_string(::getpid()) + ".csv")).string();
   fs::remove(csv);
-  for (const std::string variant : {"micro", "yonin"}) {
-    const CmdResult r = poppy({"bench", "train", "--config", std::string(POPPY_SOURCE_DIR) + "/configs/train/" + variant + ".yaml",
-                               "--batch", "8", "--seconds", "0.05", "--csv", csv});
+  auto bench = [&](const std::string& variant, std::vector<std::string> more) {
+    std::vector<std::string> args = {"bench", "train", "--config", std::string(POPPY_SOURCE_DIR) + "/configs/train/" + variant + ".yaml",
+                                     "--batch", "8", "--seconds", "0.05", "--csv", csv};
+    args.insert(args.end(), more.begin(), more.end());
+    const CmdResult r = poppy(args);
     expectSuccess(r);
-    EXPECT_THAT(r.out, HasSubstr("batch 8, fp32: trainer ")) << r.describe();
+    return r;
+  };
+  for (const std::string variant : {"micro", "yonin"}) {
+    const CmdResult r = bench(variant, {});
+    EXPECT_THAT(r.out, HasSubstr("batch 8, fp32, channels_last: trainer ")) << r.describe();
     EXPECT_THAT(r.out, HasSubstr("% of the bare forward+backward loop")) << r.describe();
   }
+  EXPECT_THAT(bench("micro", {"--layout", "nchw"}).out, HasSubstr("batch 8, fp32, nchw: trainer "));
+  const CmdResult both = bench("micro", {"--layout", "both"});
+  EXPECT_THAT(both.out, HasSubstr("batch 8, fp32, nchw: trainer ")) << both.describe();
+  EXPECT_THAT(both.out, HasSubstr("batch 8, fp32, channels_last: trainer ")) << both.describe();
+  EXPECT_THAT(both.out, testing::ContainsRegex("channels_last = [0-9.]+x nchw's samples/s \\(auto picks channels_last here\\)"))
+      << both.describe();
+  const CmdResult refused = poppy({"bench", "train", "--layout", "nhwc"});
+  EXPECT_EQ(refused.code, 2) << refused.describe();
+  EXPECT_THAT(refused.err, HasSubstr("--layout: nhwc not in")) << refused.describe();
+
   const std::vector<std::string> rows = linesOf(csv);
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 4u);
   EXPECT_THAT(rows[0], testing::StartsWith("train,micro,8,"));
+  EXPECT_THAT(rows[0], testing::EndsWith(",channels_last"));
   EXPECT_THAT(rows[1], testing::StartsWith("train,yonin,8,"));
+  EXPECT_THAT(rows[2], testing::EndsWith(",nchw"));
+  EXPECT_THAT(rows[3], testing::StartsWith("train-layouts,micro,8,"));
   fs::remove(csv);
 }
 

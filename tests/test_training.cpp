@@ -342,6 +342,77 @@ TEST(Trainer, MultiTensorSgdStepIsLibTorchsSgd) {
   }
 }
 
+// Channels last (training/memory_layout.h) is a speed setting only: from the same weights, on the
+// same batches, the two layouts take the same steps up to float rounding (the convolutions sum in
+// another order), and checkpoints move between them exactly.
+TEST(Trainer, ChannelsLastLearnsWhatNchwLearns) {
+  torch::set_num_threads(1);
+  const Micro m;
+  const auto s = m.shape(2, 16, 8);
+  torch::manual_seed(31);
+  nn::PolicyValueNet start(s);
+  const std::string weights = nn::moduleToBytes(*start);
+  auto trainerIn = [&](training::MemoryLayout layout) {
+    nn::PolicyValueNet net(s);
+    nn::moduleFromBytes(*net, weights);
+    return std::make_unique<training::Trainer>(net, optimizer(0.05), torch::kCPU, nn::Precision::kFloat32, layout);
+  };
+  auto nchw = trainerIn(training::MemoryLayout::kNchw);
+  auto last = trainerIn(training::MemoryLayout::kChannelsLast);
+  EXPECT_FALSE(nchw->channelsLast());
+  ASSERT_TRUE(last->channelsLast());
+  // The layouts really differ: a 3x3 convolution's weights, and they are the same numbers.
+  const torch::Tensor w = last->net()->parameters()[0];
+  ASSERT_EQ(w.dim(), 4);
+  EXPECT_TRUE(w.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  EXPECT_FALSE(w.is_contiguous());
+  EXPECT_TRUE(nchw->net()->parameters()[0].is_contiguous());
+  EXPECT_EQ(maxDifference(nchw->net(), last->net()), 0.0);
+
+  for (int i = 0; i < 6; ++i) {
+    const Micro::Batch b = m.batch(16, 40 + uint32_t(i));
+    const training::Losses a = step(*nchw, b), c = step(*last, b);
+    EXPECT_NEAR(a.policy, c.policy, 1e-4 * std::abs(a.policy)) << "step " << i;
+    EXPECT_NEAR(a.value, c.value, 1e-4 * std::abs(a.value)) << "step " << i;
+  }
+  EXPECT_LT(maxDifference(nchw->net(), last->net()), 1e-4);
+  EXPECT_GT(maxDifference(nchw->net(), start), 1e-2) << "the steps moved the weights";
+  EXPECT_TRUE(last->net()->parameters()[0].is_contiguous(torch::MemoryFormat::ChannelsLast)) << "and kept the layout";
+
+  // A checkpoint of either layout loads into the other with its values exact, in the loading
+  // trainer's layout, and the next steps agree.
+  const fs::path dir = freshTempDir("layouts");
+  training::saveCheckpoint((dir / "last.ckpt").string(), *last, m.info(s));
+  training::saveCheckpoint((dir / "nchw.ckpt").string(), *nchw, m.info(s));
+  auto fromLast = trainerIn(training::MemoryLayout::kNchw);
+  auto fromNchw = trainerIn(training::MemoryLayout::kChannelsLast);
+  training::loadCheckpoint((dir / "last.ckpt").string(), *fromLast, microRules(), nn::Encoder::kVersion);
+  training::loadCheckpoint((dir / "nchw.ckpt").string(), *fromNchw, microRules(), nn::Encoder::kVersion);
+  EXPECT_EQ(maxDifference(fromLast->net(), last->net()), 0.0);
+  EXPECT_EQ(maxDifference(fromNchw->net(), nchw->net()), 0.0);
+  EXPECT_TRUE(fromLast->net()->parameters()[0].is_contiguous());
+  EXPECT_TRUE(fromNchw->net()->parameters()[0].is_contiguous(torch::MemoryFormat::ChannelsLast));
+  const Micro::Batch b = m.batch(16, 50);
+  step(*last, b);
+  step(*fromLast, b);
+  EXPECT_LT(maxDifference(fromLast->net(), last->net()), 1e-5) << "momentum came across too";
+}
+
+// auto: channels last on the CPU for a dense policy head (micro), NCHW for a spatial one (chu)
+// and on a GPU, where it was not measured.
+TEST(Trainer, AutoLayoutIsChannelsLastForDenseHeadsOnTheCpu) {
+  const Micro m;
+  EXPECT_TRUE(makeTrainer(m.shape(), 1)->channelsLast());
+  const game::VariantPtr chu = game::loadVariant("chu");
+  const nn::Encoder chuEncoder(chu);
+  const nn::NetworkShape chuShape = nn::networkShapeFor(chuEncoder, 1, 8, 8);
+  ASSERT_GT(chuShape.policyPlanes, 0) << "chu's policy head is spatial";
+  EXPECT_FALSE(training::Trainer(nn::PolicyValueNet(chuShape), optimizer(), torch::kCPU).channelsLast());
+  EXPECT_FALSE(training::trainsChannelsLast(training::MemoryLayout::kAuto, /*onCpu=*/false, /*spatialPolicy=*/false));
+  EXPECT_TRUE(training::trainsChannelsLast(training::MemoryLayout::kChannelsLast, false, true));
+  EXPECT_FALSE(training::trainsChannelsLast(training::MemoryLayout::kNchw, true, false));
+}
+
 TEST(Trainer, LearningRateFollowsTheSchedule) {
   const Micro m;
   training::OptimizerConfig o = optimizer(0.1);
@@ -672,6 +743,15 @@ TEST_F(TrainConfigErrors, InferenceSetting) {
   expectRefused("inference: 3\n", {"inference", "'3'"});
   // Eigen is the CPU's: with a GPU the config is refused at load, before any run starts.
   expectRefused("device: cuda\ninference: eigen\n", {"inference", "CPU", "device cuda"});
+}
+
+TEST_F(TrainConfigErrors, MemoryLayoutSetting) {
+  EXPECT_EQ(training::loadTrainConfig(write("variant: micro\n")).memoryLayout, training::MemoryLayout::kAuto);
+  EXPECT_EQ(training::loadTrainConfig(write("training: {memory_layout: nchw}\n")).memoryLayout,
+            training::MemoryLayout::kNchw);
+  EXPECT_EQ(training::loadTrainConfig(write("training: {memory_layout: channels_last}\n")).memoryLayout,
+            training::MemoryLayout::kChannelsLast);
+  expectRefused("training: {memory_layout: nhwc}\n", {"training.memory_layout", "'nhwc'", "auto, nchw, channels_last"});
 }
 
 TEST_F(TrainConfigErrors, UnknownKeys) {

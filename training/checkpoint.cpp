@@ -92,7 +92,7 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const ga
   try {
     trainer.net()->to(torch::kCPU);
     nn::moduleFromBytes(*trainer.net(), model);
-    trainer.net()->to(trainer.device());
+    trainer.placeNetwork();
     std::istringstream in(optimizer);
     torch::serialize::InputArchive archive;
     archive.load_from(in, trainer.device());

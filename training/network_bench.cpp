@@ -9,7 +9,9 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/progress_line.h"
@@ -391,12 +393,31 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
     policy[size_t(i) * s.encoder->policySize() + rng() % s.encoder->policySize()] = 1;
     wdl[size_t(i) * values + rng() % values] = 1;
   }
-  OptimizerConfig oc;
-  Trainer trainer(nn::PolicyValueNet(s.shape), oc, device, s.precision);
-  const double stepTime = timePerCall([&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch); }, 3 * a.seconds,
-                                      device);
+  // The trainer's step in one memory layout (training/memory_layout.h): seconds per step.
+  auto trainerStep = [&](MemoryLayout layout) {
+    Trainer trainer(nn::PolicyValueNet(s.shape), OptimizerConfig{}, device, s.precision, layout);
+    const double seconds = timePerCall([&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch); },
+                                       3 * a.seconds, device);
+    const char* name = trainer.channelsLast() ? "channels_last" : "nchw";
+    std::printf("batch %d, %s, %s: trainer %.0f samples/s (%.1f ms/step)\n", batch, nn::precisionName(s.precision), name,
+                batch / seconds, 1e3 * seconds);
+    return std::make_pair(seconds, std::string(name));
+  };
+  if (a.layout == "both") {
+    const double nchw = trainerStep(MemoryLayout::kNchw).first;
+    const double channelsLast = trainerStep(MemoryLayout::kChannelsLast).first;
+    const bool autoPicks = Trainer(nn::PolicyValueNet(s.shape), OptimizerConfig{}, device, s.precision).channelsLast();
+    std::ofstream(a.csv, std::ios::app) << "train-layouts," << s.variant->name << ',' << batch << ',' << batch / nchw << ','
+                                        << batch / channelsLast << ',' << s.config.device << '-'
+                                        << nn::precisionName(s.precision) << '\n';
+    std::printf("channels_last = %.2fx nchw's samples/s (auto picks %s here)\n", nchw / channelsLast,
+                autoPicks ? "channels_last" : "nchw");
+    return;
+  }
+  const auto [stepTime, layoutName] =
+      trainerStep(a.layout.empty() ? s.config.memoryLayout : parseMemoryLayout(a.layout));
 
-  // The bare loop: forward and backward of the same losses on tensors already in place.
+  // The bare loop: forward and backward of the same losses on tensors already in place (NCHW).
   nn::PolicyValueNet net(s.shape);
   net->to(device);
   net->train();
@@ -416,11 +437,11 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
         loss.backward();
       },
       3 * a.seconds, device);
-  std::printf("batch %d, %s: trainer %.0f samples/s (%.1f ms/step); bare forward+backward %.0f samples/s (%.1f ms)\n", batch,
-              nn::precisionName(s.precision), batch / stepTime, 1e3 * stepTime, batch / bareTime, 1e3 * bareTime);
+  std::printf("batch %d, %s: bare forward+backward (nchw) %.0f samples/s (%.1f ms)\n", batch,
+              nn::precisionName(s.precision), batch / bareTime, 1e3 * bareTime);
   std::ofstream(a.csv, std::ios::app) << "train," << s.variant->name << ',' << batch << ',' << batch / stepTime << ','
                                       << batch / bareTime << ',' << s.config.device << '-'
-                                      << nn::precisionName(s.precision) << '\n';
+                                      << nn::precisionName(s.precision) << ',' << layoutName << '\n';
   std::printf("trainer rate = %.0f%% of the bare forward+backward loop\n", 100 * bareTime / stepTime);
 }
 

@@ -10,6 +10,7 @@
 #include "nn/inference.h"
 #include "nn/precision.h"
 #include "selfplay/selfplay_runner.h"
+#include "training/memory_layout.h"
 
 namespace poppy::training {
 
@@ -100,6 +101,8 @@ struct TrainRunConfig {
   // Reflect half of each batch left to right (nn/board_mirror.h): twice the positions from the
   // same games. Refused at the start of a run for a variant whose rules change in a mirror.
   bool mirror = false;
+  // The convolutions' memory layout while training (training/memory_layout.h).
+  MemoryLayout memoryLayout = MemoryLayout::kAuto;
 
   // gate
   int gateGames = 40;

@@ -207,7 +207,8 @@ class Run {
 
   void openOrCreate() {
     torch::manual_seed(config_.seed);
-    trainer_ = std::make_unique<Trainer>(nn::PolicyValueNet(shape()), optimizerConfig(), device_, config_.precision);
+    trainer_ = std::make_unique<Trainer>(nn::PolicyValueNet(shape()), optimizerConfig(), device_, config_.precision,
+                                         config_.memoryLayout);
     if (fs::exists(path("state.json"))) {
       try {
         state_ = RunState::fromJson(nlohmann::json::parse(common::readWholeFile(path("state.json"))));

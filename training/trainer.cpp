@@ -10,15 +10,30 @@
 
 namespace poppy::training {
 
-Trainer::Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device, nn::Precision precision)
-    : net_(std::move(net)), config_(std::move(config)), device_(device), precision_(precision) {
+Trainer::Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device, nn::Precision precision,
+                 MemoryLayout layout)
+    : net_(std::move(net)),
+      config_(std::move(config)),
+      device_(device),
+      precision_(precision),
+      channelsLast_(trainsChannelsLast(layout, device.is_cpu(), net_->shape().policyPlanes > 0)) {
   nn::checkPrecision(precision_, device_);
-  net_->to(device_);
+  placeNetwork();
   optimizer_ = std::make_unique<torch::optim::SGD>(
       net_->parameters(), torch::optim::SGDOptions(config_.learningRate)
                               .momentum(config_.momentum)
                               .weight_decay(config_.weightDecay)
                               .nesterov(true));
+}
+
+void Trainer::placeNetwork() {
+  net_->to(device_);
+  // Both ways: loaded weights come in the layout they were saved in. set_data keeps each
+  // parameter's identity, so the optimizer's state stays attached to it.
+  const auto format = channelsLast_ ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+  torch::NoGradGuard noGrad;
+  for (auto& p : net_->parameters())
+    if (p.dim() == 4 && !p.is_contiguous(format)) p.set_data(p.data().contiguous(format));
 }
 
 double Trainer::learningRateAt(int64_t step) const {
@@ -44,9 +59,10 @@ struct DeviceBatch {
   torch::Tensor x, pt, vt;
 };
 DeviceBatch onDevice(const nn::NetworkShape& s, const float* planes, const float* policy, const float* wdl, int batch,
-                     const torch::Device& device) {
-  return {onDevice(planes, {batch, s.planes, s.height, s.width}, device), onDevice(policy, {batch, s.policySize}, device),
-          onDevice(wdl, {batch, s.valueOutputs}, device)};
+                     const torch::Device& device, bool channelsLast) {
+  torch::Tensor x = onDevice(planes, {batch, s.planes, s.height, s.width}, device);
+  if (channelsLast) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+  return {x, onDevice(policy, {batch, s.policySize}, device), onDevice(wdl, {batch, s.valueOutputs}, device)};
 }
 
 // The policy and value cross-entropies of the network on a batch (the forward pass autocast to
@@ -60,7 +76,7 @@ std::pair<torch::Tensor, torch::Tensor> crossEntropies(nn::PolicyValueNet& net, 
 }  // namespace
 
 Losses Trainer::step(const float* planes, const float* policy, const float* wdl, int batch) {
-  const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_);
+  const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_, channelsLast_);
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(learningRateAt(steps_));
   net_->train();
@@ -84,7 +100,7 @@ Losses Trainer::step(const float* planes, const float* policy, const float* wdl,
 }
 
 Losses Trainer::evaluate(const float* planes, const float* policy, const float* wdl, int batch) {
-  const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_);
+  const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_, channelsLast_);
   torch::NoGradGuard noGrad;
   net_->eval();
   torch::Tensor policyLoss, valueLoss;

@@ -10,6 +10,7 @@
 
 #include "nn/network.h"
 #include "nn/precision.h"
+#include "training/memory_layout.h"
 
 namespace poppy::training {
 
@@ -30,8 +31,9 @@ class Trainer {
  public:
   // bf16: the forward pass autocasts to bfloat16 on the GPU; weights, gradients, the optimizer
   // and the losses stay float32. Throws std::runtime_error for bf16 on the CPU.
+  // layout: training/memory_layout.h (auto: channels last on the CPU for a dense policy head).
   Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device,
-          nn::Precision precision = nn::Precision::kFloat32);
+          nn::Precision precision = nn::Precision::kFloat32, MemoryLayout layout = MemoryLayout::kAuto);
 
   // planes: batch x inputSize; policy: batch x policySize (rows sum to 1); wdl: batch x 3.
   // Out of GPU memory: std::runtime_error naming the batch size.
@@ -47,12 +49,17 @@ class Trainer {
   torch::optim::SGD& optimizer() { return *optimizer_; }
   const torch::Device& device() const { return device_; }
   nn::Precision precision() const { return precision_; }
+  bool channelsLast() const { return channelsLast_; }
+  // Moves the network to the device in the trainer's memory layout: after the constructor, and
+  // again after weights were loaded into it (a checkpoint's tensors come in their saved layout).
+  void placeNetwork();
 
  private:
   nn::PolicyValueNet net_;
   OptimizerConfig config_;
   torch::Device device_;
   nn::Precision precision_;
+  bool channelsLast_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
   int64_t steps_ = 0;
 };
