@@ -413,6 +413,24 @@ TEST(Trainer, AutoLayoutIsChannelsLastForDenseHeadsOnTheCpu) {
   EXPECT_FALSE(training::trainsChannelsLast(training::MemoryLayout::kNchw, true, false));
 }
 
+// The final anneal's cap (training.anneal_fraction): the schedule's rate, but never above the cap;
+// the optimizer steps at it; 0 lifts it.
+TEST(Trainer, LearningRateCapHoldsTheScheduleDown) {
+  const Micro m;
+  training::OptimizerConfig o = optimizer(0.1);
+  o.schedule = {{0, 0.05}, {3, 0.01}};
+  auto t = makeTrainer(m.shape(), 1, o);
+  t->capLearningRate(0.02);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(0), 0.02);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(3), 0.01) << "a scheduled rate below the cap stays";
+  const Micro::Batch b = m.batch(4, 5);
+  step(*t, b);
+  for (auto& group : t->optimizer().param_groups())
+    EXPECT_DOUBLE_EQ(static_cast<torch::optim::SGDOptions&>(group.options()).lr(), 0.02);
+  t->capLearningRate(0);
+  EXPECT_DOUBLE_EQ(t->learningRateAt(1), 0.05);
+}
+
 TEST(Trainer, LearningRateFollowsTheSchedule) {
   const Micro m;
   training::OptimizerConfig o = optimizer(0.1);
@@ -743,6 +761,17 @@ TEST_F(TrainConfigErrors, InferenceSetting) {
   expectRefused("inference: 3\n", {"inference", "'3'"});
   // Eigen is the CPU's: with a GPU the config is refused at load, before any run starts.
   expectRefused("device: cuda\ninference: eigen\n", {"inference", "CPU", "device cuda"});
+}
+
+TEST_F(TrainConfigErrors, FinalAnnealSettings) {
+  const auto off = training::loadTrainConfig(write("variant: micro\n"));
+  EXPECT_EQ(off.annealFraction, 0.0);
+  const auto on = training::loadTrainConfig(write("training: {anneal_fraction: 0.15, anneal_learning_rate: 0.004}\n"));
+  EXPECT_DOUBLE_EQ(on.annealFraction, 0.15);
+  EXPECT_DOUBLE_EQ(on.annealLearningRate, 0.004);
+  expectRefused("training: {anneal_fraction: 1}\n", {"training.anneal_fraction"});
+  expectRefused("training: {anneal_learning_rate: 0}\n", {"training.anneal_learning_rate"});
+  expectRefused("training: {anneal_fraction: soon}\n", {"training.anneal_fraction"});
 }
 
 TEST_F(TrainConfigErrors, MemoryLayoutSetting) {

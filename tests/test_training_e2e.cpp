@@ -319,6 +319,34 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
 
 // Chu shogi end to end on a tiny network: 12x12, the spatial policy head (nn/encoder.h), royal
 // capture and lion moves in self-play, replay chunks, training and the gate.
+// training.anneal_fraction: the last half of a 4-iteration run trains at the anneal's rate at
+// most (metrics.jsonl's learning_rate of each training phase), and the log says when it starts.
+TEST(TrainE2E, FinalAnnealLowersTheRateForTheLastPartOfTheRun) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "anneal.yaml", dir = root / "run";
+  spit(config, tinyConfig(4));
+  std::string text = slurp(config);
+  const std::string training = "training: {batch_size: 32, steps_per_iteration: 10, min_samples: 50, window: 20000, threads: 1";
+  ASSERT_NE(text.find(training), std::string::npos);
+  text.replace(text.find(training), training.size(),
+               training + ", learning_rate: 0.05, lr_schedule: [], anneal_fraction: 0.5, anneal_learning_rate: 0.001");
+  spit(config, text);
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("iter 2: the last 50% of the run's 4 iterations: learning rate at most 0.001 from here"),
+            std::string::npos) << r.err;
+  std::vector<double> rates;
+  for (const std::string& line : lines(dir / "metrics.jsonl")) {
+    const json e = json::parse(line);
+    if (e.value("event", "") == "train") rates.push_back(e.at("learning_rate").get<double>());
+  }
+  ASSERT_EQ(rates.size(), 4u) << "one training phase an iteration";
+  EXPECT_DOUBLE_EQ(rates[0], 0.05);
+  EXPECT_DOUBLE_EQ(rates[1], 0.05);
+  EXPECT_DOUBLE_EQ(rates[2], 0.001);
+  EXPECT_DOUBLE_EQ(rates[3], 0.001);
+}
+
 TEST(TrainE2E, ChuTinyRunPlaysTrainsAndGates) {
   const fs::path root = testRoot();
   const fs::path config = root / "chu.yaml", dir = root / "run";

@@ -617,6 +617,32 @@ class Run {
     return b;
   }
 
+  // training.anneal_fraction: whether the run is in the last part of its limit (run.hours by
+  // time, else run.iterations), where the learning rate is capped; said once when it starts.
+  bool inFinalAnneal() const {
+    const double f = config_.annealFraction;
+    if (f <= 0) return false;
+    if (config_.hours > 0) return state_.secondsTrained >= (1 - f) * config_.hours * 3600;
+    if (config_.iterations > 0) return state_.iteration >= (1 - f) * config_.iterations;
+    return false;
+  }
+  void applyFinalAnneal() {
+    countTimeTrained();
+    const bool annealing = inFinalAnneal();
+    trainer_->capLearningRate(annealing ? config_.annealLearningRate : 0);
+    if (annealing && !saidAnneal_) {
+      char line[256];
+      if (config_.hours > 0)
+        std::snprintf(line, sizeof line, "iter %d: the last %.0f%% of the run's %g hours: learning rate at most %g from here",
+                      state_.iteration, 100 * config_.annealFraction, config_.hours, config_.annealLearningRate);
+      else
+        std::snprintf(line, sizeof line, "iter %d: the last %.0f%% of the run's %d iterations: learning rate at most %g from here",
+                      state_.iteration, 100 * config_.annealFraction, config_.iterations, config_.annealLearningRate);
+      say(line);
+    }
+    saidAnneal_ = annealing;
+  }
+
   void trainPhase() {
     const size_t added = window_->refresh();
     if (!feed_ && added > 0 && window_->size() >= size_t(config_.minSamples)) freshLosses(added);
@@ -628,6 +654,7 @@ class Run {
       return;
     }
     nn::setComputeThreads(config_.trainThreads);
+    applyFinalAnneal();
     const int batch = config_.batchSize;
     struct Batch {
       std::vector<float> planes, policy, wdl, rootValues;
@@ -875,6 +902,7 @@ class Run {
   std::optional<nn::BoardMirror> mirror_;  // training.mirror: reflects half of each batch
   torch::Device device_;
   std::unique_ptr<Trainer> trainer_;
+  bool saidAnneal_ = false;  // the final anneal's start was said
   std::unique_ptr<selfplay::ReplayWindow> window_;
   RunState state_;
   uint64_t nextChunk_ = 0;

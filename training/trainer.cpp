@@ -1,5 +1,6 @@
 #include "training/trainer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -40,7 +41,7 @@ double Trainer::learningRateAt(int64_t step) const {
   double rate = config_.learningRate;
   for (const auto& [from, r] : config_.schedule)
     if (step >= from) rate = r;
-  return rate;
+  return rateCap_ > 0 ? std::min(rate, rateCap_) : rate;
 }
 
 namespace {

@@ -42,7 +42,10 @@ class Trainer {
   // statistics), no gradient. For games it has not trained on, what it will know of new games.
   Losses evaluate(const float* planes, const float* policy, const float* wdl, int batch);
 
+  // The schedule's rate at `step`, no higher than the cap when one is set.
   double learningRateAt(int64_t step) const;
+  // A ceiling on the learning rate (0: none): the run's final anneal (training.anneal_fraction).
+  void capLearningRate(double cap) { rateCap_ = cap; }
   int64_t steps() const { return steps_; }
   void setSteps(int64_t s) { steps_ = s; }
   nn::PolicyValueNet& net() { return net_; }
@@ -62,6 +65,7 @@ class Trainer {
   bool channelsLast_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
   int64_t steps_ = 0;
+  double rateCap_ = 0;
 };
 
 }  // namespace poppy::training
