@@ -838,21 +838,22 @@ int connectToLocalPort(int port) {
   return sock;
 }
 
-// Sends `head` (a request's line and headers, no body) on a raw connection and returns all the
-// server sends before it closes (these answers say Connection: close), or "" when nothing came
-// within 5 s. No body is sent: bytes the server leaves unread would make its close a reset, which
-// can reach the client before the answer is read (a race of the transport, not of the server).
-// Whether an HTTP answer has arrived whole: its head and as many bytes of body as it announces.
+// Whether an HTTP answer has arrived whole: its head and as many bytes of body as its
+// Content-Length announces. Without one, only the server's close ends it.
 bool answerIsComplete(const std::string& answer) {
   const size_t headEnd = answer.find("\r\n\r\n");
   if (headEnd == std::string::npos) return false;
   std::string head = answer.substr(0, headEnd);
   std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   const size_t field = head.find("\r\ncontent-length:");
-  const size_t length = field == std::string::npos ? 0 : std::stoul(head.substr(field + 17));
-  return answer.size() >= headEnd + 4 + length;
+  if (field == std::string::npos) return false;
+  return answer.size() >= headEnd + 4 + std::stoul(head.substr(field + 17));
 }
 
+// Sends `head` (a request's line and headers, no body) on a raw connection and returns the answer
+// once it is whole (answerIsComplete) or the server closed, or "" when nothing came within 5 s. No
+// body is sent: bytes the server leaves unread would make its close a reset, which can reach the
+// client before the answer is read (a race of the transport, not of the server).
 std::string rawAnswerTo(int port, const std::string& head) {
   const int sock = connectToLocalPort(port);
   if (sock < 0) return "";

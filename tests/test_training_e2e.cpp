@@ -317,8 +317,6 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
   fs::remove_all(root);
 }
 
-// Chu shogi end to end on a tiny network: 12x12, the spatial policy head (nn/encoder.h), royal
-// capture and lion moves in self-play, replay chunks, training and the gate.
 // training.anneal_fraction: the last half of a 4-iteration run trains at the anneal's rate at
 // most (metrics.jsonl's learning_rate of each training phase), and the log says when it starts.
 TEST(TrainE2E, FinalAnnealLowersTheRateForTheLastPartOfTheRun) {
@@ -347,6 +345,8 @@ TEST(TrainE2E, FinalAnnealLowersTheRateForTheLastPartOfTheRun) {
   EXPECT_DOUBLE_EQ(rates[3], 0.001);
 }
 
+// Chu shogi end to end on a tiny network: 12x12, the spatial policy head (nn/encoder.h), royal
+// capture and lion moves in self-play, replay chunks, training and the gate.
 TEST(TrainE2E, ChuTinyRunPlaysTrainsAndGates) {
   const fs::path root = testRoot();
   const fs::path config = root / "chu.yaml", dir = root / "run";

@@ -406,7 +406,7 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
   if (a.layout == "both") {
     const double nchw = trainerStep(MemoryLayout::kNchw).first;
     const double channelsLast = trainerStep(MemoryLayout::kChannelsLast).first;
-    const bool autoPicks = Trainer(nn::PolicyValueNet(s.shape), OptimizerConfig{}, device, s.precision).channelsLast();
+    const bool autoPicks = trainsChannelsLast(MemoryLayout::kAuto, device.is_cpu(), s.shape.policyPlanes > 0);
     std::ofstream(a.csv, std::ios::app) << "train-layouts," << s.variant->name << ',' << batch << ',' << batch / nchw << ','
                                         << batch / channelsLast << ',' << s.config.device << '-'
                                         << nn::precisionName(s.precision) << '\n';
