@@ -19,8 +19,7 @@ namespace poppy::apps {
 namespace {
 
 struct UsiCommandOptions {
-  play::UsiOptions engine;
-  std::string device = "cpu";
+  play::UsiOptions engine;  // engine.inference follows inference below
   nn::Inference inference = nn::Inference::kAuto;
 };
 
@@ -47,7 +46,8 @@ void runUsi(UsiCommandOptions o, bool variantGiven) {
   const auto variant = game::loadVariant(o.engine.variant);
   game::requireTwoPlayers(*variant, "poppy usi (USI has no four-player form)");
   nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);
-  nn::checkDeviceName(o.device);  // throws on a misspelt device name (its existence: when a model loads)
+  o.engine.inference = nn::inferenceName(o.inference);
+  nn::checkDeviceName(o.engine.device);  // throws on a misspelt device name (its existence: when a model loads)
   // A model that does not load stops the engine here (exit 2), before any GUI sees it. The
   // network loaded for that check is the one the engine starts with: it is not loaded twice.
   // Without --model the engine follows UCI_Variant with its shipped model (ModelFile 'shipped');
@@ -60,16 +60,19 @@ void runUsi(UsiCommandOptions o, bool variantGiven) {
   auto preloaded = std::make_shared<std::unique_ptr<mcts::Evaluator>>();
   if (!firstModel.empty()) {
     try {
-      *preloaded = nn::loadModelEvaluator(firstModel, variant.get(), o.device, o.inference);
+      *preloaded = nn::loadModelEvaluator(firstModel, variant.get(), o.engine.device, o.inference);
     } catch (const std::exception& e) {
       throw std::runtime_error((shipped ? "the shipped model '" : "--model '") + firstModel + "': " + e.what());
     }
   }
-  auto factory = [device = o.device, inference = o.inference, preloaded, firstModel, firstVariant = variant](
-                     const std::string& path, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
-    if (*preloaded && path == firstModel && v.name == firstVariant->name && v.fingerprint == firstVariant->fingerprint)
+  // The Device and Inference options may differ from the command line's by the time a model loads.
+  auto factory = [first = play::ModelRequest{firstModel, o.engine.device, o.engine.inference}, preloaded,
+                  firstVariant = variant](const play::ModelRequest& model,
+                                          const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
+    if (*preloaded && model.path == first.path && model.device == first.device && model.inference == first.inference &&
+        v.name == firstVariant->name && v.fingerprint == firstVariant->fingerprint)
       return std::move(*preloaded);
-    return nn::loadModelEvaluator(path, &v, device, inference);
+    return nn::loadModelEvaluator(model.path, &v, model.device, nn::parseInference(model.inference));
   };
   play::UsiEngine engine(std::cout, o.engine, factory);
   engine.run(std::cin);
@@ -84,7 +87,7 @@ void addUsiCommand(CLI::App& app) {
                   "Model file (setoption ModelFile; default: the variant's shipped model, models/shipped.yaml); none: rollout MCTS");
   CLI::Option* variant =
       cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (default: the model's, else micro) (setoption UCI_Variant)");
-  cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--device", o->engine.device, "cpu, cuda or cuda:N (setoption Device)")->capture_default_str();
   addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->engine.playouts, "Playouts for a `go` without limits (setoption Playouts)")
       ->capture_default_str()
@@ -104,6 +107,13 @@ void addUsiCommand(CLI::App& app) {
                   "Milliseconds kept in hand per move for GUI and network latency (setoption MoveOverhead)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(0), int64_t(10000)));
+  cmd->add_option("--batch-size", o->engine.batchSize,
+                  "Leaves each search thread sends to the network at once (setoption BatchSize)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, play::UsiOptions::kMaxBatchSize));
+  cmd->add_option("--hash", o->engine.hashMiB, "MiB for the cache of network answers (setoption USI_Hash)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t(1), play::UsiOptions::kMaxHashMiB));
   cmd->callback([o, variant] { runUsi(*o, variant->count() > 0); });
 }
 

@@ -30,11 +30,21 @@ int main(int argc, char** argv) {
   poppy::apps::nameDocumentationPages(app);
   // Called as `poppy-usi` (build/poppy-usi, a link to poppy), it is `poppy usi`: a shogi GUI
   // registers an engine as one program with no arguments, and this one plays each variant's
-  // shipped model. Any arguments given still apply (`poppy-usi --threads 2`).
+  // shipped model. Called as `poppy-usi-VARIANT` (build/poppy-usi-shogi, for the GUIs that know
+  // only standard shogi and never set UCI_Variant), it is `poppy usi --variant VARIANT`. Any
+  // arguments given still apply (`poppy-usi --threads 2`).
   std::vector<char*> args(argv, argv + argc);
   const std::string self = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "";
   static char usi[] = "usi";
-  if (self == "poppy-usi") args.insert(args.begin() + 1, usi);
+  static char variantFlag[] = "--variant";
+  static std::string variantName;
+  const std::string usiPrefix = "poppy-usi-";
+  if (self == "poppy-usi") {
+    args.insert(args.begin() + 1, usi);
+  } else if (self.rfind(usiPrefix, 0) == 0 && self.size() > usiPrefix.size()) {
+    variantName = self.substr(usiPrefix.size());
+    args.insert(args.begin() + 1, {usi, variantFlag, variantName.data()});
+  }
   try {
     app.parse(int(args.size()), args.data());
     if (app.get_subcommands().empty()) {

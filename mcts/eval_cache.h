@@ -33,7 +33,9 @@ class EvalCache {
   size_t slots() const { return entries_.size(); }
   int maxMoves() const { return maxMoves_; }
   int valueSize() const { return valueSize_; }
-  size_t memoryBytes() const { return entries_.size() * (sizeof(Entry) + size_t(maxMoves_) * sizeof(float)); }
+  size_t memoryBytes() const { return entries_.size() * bytesPerSlot(maxMoves_); }
+  // What one slot costs: its entry and room for maxMoves priors.
+  static size_t bytesPerSlot(int maxMoves) { return sizeof(Entry) + size_t(maxMoves) * sizeof(float); }
 
  private:
   struct Entry {

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "nn/device_name.h"
+
 namespace poppy::nn {
 namespace {
 
@@ -75,10 +77,7 @@ std::unique_ptr<mcts::Evaluator> loadModelEvaluator(const std::string& path, con
 }
 
 void checkDeviceName(const std::string& device) {
-  if (device == "cpu" || device == "cuda") return;
-  if (device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
-      device.find_first_not_of("0123456789", 5) == std::string::npos)
-    return;
+  if (isDeviceName(device)) return;
   throw std::runtime_error("unknown device '" + device + "' (use cpu, cuda or cuda:N)");
 }
 

@@ -98,13 +98,27 @@ Analyzer::Analyzer(game::VariantPtr variant, mcts::Evaluator* evaluator, const m
                    uint64_t seed)
     : variant_(std::move(variant)), evaluator_(evaluator), encoder_(variant_), params_(params), seed_(seed) {}
 
+void Analyzer::setCacheBytes(size_t bytes) { cacheBytes_ = bytes; }
+
+int Analyzer::cacheBitsPerThread() const {
+  if (cacheBytes_ == 0) return kCacheBits;
+  const size_t share = cacheBytes_ / size_t(threads_);
+  const size_t slotBytes = mcts::EvalCache::bytesPerSlot(kCacheMaxMoves);
+  int bits = 8;
+  while (bits < 30 && (size_t(2) << bits) * slotBytes <= share) ++bits;
+  return bits;
+}
+
 void Analyzer::prepareCaches(const mcts::SearchParams& params) {
+  // A new size (USI_Hash or Threads changed) starts the caches afresh.
+  const size_t slots = cacheSlotsPerThread();
+  if (!caches_.empty() && caches_.front()->slots() != slots) caches_.clear();
   const bool carryOver = treeReuse_ && params.policyTemperature == cacheTemperature_;
   if (!carryOver)
     for (auto& c : caches_) c->clear();
   cacheTemperature_ = params.policyTemperature;
   while (int(caches_.size()) < threads_)
-    caches_.push_back(std::make_unique<mcts::EvalCache>(kCacheBits, 128, encoder_.valueSize()));
+    caches_.push_back(std::make_unique<mcts::EvalCache>(cacheBitsPerThread(), kCacheMaxMoves, encoder_.valueSize()));
 }
 
 int64_t Analyzer::cacheHits() const {

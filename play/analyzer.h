@@ -96,6 +96,13 @@ class Analyzer {
   // the same; otherwise each search starts with it empty, so it depends only on its position
   // and seed as before.
   static constexpr int kCacheBits = 15;
+  static constexpr int kCacheMaxMoves = 128;  // positions with more legal moves are not cached
+  // The memory all search threads' caches may take together (the USI_Hash option): each thread's
+  // cache gets the largest power of two of slots that fits its share, at least 2^8 slots. 0: the
+  // default, 2^kCacheBits slots per thread (about 17 MiB each).
+  void setCacheBytes(size_t bytes);
+  // Slots per thread's cache for the current cache budget and thread count (a power of two).
+  size_t cacheSlotsPerThread() const { return size_t(1) << cacheBitsPerThread(); }
   // Leaves answered by the cache and by the network since the caches were last emptied.
   int64_t cacheHits() const;
   int64_t cacheMisses() const;
@@ -130,6 +137,8 @@ class Analyzer {
   // temperature cacheTemperature_.
   std::vector<std::unique_ptr<mcts::EvalCache>> caches_;
   float cacheTemperature_ = 0;
+  size_t cacheBytes_ = 0;  // setCacheBytes; 0: kCacheBits per thread
+  int cacheBitsPerThread() const;
   // The caches for this search: threads of them, emptied unless they may carry over.
   void prepareCaches(const mcts::SearchParams& params);
 };

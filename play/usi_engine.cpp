@@ -12,6 +12,8 @@
 #include "game/variant_loader.h"
 #include "mcts/mate_search.h"
 #include "mcts/play_time_search.h"
+#include "nn/device_name.h"
+#include "nn/inference.h"
 #include "play/board_text.h"
 #include "play/shipped_models.h"
 #include "selfplay/selfplay_runner.h"
@@ -105,6 +107,11 @@ std::string wdlText(const std::array<float, 3>& wdl) {
 // Plies the search looks ahead before calling a line a draw. Counted from the searched position,
 // not from the game's start: the GUI, not the engine, decides when a long game is over.
 constexpr int kSearchHorizonPlies = 200;
+
+constexpr int64_t kMaxHashMiB = UsiOptions::kMaxHashMiB;
+constexpr int kMaxBatchSize = UsiOptions::kMaxBatchSize;
+
+using nn::isDeviceName;
 
 }  // namespace
 
@@ -232,6 +239,12 @@ void UsiEngine::cmdUsi() {
   send("option name EvalCoef type spin default " + std::to_string(options_.evalCoef) + " min 1 max 10000");
   send(std::string("option name UCI_ShowWDL type check default ") + (options_.showWdl ? "true" : "false"));
   send("option name USI_Ponder type check default false");
+  send("option name USI_Hash type spin default " + std::to_string(options_.hashMiB) + " min 1 max " +
+       std::to_string(kMaxHashMiB));
+  send("option name Device type string default " + options_.device);
+  send("option name Inference type combo default " + options_.inference + " var auto var torch var eigen");
+  send("option name BatchSize type spin default " + std::to_string(options_.batchSize) + " min 1 max " +
+       std::to_string(kMaxBatchSize));
   send("usiok");
 }
 
@@ -312,9 +325,26 @@ void UsiEngine::cmdSetOption(const std::string& line) {
       options_.showWdl = lower(value) == "true";
     else
       refuse("is not true or false");
-  } else if (key == "usi_ponder" || key == "usi_hash" || key == "hash" || key == "ponder") {
-    // Standard options GUIs send to every engine; pondering needs no setting here and the
-    // search tree is sized by its playouts, not by a hash size.
+  } else if (key == "usi_hash" || key == "hash") {
+    integer(1, kMaxHashMiB, options_.hashMiB);
+  } else if (key == "device") {
+    // The spelling is checked here; whether the device exists, when the model loads at isready.
+    if (isDeviceName(value))
+      options_.device = value;
+    else
+      refuse("is not a device (cpu, cuda or cuda:N)");
+  } else if (key == "inference") {
+    try {
+      options_.inference = nn::inferenceName(nn::parseInference(lower(value)));
+    } catch (const std::exception&) {
+      refuse("is not auto, torch or eigen");
+    }
+  } else if (key == "batchsize") {
+    int64_t b = options_.batchSize;
+    integer(1, kMaxBatchSize, b);
+    options_.batchSize = int(b);
+  } else if (key == "usi_ponder" || key == "ponder") {
+    // A standard option GUIs send to every engine; pondering needs no setting here.
   } else {
     send("info string unknown option " + name + " (ignored)");
   }
@@ -350,11 +380,14 @@ void UsiEngine::prepare() {
     loadedVariant_ = options_.variant;
     position_.reset();  // a position of another variant means nothing now
   }
-  if (variantChanged || options_.modelFile != loadedModel_) {
+  if (variantChanged || options_.modelFile != loadedModel_ || options_.device != loadedDevice_ ||
+      options_.inference != loadedInference_) {
     setup_->analyzer.reset();
     setup_->evaluator.reset();
     setup_->modelError.clear();
     loadedModel_ = options_.modelFile;
+    loadedDevice_ = options_.device;
+    loadedInference_ = options_.inference;
     const bool shipped = options_.modelFile == kShippedModel;
     const std::string path = shipped ? shippedModel(setup_->variant->name)
                              : options_.modelFile == kNoModel ? std::string()
@@ -364,8 +397,8 @@ void UsiEngine::prepare() {
     if (!path.empty()) {
       try {
         if (!factory_) throw std::runtime_error("this program cannot load models");
-        setup_->evaluator = factory_(path, *setup_->variant);
-        send("info string model " + path + " loaded" +
+        setup_->evaluator = factory_(ModelRequest{path, options_.device, options_.inference}, *setup_->variant);
+        send("info string model " + path + " loaded on " + options_.device + " (inference " + options_.inference + ")" +
              (shipped ? " (" + setup_->variant->name + "'s shipped model; ModelFile none: no network)" : ""));
       } catch (const std::exception& e) {
         if (shipped) {
@@ -673,8 +706,10 @@ void UsiEngine::search(SearchJob job) {
     limits.rootMoves = searchMoves;
     mcts::SearchParams params = setup.analyzer->params();
     params.plyCap = pos.gamePly() + kSearchHorizonPlies;
+    params.leavesPerTree = job.options.batchSize;
     setup.analyzer->setParams(params);
     setup.analyzer->setThreads(job.options.threads);
+    setup.analyzer->setCacheBytes(size_t(job.options.hashMiB) << 20);
     auto progress = [&](const Analysis& a) { sendInfo(a, msSince(job.received), job.options); };
     Analysis a = setup.analyzer->analyze(pos, limits, &stop_, progress, 1.0);
     if (a.moves.empty()) {

@@ -23,6 +23,7 @@
 
 #include "game/position.h"
 #include "mcts/evaluator.h"
+#include "mcts/play_time_search.h"
 #include "play/analyzer.h"
 #include "play/opening_book.h"
 #include "play/time_manager.h"
@@ -42,14 +43,32 @@ struct UsiOptions {
   // engines (dlshogi's eval_coef 756: +756 cp at p = 0.73), so GUIs' graphs read as theirs do.
   int64_t evalCoef = 756;
   bool showWdl = false;           // UCI_ShowWDL: `wdl W D L` (per mille) after each score
+  std::string device = "cpu";     // Device: where the network runs: cpu, cuda or cuda:N
+  std::string inference = "auto"; // Inference: auto, torch or eigen (nn/inference.h)
+  // BatchSize: leaves each search thread gathers for one network call (mcts::SearchParams::
+  // leavesPerTree). Larger batches feed a GPU better; on a CPU the default is best.
+  int batchSize = mcts::playTimeSearchParams().leavesPerTree;
+  // USI_Hash: MiB for the cache of network answers (play::Analyzer::setCacheBytes), shared out
+  // among the search threads. The tree itself grows with the playouts, as in every MCTS engine.
+  int64_t hashMiB = 32;  // 2^15 positions for one thread, as before the option existed
+
+  static constexpr int kMaxBatchSize = 256;
+  static constexpr int64_t kMaxHashMiB = 65536;
+};
+
+// A model to load for the engine: its file and the Device and Inference options.
+struct ModelRequest {
+  std::string path;
+  std::string device;
+  std::string inference;
 };
 
 class UsiEngine {
  public:
-  // Loads a model for a variant (refusing a model of other rules); throws (any std::exception)
-  // with a message naming the file.
+  // Loads a model for a variant (refusing a model of other rules) on the device and with the
+  // inference asked; throws (any std::exception) with a message naming the file.
   using EvaluatorFactory =
-      std::function<std::unique_ptr<mcts::Evaluator>(const std::string& path, const game::Variant& variant)>;
+      std::function<std::unique_ptr<mcts::Evaluator>(const ModelRequest& model, const game::Variant& variant)>;
 
   // factory may be empty: then a ModelFile is refused and the rollout search plays.
   UsiEngine(std::ostream& out, UsiOptions options = {}, EvaluatorFactory factory = nullptr);
@@ -106,7 +125,7 @@ class UsiEngine {
 
   // What prepare() last applied, to reload only what changed.
   std::unique_ptr<Setup> setup_;
-  std::string loadedVariant_, loadedModel_, loadedBook_;
+  std::string loadedVariant_, loadedModel_, loadedDevice_, loadedInference_, loadedBook_;
 
   std::optional<game::Position> position_;  // nullopt: `go` before any `position` uses startpos
   std::mt19937 bookRng_{20240601};

@@ -11,6 +11,7 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "mcts/eval_cache.h"
 #include "nn/encoder.h"
 #include "play/analyzer.h"
 
@@ -334,6 +335,35 @@ TEST(Analyzer, TranspositionsInTheTreeSkipTheNetwork) {
   EXPECT_EQ(analyzer.cacheHits(), firstHits);
   ASSERT_EQ(again.moves.size(), first.moves.size());
   for (size_t i = 0; i < first.moves.size(); ++i) EXPECT_EQ(again.moves[i].visits, first.moves[i].visits);
+}
+
+// The USI_Hash budget (Analyzer::setCacheBytes) sizes each search thread's cache. By hand: a slot
+// is a 32-byte entry (8-byte key, 4-byte move count, 5 floats) and 128 priors of 4 bytes, 544
+// bytes; 1 MiB holds 1,927 of them, so one thread gets 2^10 = 1,024 slots, two threads 512 each.
+TEST(Analyzer, CacheBudgetSetsTheSlotsOfEachThread) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  CountingEvaluator eval(enc.policySize(), 0, false);
+  mcts::SearchParams params;
+  params.playouts = 300;
+  play::Analyzer analyzer(v, &eval, params);
+  EXPECT_EQ(mcts::EvalCache::bytesPerSlot(play::Analyzer::kCacheMaxMoves), 544u);
+  EXPECT_EQ(analyzer.cacheSlotsPerThread(), size_t(1) << play::Analyzer::kCacheBits);
+  analyzer.setCacheBytes(size_t(1) << 20);
+  EXPECT_EQ(analyzer.cacheSlotsPerThread(), 1024u);
+  analyzer.setThreads(2);
+  EXPECT_EQ(analyzer.cacheSlotsPerThread(), 512u);
+  analyzer.setCacheBytes(1);  // never below 2^8 slots
+  EXPECT_EQ(analyzer.cacheSlotsPerThread(), 256u);
+  // Searches before and after a change of size both run, every miss reaching the network.
+  game::Position pos(v);
+  analyzer.setThreads(1);
+  analyzer.setCacheBytes(0);
+  EXPECT_FALSE(analyzer.analyze(pos, {}).moves.empty());
+  analyzer.setCacheBytes(size_t(1) << 20);
+  const int64_t before = eval.positions();
+  EXPECT_FALSE(analyzer.analyze(pos, {}).moves.empty());
+  EXPECT_EQ(eval.positions() - before, analyzer.cacheMisses()) << "the resized cache starts empty";
 }
 
 // Search threads run their leaves' mate searches outside the tree's lock, so the cache cannot

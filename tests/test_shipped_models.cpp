@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "game/position.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "play/shipped_models.h"
@@ -189,30 +190,51 @@ TEST(ShippedModelsCli, UsiFollowsTheVariantWithItsShippedModel) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("option name ModelFile type string default shipped"));
   EXPECT_THAT(r.err, HasSubstr("micro plays the shipped model"));
-  EXPECT_THAT(r.out, HasSubstr(micro + " loaded (micro's shipped model"));
-  EXPECT_THAT(r.out, HasSubstr(fileName(poppy::play::shippedModel(whale)) + " loaded (" + whale + "'s shipped model"));
+  EXPECT_THAT(r.out, HasSubstr(micro + " loaded on cpu (inference auto) (micro's shipped model"));
+  EXPECT_THAT(r.out, HasSubstr(fileName(poppy::play::shippedModel(whale)) + " loaded on cpu (inference auto) (" + whale +
+                               "'s shipped model"));
   EXPECT_THAT(r.out, HasSubstr("info string " + other + " has no shipped model"));
   EXPECT_THAT(r.out, HasSubstr("bestmove "));
   // ModelFile none: micro again, without its model this time.
   EXPECT_EQ(r.out.find("loaded", r.out.rfind(other + " has no shipped model")), std::string::npos) << r.out;
 }
 
-// build/poppy-usi, the program a shogi GUI registers: `poppy usi` with no arguments at all.
+// build/poppy-usi, the program a shogi GUI registers: `poppy usi` with no arguments at all; and
+// build/poppy-usi-shogi, the same for standard shogi (GUIs that know no other variant never set
+// UCI_Variant, so the program's name must choose it).
 TEST(ShippedModelsCli, PoppyUsiIsTheUsiEngineWithoutArguments) {
-  const fs::path program = fs::path(POPPY_BINARY).parent_path() / "poppy-usi";
-  ASSERT_TRUE(fs::exists(program)) << program;
-  const fs::path dir = freshTempDir(kScratch, "poppy-usi");
-  spit(dir / "in", "usi\nisready\nposition startpos\ngo nodes 32\nquit\n");
-  const std::string cmd = "cd / && timeout -k 5 30 " + shellQuote(program.string()) + " <" +
-                          shellQuote((dir / "in").string()) + " >" + shellQuote((dir / "out").string()) + " 2>" +
-                          shellQuote((dir / "err").string());
-  EXPECT_EQ(poppy::testing::exitCodeOf(std::system(cmd.c_str())), 0) << slurp(dir / "err");
-  const std::string out = slurp(dir / "out");
-  EXPECT_THAT(out, HasSubstr("id name Poppy"));
-  EXPECT_THAT(out, HasSubstr("option name ModelFile type string default shipped"));
-  EXPECT_THAT(out, HasSubstr(fileName(poppy::play::shippedModel("micro")) + " loaded (micro's shipped model"));
-  EXPECT_THAT(out, HasSubstr("bestmove "));
-  fs::remove_all(dir);
+  for (const std::string variant : {"micro", "shogi"}) {
+    const std::string name = variant == "micro" ? "poppy-usi" : "poppy-usi-" + variant;
+    const fs::path program = fs::path(POPPY_BINARY).parent_path() / name;
+    ASSERT_TRUE(fs::exists(program)) << program;
+    const fs::path dir = freshTempDir(kScratch, name);
+    spit(dir / "in", "usi\nisready\nposition startpos\ngo nodes 32\nquit\n");
+    const std::string cmd = "cd / && timeout -k 5 60 " + shellQuote(program.string()) + " <" +
+                            shellQuote((dir / "in").string()) + " >" + shellQuote((dir / "out").string()) + " 2>" +
+                            shellQuote((dir / "err").string());
+    EXPECT_EQ(poppy::testing::exitCodeOf(std::system(cmd.c_str())), 0) << name << ": " << slurp(dir / "err");
+    const std::string out = slurp(dir / "out");
+    EXPECT_THAT(out, HasSubstr("id name Poppy"));
+    EXPECT_THAT(out, HasSubstr("option name ModelFile type string default shipped"));
+    EXPECT_THAT(out, HasSubstr("option name UCI_Variant type combo default " + variant + " "));
+    const std::string shipped = poppy::play::shippedModel(variant);
+    if (shipped.empty())  // standard shogi has none yet: the search without a network, and it says so
+      EXPECT_THAT(out, HasSubstr("info string " + variant + " has no shipped model"));
+    else
+      EXPECT_THAT(out, HasSubstr(fileName(shipped) + " loaded on cpu (inference auto) (" + variant + "'s shipped model"));
+    // The move is one of the variant's legal moves from its start (Poppy's own generator here;
+    // test_usi checks Poppy's moves against Fairy-Stockfish's).
+    const size_t at = out.find("bestmove ");
+    ASSERT_NE(at, std::string::npos) << out;
+    const std::string move = out.substr(at + 9, out.find_first_of(" \n", at + 9) - at - 9);
+    const poppy::game::Position start(poppy::game::loadVariant(variant));
+    poppy::game::MoveList legal;
+    start.generateLegal(legal);
+    bool found = false;
+    for (int i = 0; i < legal.size(); ++i) found = found || start.moveToUsi(legal[i]) == move;
+    EXPECT_TRUE(found) << name << " answered '" << move << "', not a legal " << variant << " move";
+    fs::remove_all(dir);
+  }
 }
 
 TEST(ShippedModelsCli, MatchPlaysTheShippedPlayerAndRefusesItWhereThereIsNone) {

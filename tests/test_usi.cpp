@@ -120,7 +120,8 @@ TEST(Usi, HandshakeListsTheOptions) {
   ASSERT_FALSE(out.empty());
   EXPECT_TRUE(contains(out, "id name Poppy"));
   EXPECT_TRUE(contains(out, "id author"));
-  for (const char* name : {"ModelFile", "UCI_Variant", "Playouts", "Threads", "MultiPV", "Book", "ResignThreshold"})
+  for (const char* name : {"ModelFile", "UCI_Variant", "Playouts", "Threads", "MultiPV", "Book", "ResignThreshold",
+                           "MoveOverhead", "EvalCoef", "UCI_ShowWDL", "USI_Hash", "Device", "Inference", "BatchSize"})
     EXPECT_TRUE(contains(out, std::string("option name ") + name + " type")) << name << "\n" << joined(out);
   for (const std::string& l : out) {
     if (!startsWith(l, "option name UCI_Variant")) continue;
@@ -500,7 +501,7 @@ TEST(Usi, ANewModelIsEvaluatedAtIsReadyBeforeTheFirstGo) {
     }
     std::shared_ptr<std::atomic<int>> n_;
   };
-  auto factory = [calls](const std::string&, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
+  auto factory = [calls](const play::ModelRequest&, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
     return std::make_unique<Counting>(nn::Encoder(game::loadVariant(v.name)).policySize(), calls);
   };
   Session s({}, factory);
@@ -518,7 +519,8 @@ TEST(Usi, ModelsComeFromTheFactoryAndFailuresFallBackToRollouts) {
   start.generateLegal(legal);
   const game::Move favourite = legal[legal.size() - 1];
   std::vector<std::string> asked;
-  auto factory = [&](const std::string& path, const game::Variant& variant) -> std::unique_ptr<mcts::Evaluator> {
+  auto factory = [&](const play::ModelRequest& model, const game::Variant& variant) -> std::unique_ptr<mcts::Evaluator> {
+    const std::string& path = model.path;
     asked.push_back(path + "@" + variant.name);
     if (path != "good.model") throw std::runtime_error("cannot open '" + path + "'");
     nn::Encoder enc(v);
@@ -545,6 +547,67 @@ TEST(Usi, ModelsComeFromTheFactoryAndFailuresFallBackToRollouts) {
   Session bare;
   out = bare.send("setoption name ModelFile value good.model\nisready");
   EXPECT_TRUE(contains(out, "info string error: ModelFile good.model")) << joined(out);
+}
+
+// Device and Inference reach the model loader (a change reloads the model at the next isready),
+// BatchSize the search: the network is called with at most BatchSize leaves at once.
+TEST(Usi, DeviceInferenceAndBatchSizeReachTheModelAndTheSearch) {
+  struct BatchRecorder : mcts::UniformEvaluator {
+    BatchRecorder(int policySize, std::shared_ptr<std::vector<int>> batches)
+        : UniformEvaluator(policySize), batches_(std::move(batches)) {}
+    void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+      batches_->push_back(batch);
+      UniformEvaluator::evaluate(planes, batch, logits, wdl);
+    }
+    std::shared_ptr<std::vector<int>> batches_;
+  };
+  auto batches = std::make_shared<std::vector<int>>();
+  std::vector<std::string> asked;
+  auto factory = [&](const play::ModelRequest& model, const game::Variant& v) -> std::unique_ptr<mcts::Evaluator> {
+    asked.push_back(model.path + " " + model.device + " " + model.inference);
+    return std::make_unique<BatchRecorder>(nn::Encoder(game::loadVariant(v.name)).policySize(), batches);
+  };
+  Session s({}, factory);
+  auto out = s.send("setoption name ModelFile value net.model\nisready");
+  EXPECT_TRUE(contains(out, "info string model net.model loaded on cpu (inference auto)")) << joined(out);
+  out = s.send("setoption name Device value cuda:1\nsetoption name Inference value eigen\nisready");
+  EXPECT_EQ(asked, (std::vector<std::string>{"net.model cpu auto", "net.model cuda:1 eigen"})) << joined(out);
+  s.send("setoption name Inference value eigen\nisready");  // unchanged: not loaded again
+  EXPECT_EQ(asked.size(), 2u);
+
+  out = s.send("setoption name Device value gpu");
+  EXPECT_TRUE(contains(out, "info string error: setoption Device: 'gpu' is not a device (cpu, cuda or cuda:N)"))
+      << joined(out);
+  out = s.send("setoption name Inference value fast");
+  EXPECT_TRUE(contains(out, "info string error: setoption Inference: 'fast' is not auto, torch or eigen")) << joined(out);
+  for (const char* bad : {"0", "257", "many"}) {
+    out = s.send(std::string("setoption name BatchSize value ") + bad);
+    EXPECT_TRUE(contains(out, "info string error: setoption BatchSize: '" + std::string(bad) + "'")) << joined(out);
+  }
+  for (const char* bad : {"0", "65537"}) {
+    out = s.send(std::string("setoption name USI_Hash value ") + bad);
+    EXPECT_TRUE(contains(out, "info string error: setoption USI_Hash: '" + std::string(bad) + "'")) << joined(out);
+  }
+  EXPECT_EQ(s.engine.options().device, "cuda:1");
+  EXPECT_EQ(s.engine.options().inference, "eigen");
+  EXPECT_EQ(s.engine.options().batchSize, play::UsiOptions{}.batchSize);
+  EXPECT_EQ(s.engine.options().hashMiB, 32);
+  s.send("setoption name USI_Hash value 1");
+  EXPECT_EQ(s.engine.options().hashMiB, 1);
+
+  // One search thread: every network call holds at most BatchSize leaves, and a batch of 16
+  // fills well past the default 4 once the root has children to spread over.
+  for (const int size : {1, 16}) {
+    batches->clear();
+    out = s.send("setoption name BatchSize value " + std::to_string(size) + "\nposition startpos\ngo nodes 300");
+    EXPECT_TRUE(legalAfter("micro", {}, bestmoveOf(out))) << joined(out);
+    ASSERT_FALSE(batches->empty());
+    const int largest = *std::max_element(batches->begin(), batches->end());
+    EXPECT_LE(largest, size);
+    if (size == 16) {
+      EXPECT_GT(largest, 4);
+    }
+  }
 }
 
 TEST(Usi, SwitchesVariantsLikeFairyStockfish) {
