@@ -61,6 +61,10 @@ void addMatchCommand(CLI::App& app) {
   cmd->add_option("--summary", o->summary, "Summary JSON, rewritten as the match runs (default match-A-vs-B.summary.json; none: no file)");
   addPlayerSettingOptions(cmd, o->players);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--sprt", o->sprt,
+                  "ELO0 ELO1 [ALPHA BETA]: stop when the SPRT on colour-swapped pairs accepts Elo ELO0 or ELO1 "
+                  "(alpha, beta default 0.05); --games is then the most games (default 20000)")
+      ->expected(2, 4);
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->callback([o, games] { runMatchCommand(*o, games->count() > 0); });
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
 #include "common/progress_line.h"
 #include "common/stop_signal.h"
@@ -10,6 +12,7 @@
 #include "nn/network_backend.h"
 #include "play/match_openings.h"
 #include "play/match_report.h"
+#include "play/match_statistics.h"
 
 namespace poppy::apps {
 namespace {
@@ -18,6 +21,29 @@ namespace {
 struct MatchInterrupted {
   int games;
 };
+// Thrown from the progress callback when the SPRT has decided: the games still being played are
+// left unfinished (and unrecorded), as fastchess does.
+struct SprtDecided {};
+
+std::optional<play::SprtSettings> sprtSettingsOf(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  if (values.size() != 2 && values.size() != 4)
+    throw std::invalid_argument("--sprt: give ELO0 ELO1, or ELO0 ELO1 ALPHA BETA (" + std::to_string(values.size()) +
+                                " numbers given)");
+  play::SprtSettings s;
+  s.elo0 = values[0];
+  s.elo1 = values[1];
+  if (values.size() == 4) {
+    s.alpha = values[2];
+    s.beta = values[3];
+  }
+  try {
+    play::checkSprtSettings(s);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--sprt: ") + e.what());
+  }
+  return s;
+}
 }  // namespace
 
 void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
@@ -25,11 +51,14 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   const auto variant = game::loadVariant(o.variant);
   const nn::Encoder encoder(variant);
   if (variant->numPlayers > 2) return runSeatMatchCommand(o, variant, encoder);
+  const std::optional<play::SprtSettings> sprt = sprtSettingsOf(o.sprt);
   selfplay::MatchSettings ms;
   if (!o.openings.empty()) {
     ms.openings = play::loadOpenings(o.openings, variant, o.plyCap);
     if (!gamesGiven) o.games = int(2 * ms.openings.size());
   }
+  // An SPRT match plays until it decides; the openings go round as often as needed.
+  if (sprt && !gamesGiven) o.games = kSprtDefaultGames;
   const std::string stem = play::defaultMatchFileStem(o.a.player, o.b.player);
   if (o.records.empty()) o.records = stem + ".jsonl";
   if (o.summary.empty()) o.summary = stem + ".summary.json";
@@ -83,6 +112,8 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.openingsCount = int(ms.openings.size());
   info.records = o.records;
   info.resumedGames = resumed.games();
+  info.idPrefix = idPrefix;
+  info.sprt = sprt;
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -106,9 +137,22 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
         play::writeMatchSummary(o.summary, info, s, t, false);
         lastSummary = t;
       }
-      progressLine.update(play::progressLine(s, wanted, t, info.resumedGames), s.games() == wanted);
+      std::string line = play::progressLine(s, wanted, t, info.resumedGames);
+      bool decided = false;
+      if (sprt) {
+        const play::SprtStatus st = play::sprtStatus(play::pentanomialOf(s, idPrefix), *sprt);
+        line += "  " + play::sprtProgressText(st);
+        decided = st.verdict != play::SprtVerdict::kContinue;
+      }
+      progressLine.update(line, s.games() == wanted || decided);
+      if (decided) {
+        r = s;
+        throw SprtDecided{};
+      }
       if (stopping) throw MatchInterrupted{s.games()};
     }, std::move(resumed));
+  } catch (const SprtDecided&) {
+    // r holds the games up to the deciding one; the summary below says why the match ended.
   } catch (const MatchInterrupted& stopped) {
     progressLine.finish();
     std::printf("interrupted after %d of %d games%s%s; run the same command with --resume to play the rest\n",
@@ -119,6 +163,8 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   progressLine.finish();
   if (!o.summary.empty()) play::writeMatchSummary(o.summary, info, r, seconds(), true);
   std::printf("%s\n", play::resultLine(r, o.a.player, o.b.player).c_str());
+  std::printf("%s\n", play::pairsLine(r, idPrefix).c_str());
+  if (sprt) std::printf("%s\n", play::sprtLine(play::sprtStatus(play::pentanomialOf(r, idPrefix), *sprt), *sprt, r.games()).c_str());
   int forfeits = 0;
   for (const auto& rec : r.records) forfeits += !rec.detail.empty();
   if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout or crash): see the records\n", forfeits);

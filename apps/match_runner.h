@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "apps/match_setup.h"
 #include "game/variant.h"
@@ -17,12 +18,18 @@ struct MatchRunArgs {
   int games = 100, parallel = 32, plyCap = 200, openingPlies = 2, threads = 1;
   uint64_t seed = 1;
   bool resume = false;  // continue the match whose games are in `records`
+  // --sprt ELO0 ELO1 [ALPHA BETA]: stop as soon as the SPRT (play/match_statistics.h) decides;
+  // `games` is then the most the match may play. Empty: no SPRT.
+  std::vector<double> sprt;
 };
 
 // Plays the match; `gamesGiven`: --games was given (with --openings the default is two games
-// per opening). Empty records/summary: "match-A-vs-B" files; "none": no file. Throws on bad
+// per opening; with --sprt, kSprtDefaultGames). Empty records/summary: "match-A-vs-B" files; "none": no file. Throws on bad
 // players, files or openings.
 void runMatchCommand(MatchRunArgs o, bool gamesGiven);
+
+// The most games an SPRT match plays without --games (fastchess's habit of a large cap).
+constexpr int kSprtDefaultGames = 20000;
 
 // More than two players (yonin; apps/seat_match_runner.cpp): A in one seat, B in the others,
 // A's seat going round; network players only; no --resume or --openings.

@@ -114,6 +114,17 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
                     {"losses", r.lossesA - r.lossesAAsSente}};
   j["reasons"] = endReasons(r);
   j["forfeits"] = {{"a", forfeitsOf(r, true)}, {"b", forfeitsOf(r, false)}};
+  if (!info.idPrefix.empty()) {
+    const Pentanomial pairs = pentanomialOf(r, info.idPrefix);
+    j["pentanomial"] = pairs.counts;
+    if (info.sprt) {
+      const SprtStatus st = sprtStatus(pairs, *info.sprt);
+      j["sprt"] = {{"elo0", info.sprt->elo0}, {"elo1", info.sprt->elo1}, {"alpha", info.sprt->alpha},
+                   {"beta", info.sprt->beta},  {"llr", st.llr},            {"lower", st.lower},
+                   {"upper", st.upper},        {"verdict", sprtVerdictText(st.verdict)}};
+    }
+  }
+  j["los"] = likelihoodOfSuperiority(r);
   j["average_plies"] = averagePlies(r);
   j["seconds"] = seconds;  // of this session
   j["resumed_games"] = info.resumedGames;
@@ -149,6 +160,29 @@ std::string resultLine(const selfplay::MatchResult& r, const std::string& a, con
   std::snprintf(buf, sizeof buf, ": %d games, +%d =%d -%d, score %.3f, Elo %+.0f (95%%: %+.0f to %+.0f)", r.games(),
                 r.winsA, r.draws, r.lossesA, r.score(), r.elo(), lo, hi);
   return a + " vs " + b + buf;
+}
+
+std::string pairsLine(const selfplay::MatchResult& r, const std::string& idPrefix) {
+  const Pentanomial p = pentanomialOf(r, idPrefix);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "pairs (A's points 0, 0.5, 1, 1.5, 2): %lld %lld %lld %lld %lld; LOS %.1f%%",
+                static_cast<long long>(p.counts[0]), static_cast<long long>(p.counts[1]),
+                static_cast<long long>(p.counts[2]), static_cast<long long>(p.counts[3]),
+                static_cast<long long>(p.counts[4]), 100.0 * likelihoodOfSuperiority(r));
+  return buf;
+}
+
+std::string sprtProgressText(const SprtStatus& st) {
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "LLR %.2f (%.2f, %.2f)", st.llr, st.lower, st.upper);
+  return buf;
+}
+
+std::string sprtLine(const SprtStatus& st, const SprtSettings& s, int games) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "SPRT [%g, %g] alpha %g beta %g: %s, %s after %d games", s.elo0, s.elo1, s.alpha,
+                s.beta, sprtProgressText(st).c_str(), sprtVerdictText(st.verdict).c_str(), games);
+  return buf;
 }
 
 }  // namespace poppy::play

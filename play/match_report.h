@@ -7,14 +7,20 @@
 //    "a_as_sente": {"wins":, "draws":, "losses":}, "a_as_gote": {...},
 //    "reasons": {"checkmate": 180, "ply_cap": 20, ...},
 //    "forfeits": {"a": {"timeout": 1}, "b": {"illegal_move": 2}},
+//    "pentanomial": [3, 10, 40, 30, 17] (pairs of colour-swapped games by A's points in the pair:
+//    0, 0.5, 1, 1.5, 2; play/match_statistics.h), "los": 0.998 (likelihood of superiority),
+//    "sprt": {"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05, "llr": 2.97, "lower": -2.94,
+//             "upper": 2.94, "verdict": "H1 accepted"} (with --sprt only),
 //    "average_plies": 41.3, "seconds": 63.2, "games_per_hour": 11392,
 //    "openings": "file or empty", "openings_count": 0, "records": "match-....jsonl", "settings": {...}}
 #pragma once
 #include <chrono>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "play/match_statistics.h"
 #include "selfplay/match.h"
 
 namespace poppy::play {
@@ -42,6 +48,8 @@ struct MatchInfo {
   int leafMatePlies = 3, rootMatePlies = 5;
   int openingPlies = 0;   // model players' first moves sampled by visits
   int gumbelActions = 0;  // model players' Gumbel root (0: PUCT), which replaces the sampling
+  std::string idPrefix;   // the records' ids are idPrefix + game number: pairs are games 2k, 2k+1
+  std::optional<SprtSettings> sprt;  // --sprt, or none
 };
 
 // A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->
@@ -70,5 +78,11 @@ void writeMatchSummary(const std::string& path, const MatchInfo& info, const sel
 std::string progressLine(const selfplay::MatchResult& soFar, int wanted, double seconds, int resumedGames = 0);
 // "A vs B: 200 games, +120 =10 -70, score 0.625, Elo +89 (95%: +40 to +139)"
 std::string resultLine(const selfplay::MatchResult& r, const std::string& a, const std::string& b);
+// "pairs (A's points 0, 0.5, 1, 1.5, 2): 3 10 40 30 17; LOS 99.8%"
+std::string pairsLine(const selfplay::MatchResult& r, const std::string& idPrefix);
+// "LLR 1.23 (-2.94, 2.94)": the SPRT so far, for the progress line.
+std::string sprtProgressText(const SprtStatus& st);
+// "SPRT [0, 10] alpha 0.05 beta 0.05: LLR 2.97 (-2.94, 2.94), H1 accepted after 312 games"
+std::string sprtLine(const SprtStatus& st, const SprtSettings& s, int games);
 
 }  // namespace poppy::play

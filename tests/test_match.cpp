@@ -825,6 +825,37 @@ TEST(MatchCli, WritesRecordsAndSummaryAndReportsBadOpenings) {
   fs::remove_all(dir);
 }
 
+// --sprt: a rollout player against a random one wins every pair, so the SPRT for [0, 50] accepts
+// H1 after the first pair or so (by hand: one pair of two wins, regularised, gives LLR 17.7 against
+// the bound 2.94) and the match stops long before its 100 games, saying so; the summary keeps
+// the verdict and the pairs. Bad --sprt values are usage errors naming the option.
+TEST(MatchCli, SprtStopsTheMatchOnceDecided) {
+  const fs::path dir = tempDir("sprt");
+  const std::string base = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
+                           pt::shellQuote(POPPY_BINARY) + " match --variant micro --a rollout:64 --b random ";
+  int code = pt::exitCodeOf(std::system(
+      (base + "--games 100 --parallel 1 --sprt 0 50 --records r.jsonl --summary s.json >out.txt 2>err.txt").c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err.txt");
+  const std::string out = pt::slurp(dir / "out.txt");
+  EXPECT_THAT(out, HasSubstr("SPRT [0, 50] alpha 0.05 beta 0.05: LLR ")) << out;
+  EXPECT_THAT(out, HasSubstr("H1 accepted after ")) << out;
+  EXPECT_THAT(out, HasSubstr("pairs (A's points 0, 0.5, 1, 1.5, 2): ")) << out;
+  EXPECT_THAT(pt::slurp(dir / "err.txt"), HasSubstr("LLR "));
+  const auto summary = nlohmann::json::parse(pt::slurp(dir / "s.json"));
+  EXPECT_EQ(summary["sprt"]["verdict"], "H1 accepted");
+  EXPECT_GE(summary["sprt"]["llr"].get<double>(), summary["sprt"]["upper"].get<double>());
+  EXPECT_LT(summary["games"].get<int>(), 20);
+  EXPECT_EQ(summary["pentanomial"].size(), 5u);
+  EXPECT_GT(summary["los"].get<double>(), 0.9);
+  EXPECT_EQ(selfplay::readGameRecordFile((dir / "r.jsonl").string()).records.size(), summary["games"].get<size_t>());
+
+  for (const std::string bad : {"--sprt 10 0", "--sprt 0 10 0.6 0.05", "--sprt 0 10 0.05"}) {
+    code = pt::exitCodeOf(std::system((base + "--games 4 " + bad + " >out2.txt 2>err2.txt").c_str()));
+    EXPECT_EQ(code, 2) << bad;
+    EXPECT_THAT(pt::slurp(dir / "err2.txt"), HasSubstr("--sprt")) << bad;
+  }
+  fs::remove_all(dir);
+}
 
 // Two Poppy engines through USI: `poppy usi` with the shipped model against `poppy usi` with the
 // rollout search, both driven by the match runner's USI client. Every record must replay legally.

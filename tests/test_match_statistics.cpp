@@ -1,0 +1,120 @@
+// play/match_statistics.h: pentanomial pair counts, LOS and the SPRT. The expected numbers are
+// derived by hand beside each test from the formulas of fishtest and fastchess (the header
+// states them), not taken from the code.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "play/match_statistics.h"
+
+namespace poppy {
+namespace {
+
+// A game record of the match "m-": game n, A sente in the even ones, A's result +1, 0 or -1.
+void addGame(selfplay::MatchResult& r, int n, int aResult) {
+  selfplay::GameRecord g;
+  g.id = "m-" + std::to_string(n);
+  const bool aSente = n % 2 == 0;
+  g.result = aResult == 0 ? "draw" : ((aResult > 0) == aSente ? "sente" : "gote");
+  if (aResult > 0) ++r.winsA;
+  else if (aResult < 0) ++r.lossesA;
+  else ++r.draws;
+  r.records.push_back(g);
+  r.aWasSente.push_back(aSente);
+}
+
+TEST(MatchStatistics, PentanomialCountsFinishedPairsOfColourSwappedGames) {
+  selfplay::MatchResult r;
+  // Finished out of order, as parallel games do. Pairs: (0, 1) a win and a loss: 1 point;
+  // (2, 3) a draw and a win: 1.5; (4, 5) two losses: 0; (6, 7) two wins: 2; game 8 waits for 9.
+  addGame(r, 3, +1);
+  addGame(r, 0, +1);
+  addGame(r, 8, +1);
+  addGame(r, 1, -1);
+  addGame(r, 2, 0);
+  addGame(r, 5, -1);
+  addGame(r, 4, -1);
+  addGame(r, 7, +1);
+  addGame(r, 6, +1);
+  const play::Pentanomial p = play::pentanomialOf(r, "m-");
+  EXPECT_EQ(p.counts, (std::array<int64_t, 5>{1, 0, 1, 1, 1}));
+  EXPECT_EQ(p.pairs(), 4);
+
+  r.records.back().id = "other-6";
+  EXPECT_THROW(play::pentanomialOf(r, "m-"), std::invalid_argument);
+}
+
+// By hand: 100 pairs [5, 10, 40, 30, 15] have pair scores x = 0, 1/4, 1/2, 3/4, 1 with mean
+// m = (2.5 + 20 + 22.5 + 15) / 100 = 0.6 and variance
+// v = (5 x 0.36 + 10 x 0.1225 + 40 x 0.01 + 30 x 0.0225 + 15 x 0.16) / 100 = 6.5 / 100 = 0.065.
+// Elo 0 and 10 expect s0 = 0.5 and s1 = 1 / (1 + 10^-0.025) = 1 / 1.944061 = 0.514387, so
+// LLR = 100 (0.014387) (1.2 - 1.014387) / 0.13 = 2.0542. Bounds at alpha = beta = 0.05:
+// ln(0.05 / 0.95) = -2.9444 and +2.9444.
+TEST(MatchStatistics, SprtLogLikelihoodRatioOfAHandWorkedCase) {
+  play::Pentanomial p;
+  p.counts = {5, 10, 40, 30, 15};
+  const play::SprtSettings s{0, 10, 0.05, 0.05};
+  play::SprtStatus st = play::sprtStatus(p, s);
+  EXPECT_NEAR(st.llr, 2.0542, 5e-4);
+  EXPECT_NEAR(st.lower, -2.9444, 1e-4);
+  EXPECT_NEAR(st.upper, 2.9444, 1e-4);
+  EXPECT_EQ(st.verdict, play::SprtVerdict::kContinue);
+
+  // Twice the pairs in the same proportions: twice the evidence, 4.108, past the upper bound.
+  p.counts = {10, 20, 80, 60, 30};
+  st = play::sprtStatus(p, s);
+  EXPECT_NEAR(st.llr, 4.1084, 1e-3);
+  EXPECT_EQ(st.verdict, play::SprtVerdict::kAcceptH1);
+
+  // The mirror image, m = 0.4: LLR = 200 (0.014387) (0.8 - 1.014387) / 0.13 = -4.745: H0.
+  p.counts = {30, 60, 80, 20, 10};
+  st = play::sprtStatus(p, s);
+  EXPECT_NEAR(st.llr, -4.7452, 1e-3);
+  EXPECT_EQ(st.verdict, play::SprtVerdict::kAcceptH0);
+  EXPECT_EQ(play::sprtVerdictText(st.verdict), "H0 accepted");
+
+  // alpha 0.01, beta 0.1 move the bounds: ln(0.1 / 0.99) = -2.2925, ln(0.9 / 0.01) = 4.4998.
+  st = play::sprtStatus(p, {0, 10, 0.01, 0.1});
+  EXPECT_NEAR(st.lower, -2.2925, 1e-4);
+  EXPECT_NEAR(st.upper, 4.4998, 1e-4);
+}
+
+// Every pair won: no variance without fastchess's regularisation (a zero count counts as 0.001
+// pairs), which keeps the ratio finite and large: the test decides for H1 at once.
+TEST(MatchStatistics, SprtDecidesOnPairsThatAllScoredTheSame) {
+  play::Pentanomial p;
+  EXPECT_EQ(play::sprtLogLikelihoodRatio(p, {0, 10, 0.05, 0.05}), 0.0);  // no pairs, no evidence
+  p.counts = {0, 0, 0, 0, 3};
+  const play::SprtStatus st = play::sprtStatus(p, {0, 10, 0.05, 0.05});
+  EXPECT_TRUE(std::isfinite(st.llr));
+  EXPECT_EQ(st.verdict, play::SprtVerdict::kAcceptH1);
+}
+
+// By hand: 60 wins, 40 losses: 0.5 (1 + erf(20 / sqrt(200))) = 0.5 (1 + erf(1.41421)) =
+// 0.5 (1 + 0.954500) = 0.977250. Draws change nothing; no decisive game: 0.5.
+TEST(MatchStatistics, LikelihoodOfSuperiorityFromWinsAndLosses) {
+  selfplay::MatchResult r;
+  r.winsA = 60;
+  r.lossesA = 40;
+  r.draws = 25;
+  EXPECT_NEAR(play::likelihoodOfSuperiority(r), 0.977250, 1e-6);
+  r.winsA = r.lossesA = 0;
+  EXPECT_EQ(play::likelihoodOfSuperiority(r), 0.5);
+}
+
+TEST(MatchStatistics, BadSprtSettingsAreNamed) {
+  try {
+    play::checkSprtSettings({10, 0, 0.05, 0.05});
+    FAIL() << "elo0 above elo1 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "elo0 10 must be below elo1 0");
+  }
+  EXPECT_THROW(play::checkSprtSettings({0, 10, 0, 0.05}), std::invalid_argument);
+  EXPECT_THROW(play::checkSprtSettings({0, 10, 0.05, 0.5}), std::invalid_argument);
+  EXPECT_NO_THROW(play::checkSprtSettings({-5, 5, 0.01, 0.2}));
+}
+
+}  // namespace
+}  // namespace poppy
