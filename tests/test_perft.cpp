@@ -2,7 +2,10 @@
 // independent engines).
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "game/perft.h"
+#include "game/random_games.h"
 #include "game/variant_loader.h"
 
 using namespace poppy::game;
@@ -39,3 +42,26 @@ INSTANTIATE_TEST_SUITE_P(
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).
                       PerftCase{"chu", {36, 1296, 48315, 1801639}}),
     [](const auto& info) { return std::string(info.param.variant); });
+
+// game/random_games.h: a random game cut at one ply has met exactly the start position, whose
+// legal moves are the reference table's depth-1 count above (independent engines); longer games
+// add up (every game ends one way, a ply per position) and are the same for the same seed.
+TEST(RandomGames, CountTheLegalMovesOfThePositionsMet) {
+  for (const auto& [variant, startMoves] : {std::pair{"micro", 9}, std::pair{"minishogi", 14}, std::pair{"shogi", 30}}) {
+    const RandomGameStats one = playRandomGames(loadVariant(variant), 3, 1, 7);
+    EXPECT_EQ(one.positions, 3) << variant;
+    EXPECT_DOUBLE_EQ(one.legalMovesPerPosition(), startMoves) << variant;
+    EXPECT_EQ(one.maxLegalMoves, startMoves) << variant;
+    EXPECT_EQ(one.capped, 3) << variant;
+  }
+  const auto micro = loadVariant("micro");
+  const RandomGameStats s = playRandomGames(micro, 40, 300, 3);
+  EXPECT_EQ(s.games, 40);
+  EXPECT_EQ(s.decisive + s.drawn + s.capped, 40);
+  EXPECT_EQ(s.plies, s.positions);
+  EXPECT_GT(s.decisive, 0);  // random micro games end by checkmate or royal capture well before 300 plies
+  EXPECT_GE(s.maxLegalMoves, 9);
+  const RandomGameStats again = playRandomGames(micro, 40, 300, 3);
+  EXPECT_EQ(again.legalMoves, s.legalMoves);
+  EXPECT_EQ(again.plies, s.plies);
+}
