@@ -12,14 +12,17 @@ namespace {
 void addSideOptions(CLI::App* cmd, SideArgs& s, const std::string& w) {
   cmd->add_option("--" + w, s.player,
                   "Player " + std::string(w == "a" ? "A" : "B") +
-                      ": model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND")
+                      ": model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random, "
+                      "usi:COMMAND or xboard:COMMAND")
       ->required();
   cmd->add_option("--engine-option-" + w, s.engineOptions,
-                  "USI option NAME=VALUE for a usi: player (repeatable; UCI_Variant is set automatically)");
+                  "Engine option NAME=VALUE for a usi: or xboard: player (repeatable; UCI_Variant is set automatically)");
   cmd->add_option("--nodes-" + w, s.nodes, "Nodes per move: playouts, rollout simulations or USI 'go nodes'")
       ->check(CLI::Range(int64_t(1), int64_t(10000000)));
   cmd->add_option("--movetime-" + w, s.movetimeMs, "Milliseconds per move (USI 'go movetime'; Poppy players stop their search)")
       ->check(CLI::Range(int64_t(1), int64_t(86400000)));
+  cmd->add_option("--depth-" + w, s.depth, "Plies per move of an xboard: engine (`sd DEPTH`)")
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--book-" + w, s.book, "Opening book (JSON, poppy openings book) played while in book");
   cmd->add_option("--notation-" + w, s.notation,
                   "Notation of a usi: engine: auto (Fairy-Stockfish's when it says it is Fairy-Stockfish), poppy or fairy")

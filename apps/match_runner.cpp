@@ -8,6 +8,7 @@
 
 #include "common/progress_line.h"
 #include "common/stop_signal.h"
+#include "game/position.h"
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
 #include "play/match_openings.h"
@@ -56,6 +57,15 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   if (!o.openings.empty()) {
     ms.openings = play::loadOpenings(o.openings, variant, o.plyCap);
     if (!gamesGiven) o.games = int(2 * ms.openings.size());
+  }
+  // XBoard engines start from the variant's start position (play/xboard_client.h).
+  for (const SideArgs* side : {&o.a, &o.b}) {
+    if (side->player.rfind("xboard:", 0) != 0) continue;
+    const std::string start = game::Position(variant).sfen();
+    for (const auto& opening : ms.openings)
+      if (game::Position::fromSfen(variant, opening.sfen).sfen() != start)
+        throw std::invalid_argument("--openings " + o.openings + ": the xboard: player starts from the start position only; '" +
+                                    opening.sfen + "' is another (write openings as 'startpos moves ...')");
   }
   // An SPRT match plays until it decides; the openings go round as often as needed.
   if (sprt && !gamesGiven) o.games = kSprtDefaultGames;
@@ -166,8 +176,13 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   std::printf("%s\n", play::pairsLine(r, idPrefix).c_str());
   if (sprt) std::printf("%s\n", play::sprtLine(play::sprtStatus(play::pentanomialOf(r, idPrefix), *sprt), *sprt, r.games()).c_str());
   int forfeits = 0;
-  for (const auto& rec : r.records) forfeits += !rec.detail.empty();
+  for (const auto& rec : r.records) forfeits += !rec.detail.empty() && rec.reason != selfplay::kRuleDisagreement;
   if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout or crash): see the records\n", forfeits);
+  int disagreements = 0;
+  for (const auto& rec : r.records) disagreements += rec.reason == selfplay::kRuleDisagreement;
+  if (disagreements > 0)
+    std::printf("%d games stopped on a rule the two programs disagree about, scored as draws: see the records' "
+                "reason rule_disagreement\n", disagreements);
   if (!o.records.empty()) std::printf("records: %s\n", o.records.c_str());
   if (!o.summary.empty()) std::printf("summary: %s\n", o.summary.c_str());
 }

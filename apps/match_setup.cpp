@@ -29,6 +29,17 @@ std::string withGamesDir(const std::string& command) {
   return command.substr(0, at) + "/usr/games/" + command.substr(at);
 }
 
+// The command of a usi: or xboard: player: what follows the prefix, without quotes around the
+// whole (usi:"prog args" may keep them when it comes from a file), a bare name in /usr/games found.
+std::string engineCommand(const std::string& player, const std::string& prefix, const std::string& example) {
+  std::string command = player.substr(prefix.size());
+  if (command.size() >= 2 && (command.front() == '"' || command.front() == '\'') && command.back() == command.front())
+    command = command.substr(1, command.size() - 2);
+  if (command.find_first_not_of(' ') == std::string::npos)
+    throw std::runtime_error("player '" + player + "': " + prefix + " needs a command, e.g. " + prefix + example);
+  return withGamesDir(command);
+}
+
 }  // namespace
 
 std::pair<std::string, std::string> engineOption(const std::string& text, const std::string& flag) {
@@ -40,14 +51,7 @@ std::pair<std::string, std::string> engineOption(const std::string& text, const 
 play::UsiProcessConfig usiConfig(const SideArgs& s, const std::string& suffix, const PlayerSettings& settings,
                                  const std::string& variant) {
   play::UsiProcessConfig c;
-  c.command = s.player.substr(4);
-  // A command quoted as a whole (usi:"prog args") may keep its quotes when it comes from a file.
-  if (c.command.size() >= 2 && (c.command.front() == '"' || c.command.front() == '\'') &&
-      c.command.back() == c.command.front())
-    c.command = c.command.substr(1, c.command.size() - 2);
-  if (c.command.find_first_not_of(' ') == std::string::npos)
-    throw std::runtime_error("player '" + s.player + "': usi: needs a command, e.g. usi:fairy-stockfish");
-  c.command = withGamesDir(c.command);
+  c.command = engineCommand(s.player, "usi:", "fairy-stockfish");
   for (const auto& e : s.engineOptions) c.options.push_back(engineOption(e, "--engine-option" + suffix));
   try {
     c.notation = play::parseNotationKind(s.notation);
@@ -62,16 +66,47 @@ play::UsiProcessConfig usiConfig(const SideArgs& s, const std::string& suffix, c
   return c;
 }
 
+play::XboardConfig xboardConfig(const SideArgs& s, const std::string& suffix, const PlayerSettings& settings,
+                                const std::string& variant) {
+  play::XboardConfig c;
+  c.command = engineCommand(s.player, "xboard:", "hachu");
+  for (const auto& e : s.engineOptions) c.options.push_back(engineOption(e, "--engine-option" + suffix));
+  if (s.notation != "auto")
+    throw std::runtime_error("--notation" + suffix + " only applies to usi: players, not '" + s.player + "'");
+  if (s.nodes > 0)
+    throw std::runtime_error("--nodes" + suffix + ": XBoard engines have no node limit; give --depth" + suffix +
+                             " or --movetime" + suffix);
+  c.variant = variant;
+  c.depth = s.depth;
+  c.movetimeMs = s.movetimeMs;
+  c.graceSeconds = settings.graceMs / 1000.0;
+  c.moveTimeoutSeconds = settings.moveTimeoutMs / 1000.0;
+  try {
+    play::checkXboardConfig(c);
+  } catch (const play::XboardError& e) {
+    throw std::runtime_error("player '" + s.player + "': " + e.what());
+  }
+  return c;
+}
+
 MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const PlayerSettings& settings,
                             const game::VariantPtr& variant) {
   MatchPlayer p;
+  const bool xboard = s.player.rfind("xboard:", 0) == 0;
+  if (s.depth > 0 && !xboard)
+    throw std::runtime_error("--depth" + suffix + " only applies to xboard: players, not '" + s.player + "'");
   if (s.player.rfind("usi:", 0) == 0) {
     p.loaded.spec.kind = selfplay::PlayerSpec::Kind::kExternal;
     p.loaded.spec.name = s.player;
     p.loaded.spec.external = play::usiPlayerFactory(usiConfig(s, suffix, settings, variant->name));
+  } else if (xboard) {
+    p.loaded.spec.kind = selfplay::PlayerSpec::Kind::kExternal;
+    p.loaded.spec.name = s.player;
+    p.loaded.spec.external = play::xboardPlayerFactory(xboardConfig(s, suffix, settings, variant->name));
   } else {
     if (!s.engineOptions.empty())
-      throw std::runtime_error("--engine-option" + suffix + " only applies to usi: players, not '" + s.player + "'");
+      throw std::runtime_error("--engine-option" + suffix + " only applies to usi: and xboard: players, not '" +
+                               s.player + "'");
     if (s.notation != "auto")
       throw std::runtime_error("--notation" + suffix + " only applies to usi: players, not '" + s.player + "'");
     const bool timedOnly = s.movetimeMs > 0 && s.nodes == 0;

@@ -1,6 +1,7 @@
 // The players of `poppy match` and `poppy ladder` from their command-line descriptions: a Poppy
-// player (model:PATH[:PLAYOUTS], rollout[:SIMULATIONS], random; apps/model_players.h) or any USI
-// engine (usi:COMMAND), with its per-move limits, USI options, notation and opening book.
+// player (model:PATH[:PLAYOUTS], rollout[:SIMULATIONS], random; apps/model_players.h), any USI
+// engine (usi:COMMAND) or XBoard engine (xboard:COMMAND, e.g. HaChu for chu), with its per-move
+// limits, engine options, notation and opening book.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "game/variant.h"
 #include "play/opening_book.h"
 #include "play/usi_client.h"
+#include "play/xboard_client.h"
 
 namespace poppy::apps {
 
@@ -27,6 +29,7 @@ struct SideArgs {
   std::vector<std::string> engineOptions;  // NAME=VALUE, usi: players only
   std::string notation = "auto";           // usi: players only (play/usi_notation.h)
   int64_t nodes = 0, movetimeMs = 0;
+  int depth = 0;                           // xboard: players only: `sd DEPTH`
 };
 
 // What every side shares.
@@ -74,6 +77,10 @@ std::pair<std::string, std::string> engineOption(const std::string& text, const 
 // messages ("-a": --engine-option-a).
 play::UsiProcessConfig usiConfig(const SideArgs& side, const std::string& suffix, const PlayerSettings& settings,
                                  const std::string& variant);
+
+// The XBoard client's settings of an xboard:COMMAND player (play/xboard_client.h).
+play::XboardConfig xboardConfig(const SideArgs& side, const std::string& suffix, const PlayerSettings& settings,
+                                const std::string& variant);
 
 // Throws std::runtime_error (or a model/book error) naming the bad description, option or file.
 MatchPlayer makeMatchPlayer(const SideArgs& side, const std::string& suffix, const PlayerSettings& settings,

@@ -1,15 +1,6 @@
 #include "play/usi_client.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <mutex>
 #include <sstream>
 
 namespace poppy::play {
@@ -17,33 +8,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kStderrLines = 5;
-
-Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-void ignoreSigpipeOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_handler = SIG_IGN;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGPIPE, &sa, nullptr);
-  });
-}
+Clock::time_point after(double seconds) { return EngineProcess::after(seconds); }
+std::string secondsText(double seconds) { return EngineProcess::secondsText(seconds); }
 
 std::string firstWord(const std::string& line) {
   std::istringstream in(line);
   std::string w;
   in >> w;
   return w;
-}
-
-std::string secondsText(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
 }
 
 // The values of "option name UCI_Variant type combo default shogi var a var b ...", or nothing
@@ -76,69 +48,31 @@ UsiProcess::UsiProcess(UsiProcessConfig config) : config_(std::move(config)) {
 }
 
 UsiProcess::~UsiProcess() {
-  if (pid_ > 0) {
+  if (alive()) {
     try {
-      send("quit");
-    } catch (const UsiError&) {
+      process_->send("quit");
+    } catch (const EngineError&) {
     }
-    // Give it a moment to exit by itself, then kill the group either way (children of scripts).
-    const auto deadline = Clock::now() + std::chrono::milliseconds(500);
-    siginfo_t info{};
-    while (Clock::now() < deadline) {
-      info.si_pid = 0;
-      if (waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) break;
-      ::usleep(5000);
-    }
+    // A moment to exit by itself, then the group is killed either way (children of scripts).
+    process_->stop(std::chrono::milliseconds(500));
   }
-  kill();
 }
 
 void UsiProcess::start() {
-  ignoreSigpipeOnce();
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) != 0) throw UsiError("usi:" + config_.command + ": pipe: " + std::strerror(errno));
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    ::close(in[0]), ::close(in[1]);
-    throw UsiError("usi:" + config_.command + ": pipe: " + std::strerror(errno));
+  try {
+    process_ = std::make_unique<EngineProcess>(config_.command);
+  } catch (const EngineError& e) {
+    throw UsiError("usi:" + config_.command + ": " + e.what());
   }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    ::close(in[0]), ::close(in[1]), ::close(out[0]), ::close(out[1]);
-    throw UsiError("usi:" + config_.command + ": pipe: " + std::strerror(errno));
-  }
-  const std::string shellCommand = "exec " + config_.command;
-  const pid_t pid = fork();
-  if (pid < 0) {
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
-    throw UsiError("usi:" + config_.command + ": fork: " + std::strerror(errno));
-  }
-  if (pid == 0) {  // the child: only async-signal-safe calls until exec
-    setpgid(0, 0);
-    struct sigaction sa {};
-    sa.sa_handler = SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGPIPE, &sa, nullptr);
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    execl("/bin/sh", "sh", "-c", shellCommand.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here, so that kill(-pid) works however the race goes
-  pid_ = pid;
-  ::close(in[0]), ::close(out[1]), ::close(err[1]);
-  toEngine_ = in[1];
-  fromEngine_ = out[0];
-  engineErr_ = err[0];
-  outBuffer_.clear(), errBuffer_.clear(), stderrTail_.clear();
 
   try {
-    send("usi");
+    process_->send("usi");
     const auto deadline = after(config_.startTimeoutSeconds);
     std::string line;
     for (;;) {
-      const Read r = readLine(line, deadline);
+      const Read r = process_->readLine(line, deadline);
       if (r == Read::kTimeout) throw UsiError("no 'usiok' within " + secondsText(config_.startTimeoutSeconds));
-      if (r == Read::kEof) throw UsiError("the engine " + deathNote() + " before 'usiok'");
+      if (r == Read::kEof) throw UsiError("the engine " + process_->deathNote() + " before 'usiok'");
       if (line == "usiok") break;
       if (line.rfind("id name ", 0) == 0) name_ = line.substr(8);
       if (auto values = variantComboValues(line); !values.empty()) variants_ = std::move(values);
@@ -157,84 +91,15 @@ void UsiProcess::start() {
                      listText(variants_, 12) + ")");
     bool variantSet = false;
     for (const auto& [name, value] : config_.options) {
-      send("setoption name " + name + " value " + value);
+      process_->send("setoption name " + name + " value " + value);
       variantSet |= name == "UCI_Variant";
     }
-    if (!variantSet && !variant.empty()) send("setoption name UCI_Variant value " + variant);
-    send("isready");
+    if (!variantSet && !variant.empty()) process_->send("setoption name UCI_Variant value " + variant);
+    process_->send("isready");
     expect("readyok", "'readyok' after the options");
-  } catch (const UsiError& e) {
+  } catch (const EngineError& e) {
     kill();
     throw UsiError("usi:" + config_.command + ": " + e.what());
-  }
-}
-
-void UsiProcess::send(const std::string& line) {
-  if (pid_ <= 0) throw UsiError("the engine is not running");
-  const std::string data = line + "\n";
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(toEngine_, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      // The engine is gone (it may have died before reading a line): say how, not just EPIPE.
-      if (errno == EPIPE) throw UsiError("cannot write '" + line + "': the engine " + deathNote());
-      throw UsiError("cannot write '" + line + "' to the engine: " + std::strerror(errno));
-    }
-    done += size_t(n);
-  }
-}
-
-void UsiProcess::drainStderr() {
-  char buf[4096];
-  const ssize_t n = ::read(engineErr_, buf, sizeof buf);
-  if (n <= 0) {
-    if (n == 0) ::close(engineErr_), engineErr_ = -1;
-    return;
-  }
-  errBuffer_.append(buf, size_t(n));
-  size_t nl;
-  while ((nl = errBuffer_.find('\n')) != std::string::npos) {
-    std::string l = errBuffer_.substr(0, nl);
-    errBuffer_.erase(0, nl + 1);
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    if (l.empty()) continue;
-    stderrTail_.push_back(l);
-    if (stderrTail_.size() > kStderrLines) stderrTail_.pop_front();
-  }
-  if (errBuffer_.size() > 4096) errBuffer_.erase(0, errBuffer_.size() - 4096);
-}
-
-UsiProcess::Read UsiProcess::readLine(std::string& line, Clock::time_point deadline) {
-  for (;;) {
-    const size_t nl = outBuffer_.find('\n');
-    if (nl != std::string::npos) {
-      line = outBuffer_.substr(0, nl);
-      outBuffer_.erase(0, nl + 1);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      return Read::kLine;
-    }
-    if (fromEngine_ < 0) return Read::kEof;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return Read::kTimeout;
-    pollfd fds[2] = {{fromEngine_, POLLIN, 0}, {engineErr_, POLLIN, 0}};
-    const int n = ::poll(fds, engineErr_ >= 0 ? 2 : 1, int(std::min<int64_t>(left, 1000)));
-    if (n < 0 && errno != EINTR) return Read::kEof;
-    if (n <= 0) continue;
-    if (engineErr_ >= 0 && fds[1].revents) drainStderr();
-    if (fds[0].revents) {
-      char buf[4096];
-      const ssize_t got = ::read(fromEngine_, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        ::close(fromEngine_);
-        fromEngine_ = -1;
-        continue;  // returns what is left of the buffer, then EOF
-      }
-      outBuffer_.append(buf, size_t(got));
-      // A runaway line without a newline must not grow without bound.
-      if (outBuffer_.size() > (1u << 20) && outBuffer_.find('\n') == std::string::npos) outBuffer_.clear();
-    }
   }
 }
 
@@ -242,63 +107,24 @@ void UsiProcess::expect(const std::string& token, const std::string& what) {
   const auto deadline = after(config_.startTimeoutSeconds);
   std::string line;
   for (;;) {
-    const Read r = readLine(line, deadline);
+    const Read r = process_->readLine(line, deadline);
     if (r == Read::kTimeout) throw UsiError("no " + what + " within " + secondsText(config_.startTimeoutSeconds));
-    if (r == Read::kEof) throw UsiError("the engine " + deathNote() + " before " + what);
+    if (r == Read::kEof) throw UsiError("the engine " + process_->deathNote() + " before " + what);
     if (firstWord(line) == token) return;
   }
 }
 
-std::string UsiProcess::deathNote() {
-  std::string note = "stopped answering";
-  if (pid_ > 0) {
-    // Its output closed: it is exiting. Wait a little for the status.
-    const auto deadline = Clock::now() + std::chrono::milliseconds(1000);
-    siginfo_t info{};
-    while (Clock::now() < deadline) {
-      info.si_pid = 0;
-      if (waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
-        if (info.si_code == CLD_EXITED) note = "exited with status " + std::to_string(info.si_status);
-        else note = "was killed by signal " + std::to_string(info.si_status) + " (" + strsignal(info.si_status) + ")";
-        break;
-      }
-      ::usleep(2000);
-    }
-  }
-  while (engineErr_ >= 0) {  // collect its last words
-    pollfd fd{engineErr_, POLLIN, 0};
-    if (::poll(&fd, 1, 50) <= 0) break;
-    drainStderr();
-  }
-  if (!stderrTail_.empty()) {
-    note += " (its stderr: ";
-    for (size_t i = 0; i < stderrTail_.size(); ++i) note += (i ? " | " : "") + stderrTail_[i];
-    note += ")";
-  }
-  return note;
-}
-
 void UsiProcess::kill() {
-  if (pid_ > 0) {
-    ::kill(-pid_, SIGKILL);  // the group: the engine and anything it started
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-  }
-  for (int* fd : {&toEngine_, &fromEngine_, &engineErr_}) {
-    if (*fd >= 0) ::close(*fd);
-    *fd = -1;
-  }
+  if (process_) process_->kill();
 }
 
 void UsiProcess::newGame() {
   try {
-    send("isready");
+    if (!alive()) throw UsiError("the engine is not running");
+    process_->send("isready");
     expect("readyok", "'readyok' before a new game");
-    send("usinewgame");
-  } catch (const UsiError& e) {
+    process_->send("usinewgame");
+  } catch (const EngineError& e) {
     kill();
     throw UsiError("usi:" + config_.command + ": " + e.what());
   }
@@ -318,18 +144,20 @@ selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vec
   if (movetime > 0) goLine += " movetime " + std::to_string(movetime);
   const double limit = movetime > 0 ? movetime / 1000.0 + config_.graceSeconds : config_.moveTimeoutSeconds;
   try {
-    send(position);
-    send(goLine);
-  } catch (const UsiError& e) {
+    if (!alive()) throw EngineError("the engine is not running");
+    process_->send(position);
+    process_->send(goLine);
+  } catch (const EngineError& e) {
     choice.failure = "crash";
-    choice.detail = std::string("could not send the position: ") + e.what() + "; the engine " + deathNote();
+    choice.detail = std::string("could not send the position: ") + e.what() + "; the engine " +
+                    (process_ ? process_->deathNote() : std::string("is not running"));
     kill();
     return choice;
   }
   const auto deadline = after(limit);
   std::string line;
   for (;;) {
-    const Read r = readLine(line, deadline);
+    const Read r = process_->readLine(line, deadline);
     if (r == Read::kTimeout) {
       choice.failure = "timeout";
       choice.detail = "no bestmove within " + secondsText(limit) + " ('" + goLine + "')";
@@ -338,7 +166,7 @@ selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vec
     }
     if (r == Read::kEof) {
       choice.failure = "crash";
-      choice.detail = "the engine " + deathNote() + " before bestmove ('" + goLine + "')";
+      choice.detail = "the engine " + process_->deathNote() + " before bestmove ('" + goLine + "')";
       kill();
       return choice;
     }
@@ -363,10 +191,10 @@ selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vec
 }
 
 void UsiProcess::gameOver(int result) {
-  if (pid_ <= 0) return;
+  if (!alive()) return;
   try {
-    send(std::string("gameover ") + (result > 0 ? "win" : result < 0 ? "lose" : "draw"));
-  } catch (const UsiError&) {
+    process_->send(std::string("gameover ") + (result > 0 ? "win" : result < 0 ? "lose" : "draw"));
+  } catch (const EngineError&) {
     // A dead engine is noticed at the next command.
   }
 }

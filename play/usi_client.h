@@ -1,31 +1,25 @@
 // The client side of USI: runs any USI engine (Fairy-Stockfish, YaneuraOu, `poppy usi`, ...) as a
-// child process over pipes and asks it for moves, so `poppy match` can play against it.
-//
-// The engine is started as `/bin/sh -c "exec COMMAND"` in its own process group (so a killed
-// script takes its children along), then: usi -> usiok, setoption ..., isready -> readyok (within
-// startTimeoutSeconds), and per game isready -> readyok, usinewgame; per move
-// `position sfen START moves ...` and `go [nodes N] [movetime MS]`, then everything up to
-// `bestmove` is read (info lines and other chatter are skipped). A move that takes longer than
-// movetime + grace (moveTimeoutSeconds without a movetime) is a timeout: the process group is
-// killed. SIGPIPE is ignored in this process (a dead engine's pipe then fails with EPIPE) and
-// restored to the default in the engine.
+// child process (play/engine_process.h) and asks it for moves, so `poppy match` can play against
+// it: usi -> usiok, setoption ..., isready -> readyok (within startTimeoutSeconds), and per game
+// isready -> readyok, usinewgame; per move `position sfen START moves ...` and
+// `go [nodes N] [movetime MS]`, then everything up to `bestmove` is read (info lines and other
+// chatter are skipped). A move that takes longer than movetime + grace (moveTimeoutSeconds
+// without a movetime) is a timeout: the process group is killed.
 //
 // An engine that lists UCI_Variant as a combo without the variant to be set is refused at the
 // handshake (Fairy-Stockfish would silently stay on shogi). Positions and moves are sent in the
 // engine's notation and its bestmove is read back in Poppy's (play/usi_notation.h: Fairy-Stockfish
 // names micro shogi's pieces by their other face).
 #pragma once
-#include <sys/types.h>
-
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "play/engine_process.h"
 #include "play/usi_notation.h"
 #include "selfplay/match.h"
 
@@ -33,9 +27,9 @@ namespace poppy::play {
 
 // The engine could not be started or did not complete the handshake; the message names the
 // command and says what happened (exit status, last lines of its stderr).
-class UsiError : public std::runtime_error {
+class UsiError : public EngineError {
  public:
-  using std::runtime_error::runtime_error;
+  using EngineError::EngineError;
 };
 
 struct UsiProcessConfig {
@@ -64,7 +58,7 @@ class UsiProcess {
   UsiProcess& operator=(const UsiProcess&) = delete;
 
   const std::string& name() const { return name_; }  // from "id name", else the command
-  bool alive() const { return pid_ > 0; }
+  bool alive() const { return process_ && process_->alive(); }
   // The UCI_Variant values the engine listed (a combo option), empty when it listed none.
   const std::vector<std::string>& variants() const { return variants_; }
 
@@ -76,22 +70,15 @@ class UsiProcess {
   void gameOver(int result);  // gameover win / lose / draw (nothing when dead)
 
  private:
-  enum class Read { kLine, kEof, kTimeout };
+  using Read = EngineProcess::Read;
   void start();
-  void send(const std::string& line);  // throws UsiError when the pipe is closed
-  Read readLine(std::string& line, std::chrono::steady_clock::time_point deadline);
-  void drainStderr();
   // Waits for a line starting with `token`; throws UsiError naming `what` on EOF or timeout.
   void expect(const std::string& token, const std::string& what);
-  std::string deathNote();  // "exited with status N" / "killed by signal N", plus stderr
   void kill();
 
   UsiProcessConfig config_;
   std::string name_;
-  pid_t pid_ = -1;
-  int toEngine_ = -1, fromEngine_ = -1, engineErr_ = -1;
-  std::string outBuffer_, errBuffer_;
-  std::deque<std::string> stderrTail_;  // the engine's last stderr lines
+  std::unique_ptr<EngineProcess> process_;
   std::vector<std::string> variants_;
 };
 

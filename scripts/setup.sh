@@ -12,6 +12,7 @@ PACKAGES=(
   libcli11-dev      # the poppy command line
   libgtest-dev      # unit tests (GoogleTest through CTest)
   fairy-stockfish   # independent engine the perft tests compare against
+  hachu             # H.G. Muller's chu engine: the XBoard client's tests play it (play/xboard_client.h)
   libtorch-dev      # the network and trainer (CPU build 1.13)
   libopenblas-dev   # fast matrix products for LibTorch on the CPU
   libeigen3-dev     # the network's forward pass without LibTorch, for small batches (nn/eigen_*)

@@ -20,7 +20,8 @@ using Json = nlohmann::ordered_json;  // keeps the documented key order in the f
 const char* const kResults[] = {"sente", "gote", "draw", "south", "west", "north", "east"};
 const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",      "royals_captured",
                                 "bare_king", "bare_kings", "stalemate",       "resign",       "illegal_move",
-                                "timeout",   "crash",      "unfinished",      "impasse",      "second_checkmate"};
+                                "timeout",   "crash",      "unfinished",      "impasse",      "second_checkmate",
+                                "rule_disagreement"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -34,8 +35,8 @@ void validate(const GameRecord& r) {
   if (!oneOf(r.reason, kReasons)) {
     throw GameRecordError("reason '" + r.reason +
                           "' is not checkmate, repetition, perpetual_check, ply_cap, royals_captured, bare_king, "
-                          "bare_kings, stalemate, resign, illegal_move, timeout, crash, unfinished, impasse or "
-                          "second_checkmate");
+                          "bare_kings, stalemate, resign, illegal_move, timeout, crash, unfinished, impasse, "
+                          "second_checkmate or rule_disagreement");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
   if (r.samples > r.plies) throw GameRecordError("samples exceed the plies");

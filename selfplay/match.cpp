@@ -292,6 +292,15 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
                             e.what();
           }
         }
+        if (choice.failure == kRuleDisagreement) {  // neither side's fault: drawn, and named so
+          const game::Color mover = g.pos->sideToMove();
+          g.record.result = "draw";
+          g.record.reason = choice.failure;
+          g.record.detail = std::string(mover == 0 ? "sente" : "gote") + " (" + specs[p]->name + ") " + choice.detail;
+          g.record.plies = int(g.record.moves.size());
+          endGame(g, int(slot), -1);
+          continue;
+        }
         if (!choice.failure.empty()) {  // a forfeit: the player to move loses
           const game::Color mover = g.pos->sideToMove();
           g.record.result = mover == 0 ? "gote" : "sente";

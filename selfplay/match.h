@@ -33,12 +33,19 @@ struct GameSoFar {
   const std::vector<std::string>& moves;  // every USI move since startSfen
 };
 
+// The failure of a game that stopped on a rule the two programs disagree about (an XBoard engine
+// refusing a move Poppy's rules allow, or playing one they forbid): the game is recorded as a
+// draw with this reason, never scored as a win for either side.
+inline constexpr const char* kRuleDisagreement = "rule_disagreement";
+
 // An external player's answer: a move in USI, or a forfeit.
 struct MoveChoice {
   std::string usi;         // checked by playMatch: a move that does not parse or is illegal loses
   std::string engineText;  // the move as the player wrote it, when that is not Poppy's notation
-  std::string failure;     // non-empty: the player loses the game: "resign", "illegal_move", "timeout", "crash"
-  std::string detail;      // what happened, for the game record
+  // Non-empty: the player loses the game ("resign", "illegal_move", "timeout", "crash"), or
+  // kRuleDisagreement: the game is drawn.
+  std::string failure;
+  std::string detail;  // what happened, for the game record
 };
 
 // A player that picks its own moves. playMatch makes one per game slot (games played at once)

@@ -857,6 +857,33 @@ TEST(MatchCli, SprtStopsTheMatchOnceDecided) {
   fs::remove_all(dir);
 }
 
+// xboard: players from the command line: HaChu at depth 1 plays chu to the ply cap or an end, and
+// the limits XBoard cannot say are usage errors naming the option.
+TEST(MatchCli, XboardEngineFromTheCommandLine) {
+  const fs::path dir = tempDir("xboard");
+  const std::string base = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
+                           pt::shellQuote(POPPY_BINARY) + " match --variant chu --a random ";
+  int code = pt::exitCodeOf(std::system(
+      (base + "--b xboard:hachu --depth-b 1 --games 2 --ply-cap 30 --records r.jsonl --summary s.json >out.txt 2>err.txt")
+          .c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err.txt");
+  const auto records = selfplay::readGameRecordFile((dir / "r.jsonl").string()).records;
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& rec : records) EXPECT_NE(rec.reason, "crash") << rec.detail;
+  for (const auto& [flags, said] : {std::pair{"--b xboard:hachu --nodes-b 100", "--nodes-b"},
+                                    std::pair{"--b xboard:hachu --movetime-b 500", "whole seconds"},
+                                    std::pair{"--b random --depth-b 2", "--depth-b only applies to xboard:"},
+                                    std::pair{"--b xboard:hachu --openings o.txt", "start position only"}}) {
+    pt::spit(dir / "o.txt", std::string(game::loadVariant("chu")->startSfen) + "\n" +
+                                "lfcsgekgscfl/a1b1txot1b1a/mvrhdqndhrvm/pppppppppppp/3i4i3/12/12/3I4I3/PPPPPPPPPPPP/"
+                                "MVRHDNQDHRVM/A1B1TOXT1B1A/LFCSGKEG1CFL w - 1\n");
+    code = pt::exitCodeOf(std::system((base + flags + " --games 2 >out2.txt 2>err2.txt").c_str()));
+    EXPECT_EQ(code, 2) << flags;
+    EXPECT_THAT(pt::slurp(dir / "err2.txt"), HasSubstr(said)) << flags;
+  }
+  fs::remove_all(dir);
+}
+
 // Two Poppy engines through USI: `poppy usi` with the shipped model against `poppy usi` with the
 // rollout search, both driven by the match runner's USI client. Every record must replay legally.
 TEST(MatchCli, PoppyUsiAgainstPoppyUsi) {

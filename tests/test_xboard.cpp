@@ -1,0 +1,183 @@
+// The XBoard (CECP) client: its notation (play/xboard_notation.h), and matches against HaChu
+// (Debian's `hachu`, installed by scripts/setup.sh) and against scripted engines that break the
+// protocol's rules. The notation's reference squares are HaChu's, as its documentation and
+// XBoard's state them: files a.. from sente's left, ranks 1.. from sente's side, so on chu's
+// board USI 12l is a1, 1a is l12 and the pawn push 5i5h is h4h5.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+
+#include "game/position.h"
+#include "game/variant_loader.h"
+#include "nn/encoder.h"
+#include "play/xboard_client.h"
+#include "play/xboard_notation.h"
+#include "selfplay/match.h"
+#include "support/scratch_files.h"
+
+namespace poppy {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr const char* kHachu = "/usr/games/hachu";
+
+// A sente lion on 6g with a gote pawn in front of it on 6f, the kings in the corners.
+constexpr const char* kLionSfen = "k11/12/12/12/12/6p5/6N5/12/12/12/12/11K b - 1";
+
+TEST(XboardNotation, SquaresAndMovesAsHachuWritesThem) {
+  const auto chu = game::loadVariant("chu");
+  // Squares in SFEN order: 12l is the last rank's first square (11 x 12 + 0), 1a the first
+  // rank's last (0 x 12 + 11).
+  EXPECT_EQ(play::xboardSquare(*chu, 11 * 12 + 0), "a1");
+  EXPECT_EQ(play::xboardSquare(*chu, 0 * 12 + 11), "l12");
+  const game::Position start(chu);
+  EXPECT_EQ(play::xboardMove(start, start.parseUsi("5i5h")), "h4h5");
+
+  // The lion on 6g (XBoard g6) and the pawn on 6f (g7): igui g6g7,g7g6; a capture and a second
+  // step g6g7,g7g8; a pass, through any empty neighbour, @@@@.
+  const game::Position lion = game::Position::fromSfen(chu, kLionSfen);
+  EXPECT_EQ(play::xboardMove(lion, lion.parseUsi("6g6f6g")), "g6g7,g7g6");
+  EXPECT_EQ(play::xboardMove(lion, lion.parseUsi("6g6f6e")), "g6g7,g7g8");
+  EXPECT_EQ(play::xboardMove(lion, lion.parseUsi("6g7g6g")), "@@@@");
+  EXPECT_EQ(play::xboardMove(lion, lion.parseUsi("6g6f")), "g6g7");
+
+  // Read back: each text names its move; a pass names one of the passes; '=' (no promotion) is
+  // accepted; what names no legal move is none.
+  EXPECT_EQ(lion.moveToUsi(play::moveFromXboard(lion, "g6g7,g7g8")), "6g6f6e");
+  EXPECT_EQ(lion.moveToUsi(play::moveFromXboard(lion, "g6g7=")), "6g6f");
+  const game::Move pass = play::moveFromXboard(lion, "@@@@");
+  ASSERT_FALSE(pass.isNone());
+  EXPECT_TRUE(pass.isTwoLeg() && pass.to == pass.from);
+  EXPECT_TRUE(play::moveFromXboard(lion, "g6g10").isNone());
+  EXPECT_TRUE(play::moveFromXboard(start, "a1a9").isNone());
+}
+
+// Every legal move but the passes has a text of its own, so reading an engine's move back is
+// never ambiguous: checked on the start and on positions along a random game.
+TEST(XboardNotation, EveryMoveHasItsOwnText) {
+  const auto chu = game::loadVariant("chu");
+  game::Position pos(chu);
+  std::mt19937 rng(5);
+  for (int ply = 0; ply < 60 && !pos.outcome(0).over(); ++ply) {
+    game::MoveList legal;
+    pos.generateLegal(legal);
+    std::set<std::string> seen;
+    for (const game::Move m : legal) {
+      const std::string text = play::xboardMove(pos, m);
+      if (text == "@@@@") continue;
+      EXPECT_TRUE(seen.insert(text).second) << text << " twice at " << pos.sfen();
+      EXPECT_EQ(play::moveFromXboard(pos, text), m) << text;
+    }
+    pos.makeMove(legal[std::uniform_int_distribution<int>(0, legal.size() - 1)(rng)]);
+  }
+}
+
+TEST(XboardClient, BadConfigurationsAreRefusedByName) {
+  play::XboardConfig c;
+  c.command = "hachu";
+  c.variant = "shogi";
+  EXPECT_THROW(play::checkXboardConfig(c), play::XboardError);
+  c.variant = "chu";
+  c.movetimeMs = 500;
+  try {
+    play::checkXboardConfig(c);
+    FAIL() << "a 500 ms movetime was accepted";
+  } catch (const play::XboardError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("whole seconds"));
+  }
+  c.movetimeMs = 0;
+  c.command = "/nonexistent/engine";
+  try {
+    play::XboardProcess engine(c);
+    FAIL() << "a missing engine started";
+  } catch (const play::XboardError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("xboard:/nonexistent/engine"));
+  }
+}
+
+struct ChuMatch {
+  game::VariantPtr chu = game::loadVariant("chu");
+  nn::Encoder encoder{chu};
+  selfplay::PlayerSpec random, engine;
+  selfplay::MatchSettings settings;
+
+  explicit ChuMatch(const play::XboardConfig& config) {
+    random.kind = selfplay::PlayerSpec::Kind::kRandom;
+    random.name = "random";
+    engine.kind = selfplay::PlayerSpec::Kind::kExternal;
+    engine.name = "xboard:" + config.command;
+    engine.external = play::xboardPlayerFactory(config);
+    settings.games = 2;
+    settings.parallelGames = 2;
+    settings.plyCap = 40;
+  }
+  selfplay::MatchResult play() { return selfplay::playMatch(chu, encoder, random, engine, settings); }
+};
+
+// HaChu at depth 1 against a random player, both colours: it must answer every move with one
+// of Poppy's legal moves (lion moves included), and every game replay legally from its record.
+TEST(XboardClient, HachuPlaysLegalChuAgainstARandomPlayer) {
+  ASSERT_TRUE(fs::exists(kHachu)) << kHachu << " is missing: scripts/setup.sh installs the hachu package";
+  play::XboardConfig c;
+  c.command = kHachu;
+  c.depth = 1;
+  ChuMatch m(c);
+  const selfplay::MatchResult r = m.play();
+  ASSERT_EQ(r.games(), 2);
+  for (const auto& rec : r.records) {
+    EXPECT_THAT(rec.reason, ::testing::AnyOf("ply_cap", "royals_captured", "bare_king", "checkmate"))
+        << rec.id << ": " << rec.detail;
+    game::Position pos = game::Position::fromSfen(m.chu, rec.start);
+    for (const std::string& move : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(move))) << move;
+  }
+}
+
+// Scripted engines (a few lines of shell) that break the rules two ways: one refuses every move
+// it is sent, one plays a move that is not legal. Both games stop as rule disagreements: drawn,
+// with the engine's words in the record, never scored as a win for either side.
+TEST(XboardClient, RuleDisagreementsAreDrawnAndNamed) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_xboard", "scripts");
+  auto script = [&](const std::string& name, const std::string& onUsermove, const std::string& onGo) {
+    const fs::path p = dir / name;
+    std::ofstream(p) << "#!/bin/sh\n"
+                        "while read cmd arg rest; do\n"
+                        "  case \"$cmd\" in\n"
+                        "    protover) echo 'feature myname=\"scripted\" variants=\"chu\" ping=1 done=1' ;;\n"
+                        "    ping) echo \"pong $arg\" ;;\n"
+                        "    usermove) " + onUsermove + " ;;\n"
+                        "    go) " + onGo + " ;;\n"
+                        "    quit) exit 0 ;;\n"
+                        "  esac\n"
+                        "done\n";
+    fs::permissions(p, fs::perms::owner_all);
+    return p.string();
+  };
+  for (const auto& [command, said] :
+       {std::pair{script("refuses.sh", "echo \"Illegal move: $arg\"", "echo 'move h4h5'"), "refused a move"},
+        std::pair{script("illegal.sh", ":", "echo 'move a1a12'"), "played 'a1a12'"}}) {
+    play::XboardConfig c;
+    c.command = command;
+    c.depth = 1;
+    ChuMatch m(c);
+    const selfplay::MatchResult r = m.play();
+    ASSERT_EQ(r.games(), 2) << command;
+    EXPECT_EQ(r.draws, 2) << command;
+    for (const auto& rec : r.records) {
+      EXPECT_EQ(rec.reason, selfplay::kRuleDisagreement) << command;
+      EXPECT_EQ(rec.result, "draw");
+      EXPECT_THAT(rec.detail, HasSubstr(said)) << rec.detail;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace poppy
