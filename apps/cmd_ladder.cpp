@@ -75,16 +75,31 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
 
   // The engine once before anything is played: a missing engine, a failed handshake or an
   // unknown variant is an error now, naming the command.
+  // `--engine xboard:COMMAND` is an XBoard engine (HaChu for chu), anything else a USI command.
+  const bool xboardEngine = o.engine.rfind("xboard:", 0) == 0;
   SideArgs engineSide;
-  engineSide.player = "usi:" + o.engine;
+  engineSide.player = xboardEngine ? o.engine : "usi:" + o.engine;
   engineSide.engineOptions = o.engineOptions;
   engineSide.notation = o.notation;
-  const play::UsiProcessConfig engineConfig = usiConfig(engineSide, "", o.players, variant->name);
   play::LadderInfo info;
-  {
+  if (xboardEngine) {
+    for (const auto& r : rungs)
+      if (r.nodes > 0) throw std::runtime_error("rung '" + r.name() + "': XBoard engines have no node limit (use depth:N)");
+    const play::XboardConfig engineConfig = xboardConfig(engineSide, "", o.players, variant->name);
+    play::XboardProcess probe(engineConfig);
+    info.engineName = probe.name();
+    info.notation = "xboard";
+    info.engineCommand = engineConfig.command;
+    info.engineOptions = engineConfig.options;
+  } else {
+    for (const auto& r : rungs)
+      if (r.depth > 0) throw std::runtime_error("rung '" + r.name() + "' is for XBoard engines (--engine xboard:COMMAND)");
+    const play::UsiProcessConfig engineConfig = usiConfig(engineSide, "", o.players, variant->name);
     play::UsiProcess probe(engineConfig);
     info.engineName = probe.name();
     info.notation = play::notationName(play::resolveNotation(engineConfig.notation, probe.name()));
+    info.engineCommand = engineConfig.command;
+    info.engineOptions = engineConfig.options;
   }
   SideArgs playerSide;
   playerSide.player = o.player;
@@ -105,8 +120,6 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
                          {"fpu_reduction", rounded(search.fpuReduction)},
                          {"policy_temperature", rounded(search.policyTemperature)}};
   }
-  info.engineCommand = engineConfig.command;
-  info.engineOptions = engineConfig.options;
   info.openings = o.openings;
   info.openingsCount = int(openings.size());
   info.gamesPerRung = o.games;
@@ -144,6 +157,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     SideArgs engineAtRung = engineSide;
     engineAtRung.nodes = rungs[i].nodes;
     engineAtRung.movetimeMs = rungs[i].movetimeMs;
+    engineAtRung.depth = rungs[i].depth;
     MatchPlayer engine = makeMatchPlayer(engineAtRung, "", o.players, variant);
     selfplay::MatchSettings ms;
     ms.games = o.games;
@@ -156,9 +170,10 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     ms.idPrefix = recordIdPrefix("ladder-" + rungs[i].fileStem());
 
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(rungs.size()) + " " + rungs[i].name() + "]";
-    std::fprintf(stderr, "%s engine: %s, %s\n", label.c_str(),
-                 rungs[i].nodes > 0 ? ("go nodes " + std::to_string(rungs[i].nodes)).c_str()
-                                    : ("go movetime " + std::to_string(rungs[i].movetimeMs)).c_str(),
+    const std::string limit = rungs[i].depth > 0   ? "sd " + std::to_string(rungs[i].depth)
+                              : rungs[i].nodes > 0 ? "go nodes " + std::to_string(rungs[i].nodes)
+                                                   : "go movetime " + std::to_string(rungs[i].movetimeMs);
+    std::fprintf(stderr, "%s engine: %s, %s\n", label.c_str(), limit.c_str(),
                  rung.oneGameAtATime ? "one game at a time (a timed side)" : (std::to_string(rung.parallel) + " games at once").c_str());
     done.push_back(rung);
     const auto start = Clock::now();
@@ -202,10 +217,13 @@ void addLadderCommand(CLI::App& app) {
   auto* player = cmd->add_option("--player", o->player,
                                  "The player to rate: model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random or usi:COMMAND");
   model->excludes(player);
-  cmd->add_option("--engine", o->engine, "The opponent's USI command (a bare name is also looked up in /usr/games)")
+  cmd->add_option("--engine", o->engine,
+                  "The opponent's USI command (a bare name is also looked up in /usr/games), or xboard:COMMAND for an "
+                  "XBoard engine (HaChu for chu: xboard:hachu, rungs depth:N)")
       ->capture_default_str();
   cmd->add_option("--rungs", o->rungs,
-                  "The engine's limits, comma separated: nodes:N (go nodes), movetime:MS, movetime (= --movetime) "
+                  "The engine's limits, comma separated: nodes:N (go nodes), movetime:MS, movetime (= --movetime), "
+                  "depth:N (an XBoard engine's sd) "
                   "[default: " + std::string(kDefaultRungs) + "]");
   cmd->add_option("--games", o->games, "Games per rung (colours alternate)")->check(CLI::Range(1, 1000000))->capture_default_str();
   CLI::Option* movetime = cmd->add_option("--movetime", o->movetimeMs, "The player's milliseconds per move (0: none)")

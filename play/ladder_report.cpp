@@ -37,10 +37,12 @@ std::string forfeitText(const std::map<std::string, int>& f) {
 }  // namespace
 
 std::string LadderRung::name() const {
+  if (depth > 0) return "depth:" + std::to_string(depth);
   return nodes > 0 ? "nodes:" + std::to_string(nodes) : "movetime:" + std::to_string(movetimeMs);
 }
 
 std::string LadderRung::fileStem() const {
+  if (depth > 0) return "depth" + std::to_string(depth);
   return nodes > 0 ? "nodes" + std::to_string(nodes) : "movetime" + std::to_string(movetimeMs);
 }
 
@@ -60,8 +62,10 @@ std::vector<LadderRung> parseRungs(const std::string& text, int64_t defaultMovet
       r.movetimeMs = defaultMovetimeMs;
     } else if (item.rfind("movetime:", 0) == 0) {
       r.movetimeMs = positiveNumber(item.substr(9), item, 86400000);
+    } else if (item.rfind("depth:", 0) == 0) {
+      r.depth = int(positiveNumber(item.substr(6), item, 100));
     } else {
-      throw std::invalid_argument("rung '" + item + "': expected nodes:N or movetime[:MS]");
+      throw std::invalid_argument("rung '" + item + "': expected nodes:N, movetime[:MS] or depth:N");
     }
     if (!seen.insert(r.name()).second) throw std::invalid_argument("rung '" + r.name() + "' is given twice");
     rungs.push_back(r);
@@ -98,6 +102,7 @@ nlohmann::ordered_json ladderJson(const LadderInfo& info, const std::vector<Ladd
     x["rung"] = r.rung.name();
     x["engine_nodes"] = r.rung.nodes;
     x["engine_movetime_ms"] = r.rung.movetimeMs;
+    x["engine_depth"] = r.rung.depth;
     x["one_game_at_a_time"] = r.oneGameAtATime;
     x["parallel"] = r.parallel;
     x["finished"] = r.finished;

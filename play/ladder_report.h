@@ -33,12 +33,14 @@ namespace poppy::play {
 struct LadderRung {
   int64_t nodes = 0;       // go nodes N
   int64_t movetimeMs = 0;  // go movetime MS
-  std::string name() const;  // "nodes:1000", "movetime:200"
-  std::string fileStem() const;  // "nodes1000", "movetime200"
+  int depth = 0;           // an XBoard engine's `sd N`
+  std::string name() const;  // "nodes:1000", "movetime:200", "depth:2"
+  std::string fileStem() const;  // "nodes1000", "movetime200", "depth2"
 };
 
-// "nodes:100,nodes:1000,movetime:200"; a bare "movetime" is movetime:defaultMovetimeMs (the
-// player's). Throws std::invalid_argument naming the bad rung (also for a rung given twice).
+// "nodes:100,nodes:1000,movetime:200" (or "depth:1,depth:2" for an XBoard engine); a bare
+// "movetime" is movetime:defaultMovetimeMs (the player's). Throws std::invalid_argument naming the
+// bad rung (also for a rung given twice).
 std::vector<LadderRung> parseRungs(const std::string& text, int64_t defaultMovetimeMs);
 
 struct LadderInfo {

@@ -35,15 +35,22 @@ TEST(LadderRungs, ParseNodesAndMovetime) {
   EXPECT_EQ(r[1].fileStem(), "nodes1000");
   EXPECT_EQ(r[2].movetimeMs, 50);
   EXPECT_EQ(r[3].name(), "movetime:200");  // bare movetime: the player's
-  for (const char* bad : {"", "nodes:", "nodes:0", "nodes:12x", "depth:3", "nodes:100,,movetime", "nodes:5,nodes:5",
-                          "movetime:-1"}) {
+  for (const char* bad : {"", "nodes:", "nodes:0", "nodes:12x", "depth:0", "depth:101", "ply:3", "nodes:100,,movetime",
+                          "nodes:5,nodes:5", "movetime:-1"}) {
     EXPECT_THROW(play::parseRungs(bad, 200), std::invalid_argument) << bad;
   }
   try {
-    play::parseRungs("nodes:100,depth:3", 200);
+    play::parseRungs("nodes:100,ply:3", 200);
+    FAIL() << "ply:3 was taken";
   } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("depth:3"));
+    EXPECT_THAT(e.what(), HasSubstr("ply:3"));
   }
+  // An XBoard engine's depth (sd N).
+  const auto d = play::parseRungs("depth:1,depth:3", 200);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[1].depth, 3);
+  EXPECT_EQ(d[1].name(), "depth:3");
+  EXPECT_EQ(d[1].fileStem(), "depth3");
 }
 
 selfplay::MatchResult result(int wins, int draws, int losses) {
@@ -163,6 +170,36 @@ TEST(LadderCli, RunsEndToEndAgainstFairyStockfish) {
       poppyCommand(dir, "--player random --rungs nodes:10 --games 2 --out out", "again").c_str()));
   EXPECT_EQ(again, 2);
   EXPECT_THAT(pt::slurp(dir / "again.err"), HasSubstr("already holds a ladder"));
+  fs::remove_all(dir);
+}
+
+// HaChu (an XBoard engine) at depths 1 and 2 on chu, two games a rung, the random player.
+TEST(LadderCli, RunsAgainstAnXboardEngine) {
+  ASSERT_TRUE(fs::exists("/usr/games/hachu")) << "/usr/games/hachu is missing: scripts/setup.sh installs hachu";
+  const fs::path dir = tempDir("xboard");
+  const int code = pt::exitCodeOf(std::system(
+      poppyCommand(dir, "--player random --variant chu --engine xboard:hachu --rungs depth:1,depth:2 --games 2 "
+                        "--ply-cap 40 --out out",
+                   "run")
+          .c_str()));
+  const std::string err = pt::slurp(dir / "run.err");
+  ASSERT_EQ(code, 0) << err << pt::slurp(dir / "run.out");
+  EXPECT_THAT(err, HasSubstr("HaChu"));
+  EXPECT_THAT(err, HasSubstr("engine: sd 2"));
+  const auto j = nlohmann::json::parse(pt::slurp(dir / "out/ladder.json"));
+  EXPECT_EQ(j["engine"]["notation"], "xboard");
+  ASSERT_EQ(j["rungs"].size(), 2u);
+  EXPECT_EQ(j["rungs"][1]["rung"], "depth:2");
+  EXPECT_EQ(j["rungs"][1]["engine_depth"], 2);
+  for (const auto& rung : j["rungs"]) {
+    EXPECT_EQ(rung["games"], 2);
+    EXPECT_EQ(rung["forfeits"]["engine"].size(), 0u) << rung.dump();
+  }
+  // Node rungs mean nothing to an XBoard engine.
+  const int nodes = pt::exitCodeOf(std::system(
+      poppyCommand(dir, "--player random --variant chu --engine xboard:hachu --rungs nodes:100 --out n", "nodes").c_str()));
+  EXPECT_EQ(nodes, 2);
+  EXPECT_THAT(pt::slurp(dir / "nodes.err"), HasSubstr("no node limit"));
   fs::remove_all(dir);
 }
 
