@@ -9,6 +9,7 @@ void addPerftCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
 void addUsiCommand(CLI::App& app);
+void addXboardCommand(CLI::App& app);
 void addOpeningsCommands(CLI::App& app);  // openings tree, games, book
 void addReportCommand(CLI::App& app);
 void addOpeningsHistoryCommand(CLI::App& app);  // openings history

@@ -19,6 +19,7 @@ void nameDocumentationPages(CLI::App& app) {
   static const std::map<std::string, std::string> kPages = {
       {"train", "docs/commands/train.md"},   {"selfplay", "docs/commands/train.md"},
       {"gate", "docs/commands/train.md"},    {"usi", "docs/commands/play.md"},
+      {"xboard", "docs/commands/play.md"},
       {"play", "docs/commands/play.md"},     {"serve", "docs/commands/play.md"},
       {"match", "docs/commands/match.md"},   {"ladder", "docs/commands/match.md"},
       {"openings", "docs/commands/study.md"}, {"records", "docs/commands/study.md"},

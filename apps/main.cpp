@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   poppy::apps::addVariantsCommand(app);
   poppy::apps::addTrainCommands(app);
   poppy::apps::addUsiCommand(app);
+  poppy::apps::addXboardCommand(app);
   poppy::apps::addOpeningsCommands(app);
   poppy::apps::addReportCommand(app);
   poppy::apps::addOpeningsHistoryCommand(app);

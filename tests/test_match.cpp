@@ -870,6 +870,20 @@ TEST(MatchCli, XboardEngineFromTheCommandLine) {
   const auto records = selfplay::readGameRecordFile((dir / "r.jsonl").string()).records;
   ASSERT_EQ(records.size(), 2u);
   for (const auto& rec : records) EXPECT_NE(rec.reason, "crash") << rec.detail;
+  // `poppy xboard` (rollout search, no model) against HaChu, both through the XBoard client.
+  // `sd 1` means nothing to Poppy's search, which then counts its playouts: without a depth the
+  // client would give it a second a move.
+  const std::string poppyXboard = "xboard:\"" + std::string(POPPY_BINARY) + " xboard --model none --playouts 8\"";
+  code = pt::exitCodeOf(std::system(("cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
+                                     pt::shellQuote(POPPY_BINARY) + " match --variant chu --a " + pt::shellQuote(poppyXboard) +
+                                     " --depth-a 1 --b xboard:hachu --depth-b 1 --games 2 --ply-cap 20 --records r2.jsonl "
+                                     "--summary none >out3.txt 2>err3.txt")
+                                        .c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err3.txt");
+  for (const auto& rec : selfplay::readGameRecordFile((dir / "r2.jsonl").string()).records) {
+    EXPECT_EQ(rec.reason, "ply_cap") << rec.detail;
+    EXPECT_EQ(rec.plies, 20);
+  }
   for (const auto& [flags, said] : {std::pair{"--b xboard:hachu --nodes-b 100", "--nodes-b"},
                                     std::pair{"--b xboard:hachu --movetime-b 500", "whole seconds"},
                                     std::pair{"--b random --depth-b 2", "--depth-b only applies to xboard:"},

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <random>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "play/xboard_client.h"
+#include "play/xboard_engine.h"
 #include "play/xboard_notation.h"
 #include "selfplay/match.h"
 #include "support/scratch_files.h"
@@ -177,6 +179,75 @@ TEST(XboardClient, RuleDisagreementsAreDrawnAndNamed) {
     }
   }
   fs::remove_all(dir);
+}
+
+// `poppy xboard`'s protocol in-process (the rollout search, a few playouts a move): the
+// features, an answer to a user move that is one of chu's legal moves, force mode, illegal
+// moves, take-backs, ping, and unknown commands.
+struct XboardSession {
+  std::ostringstream out;
+  play::XboardEngine engine;
+  size_t consumed = 0;
+  XboardSession() : engine(out, game::loadVariant("chu"), nullptr, options()) {}
+  static play::XboardEngineOptions options() {
+    play::XboardEngineOptions o;
+    o.playouts = 8;
+    return o;
+  }
+  std::vector<std::string> send(const std::string& commands) {
+    std::istringstream in(commands);
+    for (std::string line; std::getline(in, line);) engine.handle(line);
+    std::vector<std::string> lines;
+    std::istringstream got(out.str().substr(consumed));
+    consumed = out.str().size();
+    for (std::string line; std::getline(got, line);) lines.push_back(line);
+    return lines;
+  }
+};
+
+std::string moveOf(const std::vector<std::string>& lines) {
+  for (const auto& l : lines)
+    if (l.rfind("move ", 0) == 0) return l.substr(5);
+  return "";
+}
+
+TEST(XboardEngine, SpeaksTheProtocolAsXboardAndHachuExpect) {
+  XboardSession s;
+  auto out = s.send("xboard\nprotover 2");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(out[0], HasSubstr("variants=\"chu\""));
+  EXPECT_THAT(out[0], HasSubstr("usermove=1"));
+  EXPECT_THAT(out[0], HasSubstr("done=1"));
+
+  // After `new` the engine plays gote: sente's pawn push h4h5 (USI 5i5h) is answered at once.
+  out = s.send("new\nvariant chu\nusermove h4h5");
+  const std::string reply = moveOf(out);
+  ASSERT_FALSE(reply.empty()) << ::testing::PrintToString(out);
+  game::Position afterPush(game::loadVariant("chu"));
+  afterPush.makeMove(afterPush.parseUsi("5i5h"));
+  EXPECT_FALSE(play::moveFromXboard(afterPush, reply).isNone()) << reply;
+  EXPECT_EQ(s.engine.position().gamePly(), 2);
+
+  // Force mode: moves are taken, not answered; `go` then plays the side to move.
+  out = s.send("force\nusermove g4g5");
+  EXPECT_EQ(moveOf(out), "");
+  EXPECT_EQ(s.engine.position().sideToMove(), 1);
+  out = s.send("go");
+  EXPECT_NE(moveOf(out), "");
+  EXPECT_EQ(s.engine.position().gamePly(), 4);
+
+  out = s.send("force\nusermove a1a9");
+  EXPECT_THAT(out, ::testing::Contains("Illegal move: a1a9"));
+  EXPECT_EQ(s.engine.position().gamePly(), 4);
+  out = s.send("remove");
+  EXPECT_EQ(s.engine.position().gamePly(), 2);
+  out = s.send("undo");
+  EXPECT_EQ(s.engine.position().gamePly(), 1);
+  out = s.send("ping 42\nvariant shogi\nfrobnicate");
+  EXPECT_THAT(out, ::testing::Contains("pong 42"));
+  EXPECT_THAT(out, ::testing::Contains("Error (unknown variant): shogi"));
+  EXPECT_THAT(out, ::testing::Contains("Error (unknown command): frobnicate"));
+  EXPECT_FALSE(s.engine.handle("quit"));
 }
 
 }  // namespace
