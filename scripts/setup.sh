@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
 # Sets Poppy up on a Debian machine: installs the Debian packages it needs (only those missing,
 # so a second run is quick) and builds build/poppy and the tests in Release mode.
+#   scripts/setup.sh            everything: training, playing, the tests and their references
+#   scripts/setup.sh --play     what training and playing need: no tests, test references
+#                               (Fairy-Stockfish, HaChu, npm packages, Chromium), sanitizers or MPI
+#   scripts/setup.sh --dry-run  say which packages and build it would install and run, and stop
 #   POPPY_JOBS   parallel compile jobs (default 2: LibTorch code needs ~2 GiB per job)
 #   POPPY_BUILD  build directory (default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(
+play_only=0
+dry_run=0
+for arg in "$@"; do
+  case "$arg" in
+    --play) play_only=1 ;;
+    --dry-run) dry_run=1 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown option '$arg' (--play, --dry-run or --help)" >&2; exit 2 ;;
+  esac
+done
+
+# What the poppy command needs to build and run: training, play, serve, study.
+PLAY_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libyaml-cpp-dev   # variant and run configs
   libcli11-dev      # the poppy command line
-  libgtest-dev      # unit tests (GoogleTest through CTest)
-  fairy-stockfish   # independent engine the perft tests compare against
-  hachu             # H.G. Muller's chu engine: the XBoard client's tests play it (play/xboard_client.h)
   libtorch-dev      # the network and trainer (CPU build 1.13)
   libopenblas-dev   # fast matrix products for LibTorch on the CPU
   libeigen3-dev     # the network's forward pass without LibTorch, for small batches (nn/eigen_*)
@@ -23,11 +36,19 @@ PACKAGES=(
   libcpp-httplib-dev  # the local web server of `poppy serve`
   librsvg2-dev      # PNG pictures of the SVG drawings (report/svg_to_png.cpp)
   fonts-dejavu-core fonts-ipafont-mincho  # the fonts of those pictures: Latin, and the pieces' kanji
+)
+# What the tests, their independent references and the other checks add.
+TEST_PACKAGES=(
+  libgtest-dev      # unit tests (GoogleTest through CTest)
+  fairy-stockfish   # independent engine the perft tests compare against
+  hachu             # H.G. Muller's chu engine: the XBoard client's tests play it (play/xboard_client.h)
   chromium          # headless browser for the end-to-end test of the web page
   nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
   libopenmpi-dev openmpi-bin  # `poppy train --distributed` (Open MPI: mpirun, and srun under Slurm)
 )
+PACKAGES=("${PLAY_PACKAGES[@]}")
+if ((!play_only)); then PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -36,6 +57,16 @@ for p in "${PACKAGES[@]}"; do
   [ "$p" = npm ] && command -v npm > /dev/null && continue
   missing+=("$p")
 done
+BUILD="${POPPY_BUILD:-build}"
+CMAKE_ARGS=(-S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+if ((play_only)); then CMAKE_ARGS+=(-DPOPPY_BUILD_TESTS=OFF); fi
+if ((dry_run)); then
+  echo "setup: packages: ${PACKAGES[*]}"
+  echo "setup: would install: ${missing[*]:-(nothing: every package is here)}"
+  ((play_only)) || echo "setup: would install the npm references in tests/reference (shogiops, ffish, tsshogi)"
+  echo "setup: would run: cmake ${CMAKE_ARGS[*]} && cmake --build $BUILD -j ${POPPY_JOBS:-2}"
+  exit 0
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   SUDO=""
@@ -46,25 +77,24 @@ if ((${#missing[@]})); then
 fi
 
 # shogiops, pinned by tests/reference/shogiops/package-lock.json, for tests/test_shogiops_perft.cpp.
-if [ ! -d tests/reference/shogiops/node_modules ]; then
+if ((!play_only)) && [ ! -d tests/reference/shogiops/node_modules ]; then
   echo "setup: installing shogiops (npm) in tests/reference/shogiops"
   (cd tests/reference/shogiops && npm ci --no-audit --no-fund)
 fi
 # ffish (Fairy-Stockfish as WebAssembly), pinned by tests/reference/ffish/package-lock.json: the
 # yari shogi reference of tests/test_yari.cpp (the Debian Fairy-Stockfish 11.1 has no custom pieces).
-if [ ! -d tests/reference/ffish/node_modules ]; then
+if ((!play_only)) && [ ! -d tests/reference/ffish/node_modules ]; then
   echo "setup: installing ffish (npm) in tests/reference/ffish"
   (cd tests/reference/ffish && npm ci --no-audit --no-fund)
 fi
 
 # tsshogi (ShogiHome's game record library), pinned by tests/reference/tsshogi/package-lock.json:
 # the independent KIF and CSA reader and writer of tests/test_game_files.cpp.
-if [ ! -d tests/reference/tsshogi/node_modules ]; then
+if ((!play_only)) && [ ! -d tests/reference/tsshogi/node_modules ]; then
   echo "setup: installing tsshogi (npm) in tests/reference/tsshogi"
   (cd tests/reference/tsshogi && npm ci --no-audit --no-fund)
 fi
 
-BUILD="${POPPY_BUILD:-build}"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake "${CMAKE_ARGS[@]}" > /dev/null
 cmake --build "$BUILD" -j "${POPPY_JOBS:-2}"
 echo "setup: built $BUILD/poppy"

@@ -842,4 +842,37 @@ TEST(CliErrors, UsageErrorsExitWithTwo) {
   EXPECT_EQ(poppy({"perft", "--help"}).code, 0);
 }
 
+// scripts/setup.sh --play installs what the poppy command needs and builds no tests; the full
+// set-up adds the tests' packages. Its --dry-run says which packages and which build, and stops.
+TEST(SetupScript, PlayOnlyLeavesOutTheTestsAndTheirReferences) {
+  auto run = [](const std::string& args) {
+    const std::string cmd = "timeout -k 5 60 " + std::string(POPPY_SOURCE_DIR) + "/scripts/setup.sh " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string text;
+    char buf[512];
+    while (p && std::fgets(buf, sizeof buf, p)) text += buf;
+    const int code = p ? poppy::testing::exitCodeOf(pclose(p)) : -1;
+    return std::pair{code, text};
+  };
+  const auto [playCode, play] = run("--play --dry-run");
+  ASSERT_EQ(playCode, 0) << play;
+  const std::string playPackages = play.substr(0, play.find('\n'));
+  for (const char* needed : {"libtorch-dev", "libyaml-cpp-dev", "libcli11-dev", "libcpp-httplib-dev"})
+    EXPECT_THAT(playPackages, HasSubstr(needed)) << play;
+  for (const char* testOnly : {"libgtest-dev", "fairy-stockfish", "hachu", "chromium", "nodejs", "clang", "openmpi"})
+    EXPECT_THAT(playPackages, Not(HasSubstr(testOnly))) << play;
+  EXPECT_THAT(play, HasSubstr("-DPOPPY_BUILD_TESTS=OFF"));
+  EXPECT_THAT(play, Not(HasSubstr("npm references")));
+
+  const auto [fullCode, full] = run("--dry-run");
+  ASSERT_EQ(fullCode, 0) << full;
+  for (const char* package : {"libtorch-dev", "libgtest-dev", "fairy-stockfish", "hachu", "chromium"})
+    EXPECT_THAT(full.substr(0, full.find('\n')), HasSubstr(package)) << full;
+  EXPECT_THAT(full, Not(HasSubstr("POPPY_BUILD_TESTS=OFF")));
+
+  const auto [badCode, bad] = run("--bogus");
+  EXPECT_EQ(badCode, 2);
+  EXPECT_THAT(bad, HasSubstr("unknown option '--bogus'"));
+}
+
 }  // namespace
