@@ -26,6 +26,8 @@ if(POPPY_SANITIZE)
   # after the build type's -g and wins) instead of full debug information, whose types and
   # variables made the compile and the links of the sanitized tests slower.
   add_compile_options(-fsanitize=${POPPY_SANITIZE} -fno-omit-frame-pointer -O1)
+  # The tests' heaviest random-game checks play fewer games here (tests/support/sanitized.h).
+  add_compile_definitions(POPPY_SANITIZED)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     add_compile_options(-gline-tables-only)
   else()

@@ -12,6 +12,7 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "support/sanitized.h"
 #include "support/position_helpers.h"
 
 using namespace poppy::game;
@@ -128,7 +129,7 @@ TEST(Mitsugumi, RandomGamesKeepMakeUnmakeHashAndTextConsistent) {
   const VariantPtr v = mitsugumi();
   std::mt19937 rng(2026);
   int burns = 0, drops = 0, frozen = 0, maxMoves = 0;
-  for (int game = 0; game < 12; ++game) {
+  for (int game = 0; game < poppy::testing::underSanitizers(12); ++game) {
     Position pos(v);
     for (int ply = 0; ply < 160 && !pos.outcome(400).over(); ++ply) {
       MoveList list;

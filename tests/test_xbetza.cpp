@@ -15,6 +15,7 @@
 #include "game/betza.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "support/sanitized.h"
 #include "support/position_helpers.h"
 
 using namespace poppy::game;
@@ -455,7 +456,7 @@ TEST(XBetzaMakeMove, RandomGamesRoundTrip) {
                                           {"10c", "x"}, {"4c", "c"}, {"3c", "g"}, {"11c", "j"}, {"7f", "p"}});
   std::mt19937 rng(12345);
   int twoLegListed = 0;
-  for (int game = 0; game < 8; ++game) {
+  for (int game = 0; game < poppy::testing::underSanitizers(8); ++game) {
     Position pos = Position::fromSfen(v, start);
     for (int ply = 0; ply < 40; ++ply) {
       MoveList list;
