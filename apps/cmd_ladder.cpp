@@ -31,6 +31,7 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kDefaultMovetimeMs = 200;
 constexpr const char* kDefaultRungs = "nodes:100,nodes:1000,nodes:10000,movetime";
+constexpr const char* kDefaultXboardRungs = "depth:1,depth:2,depth:3";  // an XBoard engine has no node limit
 
 struct LadderArgs {
   std::string player, model, engine = "fairy-stockfish", notation = "auto", variant = "micro", out, openings, rungs;
@@ -61,7 +62,8 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   const auto variant = game::loadVariant(o.variant);
   game::requireTwoPlayers(*variant, "poppy ladder");
   const nn::Encoder encoder(variant);
-  const auto rungs = play::parseRungs(o.rungs.empty() ? kDefaultRungs : o.rungs,
+  const bool xboardEngine = o.engine.rfind("xboard:", 0) == 0;
+  const auto rungs = play::parseRungs(o.rungs.empty() ? (xboardEngine ? kDefaultXboardRungs : kDefaultRungs) : o.rungs,
                                       o.movetimeMs > 0 ? o.movetimeMs : kDefaultMovetimeMs);
   if (o.openings.empty()) o.openings = defaultOpenings(variant->name);
   if (o.openings == "none") o.openings.clear();
@@ -76,7 +78,6 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   // The engine once before anything is played: a missing engine, a failed handshake or an
   // unknown variant is an error now, naming the command.
   // `--engine xboard:COMMAND` is an XBoard engine (HaChu for chu), anything else a USI command.
-  const bool xboardEngine = o.engine.rfind("xboard:", 0) == 0;
   SideArgs engineSide;
   engineSide.player = xboardEngine ? o.engine : "usi:" + o.engine;
   engineSide.engineOptions = o.engineOptions;
@@ -224,7 +225,7 @@ void addLadderCommand(CLI::App& app) {
   cmd->add_option("--rungs", o->rungs,
                   "The engine's limits, comma separated: nodes:N (go nodes), movetime:MS, movetime (= --movetime), "
                   "depth:N (an XBoard engine's sd) "
-                  "[default: " + std::string(kDefaultRungs) + "]");
+                  "[default: " + std::string(kDefaultRungs) + "; against an xboard: engine " + kDefaultXboardRungs + "]");
   cmd->add_option("--games", o->games, "Games per rung (colours alternate)")->check(CLI::Range(1, 1000000))->capture_default_str();
   CLI::Option* movetime = cmd->add_option("--movetime", o->movetimeMs, "The player's milliseconds per move (0: none)")
                               ->check(CLI::Range(int64_t(0), int64_t(86400000)))

@@ -195,6 +195,13 @@ TEST(LadderCli, RunsAgainstAnXboardEngine) {
     EXPECT_EQ(rung["games"], 2);
     EXPECT_EQ(rung["forfeits"]["engine"].size(), 0u) << rung.dump();
   }
+  // Without --rungs an XBoard engine gets depths 1, 2 and 3 (one game each here).
+  const int defaults = pt::exitCodeOf(std::system(
+      poppyCommand(dir, "--player random --variant chu --engine xboard:hachu --games 1 --ply-cap 10 --out d", "defaults")
+          .c_str()));
+  ASSERT_EQ(defaults, 0) << pt::slurp(dir / "defaults.err");
+  const auto dj = nlohmann::json::parse(pt::slurp(dir / "d/ladder.json"));
+  EXPECT_EQ(dj["rungs_planned"], nlohmann::json::array({"depth:1", "depth:2", "depth:3"}));
   // Node rungs mean nothing to an XBoard engine.
   const int nodes = pt::exitCodeOf(std::system(
       poppyCommand(dir, "--player random --variant chu --engine xboard:hachu --rungs nodes:100 --out n", "nodes").c_str()));
