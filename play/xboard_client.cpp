@@ -46,14 +46,6 @@ std::vector<std::string> splitCommas(const std::string& s) {
   return out;
 }
 
-// Whether a result line (`1-0 {...}`, `0-1 {...}`, `1/2-1/2 {...}`) says the engine lost.
-bool resultSaysEngineLost(const std::string& line, bool engineIsSente) {
-  // XBoard's "white" is the side that moves first: sente.
-  if (startsWith(line, "1-0")) return !engineIsSente;
-  if (startsWith(line, "0-1")) return engineIsSente;
-  return false;
-}
-
 }  // namespace
 
 void checkXboardConfig(const XboardConfig& c) {
@@ -211,9 +203,15 @@ selfplay::MoveChoice XboardProcess::go(const game::Position& pos, const std::vec
       break;
     }
     if (startsWith(line, "resign") || startsWith(line, "1-0") || startsWith(line, "0-1") || startsWith(line, "1/2-1/2")) {
-      const bool lost = startsWith(line, "resign") || resultSaysEngineLost(line, engineIsSente);
-      choice.failure = lost ? "resign" : selfplay::kRuleDisagreement;
-      choice.detail = lost ? "resigned ('" + line + "')" : "claimed '" + line + "', which Poppy's rules do not see here";
+      // CECP's `resign` is a resignation. A result claimed without a move is not taken at its
+      // word: HaChu's evaluation overflows when it is far ahead, and it then claims the game
+      // for either side (`1-0 {resign}` or `0-1 {resign}` whatever its colour) in positions
+      // Poppy's rules see as going on. Such a game stops as a rule disagreement.
+      const bool resigned = line == "resign";
+      choice.failure = resigned ? "resign" : selfplay::kRuleDisagreement;
+      choice.detail = resigned ? std::string("resigned")
+                               : "claimed '" + line + "' (" + (engineIsSente ? "sente" : "gote") +
+                                     " to move) without a move, which Poppy's rules do not see here";
       try {
         send("force");
       } catch (const EngineError&) {

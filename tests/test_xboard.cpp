@@ -162,9 +162,12 @@ TEST(XboardClient, RuleDisagreementsAreDrawnAndNamed) {
     fs::permissions(p, fs::perms::owner_all);
     return p.string();
   };
+  // HaChu claims games without a move when its evaluation overflows, for either side: a claim
+  // is not taken at its word (only CECP's `resign` is a resignation, below).
   for (const auto& [command, said] :
        {std::pair{script("refuses.sh", "echo \"Illegal move: $arg\"", "echo 'move h4h5'"), "refused a move"},
-        std::pair{script("illegal.sh", ":", "echo 'move a1a12'"), "played 'a1a12'"}}) {
+        std::pair{script("illegal.sh", ":", "echo 'move a1a12'"), "played 'a1a12'"},
+        std::pair{script("claims.sh", ":", "echo '0-1 {resign}'"), "claimed '0-1 {resign}'"}}) {
     play::XboardConfig c;
     c.command = command;
     c.depth = 1;
@@ -178,6 +181,13 @@ TEST(XboardClient, RuleDisagreementsAreDrawnAndNamed) {
       EXPECT_THAT(rec.detail, HasSubstr(said)) << rec.detail;
     }
   }
+  play::XboardConfig resigner;
+  resigner.command = script("resigns.sh", ":", "echo resign");
+  resigner.depth = 1;
+  ChuMatch m(resigner);
+  const selfplay::MatchResult r = m.play();
+  EXPECT_EQ(r.winsA, 2);  // the random player wins both games
+  for (const auto& rec : r.records) EXPECT_EQ(rec.reason, "resign");
   fs::remove_all(dir);
 }
 
