@@ -176,7 +176,8 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   std::printf("%s\n", play::pairsLine(r, idPrefix).c_str());
   if (sprt) std::printf("%s\n", play::sprtLine(play::sprtStatus(play::pentanomialOf(r, idPrefix), *sprt), *sprt, r.games()).c_str());
   int forfeits = 0;
-  for (const auto& rec : r.records) forfeits += !rec.detail.empty() && rec.reason != selfplay::kRuleDisagreement;
+  for (const bool sideA : {true, false})
+    for (const auto& [reason, n] : play::forfeitsOf(r, sideA)) forfeits += n;
   if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout or crash): see the records\n", forfeits);
   int disagreements = 0;
   for (const auto& rec : r.records) disagreements += rec.reason == selfplay::kRuleDisagreement;

@@ -30,11 +30,9 @@ Pentanomial pentanomialOf(const selfplay::MatchResult& result, const std::string
   std::map<int, int> points;
   for (size_t i = 0; i < result.records.size(); ++i) {
     const std::string& id = result.records[i].id;
-    const bool numbered = id.size() > idPrefix.size() && id.size() - idPrefix.size() < 10 &&
-                          id.compare(0, idPrefix.size(), idPrefix) == 0 &&
-                          id.find_first_not_of("0123456789", idPrefix.size()) == std::string::npos;
-    if (!numbered) throw std::invalid_argument("record '" + id + "' is not a game of the match '" + idPrefix + "N'");
-    points[std::stoi(id.substr(idPrefix.size()))] = doubledPointsOfA(result.records[i], result.aWasSente[i]);
+    const int game = selfplay::gameNumberOf(id, idPrefix);
+    if (game < 0) throw std::invalid_argument("record '" + id + "' is not a game of the match '" + idPrefix + "N'");
+    points[game] = doubledPointsOfA(result.records[i], result.aWasSente[i]);
   }
   Pentanomial p;
   for (const auto& [game, doubled] : points) {

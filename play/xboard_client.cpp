@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "game/variant_loader.h"
 #include "play/xboard_notation.h"
 
 namespace poppy::play {

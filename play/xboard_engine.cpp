@@ -49,21 +49,14 @@ void XboardEngine::run(std::istream& in) {
 
 void XboardEngine::newGame() {
   pos_ = game::Position(variant_);
-  moves_.clear();
   force_ = false;
   engineSide_ = 1;
   over_ = false;
   secondsPerMove_ = 0;
 }
 
-void XboardEngine::replay(size_t count) {
-  const std::vector<game::Move> moves(moves_.begin(), moves_.begin() + std::min(count, moves_.size()));
-  pos_ = game::Position(variant_);
-  moves_.clear();
-  for (const game::Move m : moves) {
-    pos_.makeMove(m);
-    moves_.push_back(m);
-  }
+void XboardEngine::takeBack(int plies) {
+  for (int i = 0; i < plies; ++i) pos_.unmakeMove();
   over_ = pos_.outcome(0).over();
 }
 
@@ -76,8 +69,7 @@ bool XboardEngine::handle(const std::string& rawLine) {
   rest.erase(0, rest.find_first_not_of(' '));
   auto number = [&](int64_t& target) {
     try {
-      size_t used = 0;
-      const long long v = std::stoll(rest, &used);
+      const long long v = std::stoll(rest);
       if (v < 0) throw std::invalid_argument("negative");
       target = v;
     } catch (const std::exception&) {
@@ -120,16 +112,16 @@ bool XboardEngine::handle(const std::string& rawLine) {
     else send("Error (bad level): " + rawLine);
     secondsPerMove_ = 0;
   } else if (cmd == "undo" || cmd == "remove") {
-    const size_t back = cmd == "undo" ? 1 : 2;
-    if (moves_.size() < back) send("Error (no move to take back): " + cmd);
-    else replay(moves_.size() - back);
+    const int back = cmd == "undo" ? 1 : 2;
+    if (pos_.gamePly() < back) send("Error (no move to take back): " + cmd);
+    else takeBack(back);
   } else if (cmd == "result") {
     force_ = true;
     over_ = true;
   } else if (cmd == "xboard" || cmd == "accepted" || cmd == "rejected" || cmd == "otim" || cmd == "sd" ||
              cmd == "hard" || cmd == "easy" || cmd == "post" || cmd == "nopost" || cmd == "computer" ||
              cmd == "random" || cmd == "memory" || cmd == "cores" || cmd == "name" || cmd == "rating" ||
-             cmd == "ics" || cmd == "?" || cmd == "." || cmd == "option" || cmd == "easy") {
+             cmd == "ics" || cmd == "?" || cmd == "." || cmd == "option") {
     // Nothing to do: `sd` has no meaning for a search counted in playouts, `?` finds no search
     // running, and the others are courtesies.
   } else {
@@ -149,7 +141,6 @@ void XboardEngine::userMove(const std::string& text) {
     return;
   }
   pos_.makeMove(m);
-  moves_.push_back(m);
   reportGameEnd();
   if (!over_ && !force_ && pos_.sideToMove() == engineSide_) think();
 }
@@ -189,7 +180,6 @@ void XboardEngine::think() {
   }
   send("move " + xboardMove(pos_, m));
   pos_.makeMove(m);
-  moves_.push_back(m);
   reportGameEnd();
 }
 

@@ -12,7 +12,6 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "game/position.h"
 #include "mcts/evaluator.h"
@@ -47,7 +46,7 @@ class XboardEngine {
   void userMove(const std::string& text);
   void think();                 // searches, plays and sends its move
   void reportGameEnd();         // the result line, when the game is over
-  void replay(size_t moves);    // back to the start, then the first `moves` moves (undo, remove)
+  void takeBack(int plies);     // undo (1), remove (2)
   double moveSeconds() const;   // this move's budget from st / the clock; 0: by playouts
 
   std::ostream& out_;
@@ -56,7 +55,6 @@ class XboardEngine {
   XboardEngineOptions options_;
   std::unique_ptr<Analyzer> analyzer_;
   game::Position pos_;
-  std::vector<game::Move> moves_;
   bool force_ = false;
   game::Color engineSide_ = 1;  // after `new` the engine plays the second player (XBoard's black)
   bool over_ = false;

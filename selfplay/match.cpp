@@ -120,13 +120,17 @@ game::Move timedRolloutMove(mcts::RolloutPlayer& player, const game::Position& p
 
 }  // namespace
 
+int gameNumberOf(const std::string& id, const std::string& idPrefix) {
+  if (id.rfind(idPrefix, 0) != 0 || id.size() <= idPrefix.size() || id.size() - idPrefix.size() >= 9 ||
+      id.find_first_not_of("0123456789", idPrefix.size()) != std::string::npos)
+    return -1;
+  return std::stoi(id.substr(idPrefix.size()));
+}
+
 MatchResult resultOfRecords(const std::vector<GameRecord>& records, const std::string& idPrefix, std::set<int>& numbers) {
   MatchResult r;
   for (const GameRecord& rec : records) {
-    int n = -1;
-    if (rec.id.rfind(idPrefix, 0) == 0 && rec.id.size() > idPrefix.size() &&
-        rec.id.find_first_not_of("0123456789", idPrefix.size()) == std::string::npos && rec.id.size() - idPrefix.size() < 9)
-      n = std::stoi(rec.id.substr(idPrefix.size()));
+    const int n = gameNumberOf(rec.id, idPrefix);
     if (n < 0) throw std::invalid_argument("record '" + rec.id + "' is not game of the match '" + idPrefix + "N'");
     if (!numbers.insert(n).second) throw std::invalid_argument("game " + rec.id + " is recorded twice");
     const bool aSente = n % 2 == 0;

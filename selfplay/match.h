@@ -128,6 +128,10 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
                       const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress = nullptr,
                       MatchResult resumed = {});
 
+// The game number of a match record's id (idPrefix + up to 8 digits), or -1 when the id is not
+// one of that match's.
+int gameNumberOf(const std::string& id, const std::string& idPrefix);
+
 // The results of a match's earlier games, from their records (ids idPrefix + game number, A
 // sente in the even ones). Throws std::invalid_argument naming a record that does not fit.
 MatchResult resultOfRecords(const std::vector<GameRecord>& records, const std::string& idPrefix, std::set<int>& numbers);
