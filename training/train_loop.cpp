@@ -1,23 +1,15 @@
 #include "training/train_loop.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
-#include <exception>
-#include <future>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
-#include <random>
 #include <optional>
+#include <thread>
 
 #include "common/atomic_file.h"
-#include "common/json_integer.h"
 #include "common/generation_name.h"
 #include "common/run_lock.h"
 #include "common/stop_signal.h"
@@ -26,18 +18,20 @@
 #include "nn/board_mirror.h"
 #include "nn/compute_threads.h"
 #include "nn/encoder.h"
-#include "nn/model_file.h"
 #include "nn/load_evaluator.h"
+#include "nn/model_file.h"
 #include "nn/torch_evaluator.h"
 #include "selfplay/chunk_info.h"
-#include "selfplay/match.h"
 #include "selfplay/replay_window.h"
-#include "selfplay/seat_match.h"
-#include "selfplay/selfplay_pool.h"
 #include "selfplay/selfplay_runner.h"
 #include "training/checkpoint.h"
-#include "training/held_out_losses.h"
+#include "training/fed_games.h"
+#include "training/gate.h"
 #include "training/run_directory_checks.h"
+#include "training/run_log.h"
+#include "training/run_state.h"
+#include "training/selfplay_phase.h"
+#include "training/train_phase.h"
 #include "training/trainer.h"
 
 namespace poppy::training {
@@ -48,52 +42,7 @@ namespace {
 // (common/stop_signal.h).
 bool stopRequested() { return common::StopOnSignal::requested(); }
 
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 using common::generationName;
-
-// Where the run stands; saved as state.json.
-struct RunState {
-  int iteration = 0;
-  std::string phase = "selfplay";  // selfplay, train, gate
-  int64_t gamesAtIterationStart = 0;  // total games when this iteration's self-play began
-  int64_t totalGames = 0;             // = records in games.jsonl (reconciled on resume)
-  int64_t totalSamples = 0;
-  int generation = 0;              // of the best model
-  double bestElo = 0;
-  double secondsTrained = 0;       // wall time spent in this run, over all restarts
-  bool trainedThisIteration = false;
-  std::string variant;             // what the run trains: the variant's name and rules fingerprint
-  uint64_t rules = 0;              // (both absent in runs started before fingerprints)
-
-  nlohmann::json toJson() const {
-    nlohmann::json j = {{"format", 1},           {"iteration", iteration},       {"phase", phase},
-                        {"games_at_iteration_start", gamesAtIterationStart}, {"total_games", totalGames},
-                        {"total_samples", totalSamples}, {"generation", generation}, {"best_elo", bestElo},
-                        {"seconds", secondsTrained}, {"trained_this_iteration", trainedThisIteration}};
-    if (!variant.empty()) j["variant"] = variant;
-    if (rules) j["rules"] = game::fingerprintHex(rules);
-    return j;
-  }
-  static RunState fromJson(const nlohmann::json& j) {
-    RunState s;
-    s.iteration = common::integerAt<int>(j, "iteration");
-    s.phase = j.at("phase").get<std::string>();
-    s.gamesAtIterationStart = common::integerAt<int64_t>(j, "games_at_iteration_start");
-    s.totalGames = common::integerAt<int64_t>(j, "total_games");
-    s.totalSamples = common::integerAt<int64_t>(j, "total_samples");
-    s.generation = common::integerAt<int>(j, "generation");
-    s.bestElo = j.at("best_elo").get<double>();
-    s.secondsTrained = j.at("seconds").get<double>();
-    s.trainedThisIteration = j.at("trained_this_iteration").get<bool>();
-    if (j.contains("variant")) s.variant = j.at("variant").get<std::string>();
-    if (j.contains("rules") && !game::parseFingerprintHex(j.at("rules").get<std::string>(), s.rules))
-      throw std::runtime_error("\"rules\" is not 16 hex digits");
-    return s;
-  }
-};
 
 class Run {
  public:
@@ -101,6 +50,7 @@ class Run {
       : config_(config),
         options_(options),
         dir_(options.runDir),
+        log_((dir_ / "metrics.jsonl").string(), options.quiet),
         variant_(game::loadVariant(config.variant)),
         encoder_(variant_),
         device_(nn::parseDevice(config.device)),
@@ -379,28 +329,15 @@ class Run {
     savedSteps_ = trainer_->steps();
   }
 
+  // An event of metrics.jsonl, with where the run stands.
   void metric(nlohmann::json j) {
-    j["time"] = nowSeconds();
     j["iteration"] = state_.iteration;
     j["total_games"] = state_.totalGames;
     j["step"] = trainer_->steps();
-    std::ofstream out(path("metrics.jsonl"), std::ios::app);
-    out << j.dump() << "\n";
+    log_.metric(std::move(j));
   }
-
-  void say(const std::string& line) {
-    if (options_.quiet) return;
-    std::fprintf(stderr, "%s\n", line.c_str());
-  }
-  void status(const std::string& line, bool force = false) {
-    if (options_.quiet) return;
-    const double now = nowSeconds();
-    if (!force && now - lastStatus_ < 2.0) return;
-    lastStatus_ = now;
-    if (isatty(2)) std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    else std::fprintf(stderr, "%s\n", line.c_str());
-    if (force && isatty(2)) std::fprintf(stderr, "\n");
-  }
+  void say(const std::string& line) const { log_.say(line); }
+  void status(const std::string& line, bool force = false) { log_.status(line, force); }
 
   // Self-play and gate networks, run as the config's `inference` says.
   std::unique_ptr<mcts::Evaluator> loadEvaluator(const std::string& modelPath) {
@@ -416,64 +353,30 @@ class Run {
   void selfplayPhase() {
     const int wanted = config_.gamesPerIteration - int(state_.totalGames - state_.gamesAtIterationStart);
     if (wanted > 0) {
-      nn::setComputeThreads(config_.selfplayThreads);
-      selfplay::SelfPlaySettings s = selfplaySettingsFor(config_);
-      s.modelId = generationName(state_.generation);
-      s.seed = config_.seed * 1000 + uint64_t(state_.totalGames);
-      // Positions repeat across games (openings) and within searches: each worker caches this
-      // model's answers, new each phase so a newly promoted model is never answered with old values.
       const std::string best = bestModelPath();
-      selfplay::SelfPlayPool runner(
-          variant_, encoder_, [&] { return loadEvaluator(best); }, s,
-          config_.selfplayWorkers, 18);
+      const SelfplayPhaseInputs in{variant_,
+                                   encoder_,
+                                   config_,
+                                   wanted,
+                                   wanted == config_.gamesPerIteration,
+                                   generationName(state_.generation),
+                                   config_.seed * 1000 + uint64_t(state_.totalGames),
+                                   state_.iteration,
+                                   [&] { return loadEvaluator(best); },
+                                   stopRequested};
       const selfplay::ChunkInfo info = selfplay::chunkInfoFor(encoder_);
-      int64_t plies = 0, decisive = 0, adjudicated = 0;
-      int played = 0;
-      const double start = nowSeconds();
-      runner.play(
-          wanted,
+      const SelfplayPhaseOutcome out = playSelfplayPhase(
+          in,
           [&](std::vector<selfplay::Sample>&& samples, selfplay::GameRecord&& record) {
             // Saved at once: the chunk, then the record that names it (the game counts from
             // then on), then the state. A kill in between is mended on resume (reconcile()).
             selfplay::saveFinishedGame(dir_.string(), nextChunk_++, info, samples, record);
             ++state_.totalGames;
             state_.totalSamples += int64_t(samples.size());
-            plies += record.plies;
-            ++played;
-            decisive += record.result != "draw";
-            adjudicated += !record.adjudicated.empty();
             saveState();
           },
-          [&](const selfplay::SelfPlayProgress& p) {
-            const double rate = p.seconds > 0 ? p.gamesFinished * 3600.0 / p.seconds : 0;
-            const double evals = p.search && p.seconds > 0 ? p.search->evaluations / p.seconds : 0;
-            const double eta = p.gamesFinished ? p.seconds * (p.gamesWanted - p.gamesFinished) / p.gamesFinished : 0;
-            char line[256];
-            std::snprintf(line, sizeof line, "iter %d selfplay %d/%d games  %.0f games/h  %.0f evals/s  eta %.0fs",
-                          state_.iteration, p.gamesFinished, p.gamesWanted, rate, evals, eta);
-            status(line);
-          },
-          [] { return stopRequested(); });
-      const double seconds = nowSeconds() - start;
-      // Rates mean something only for a whole phase: one cut short by a stop, or resumed with
-      // games already played, ends with its tail or its head missing. Such phases are marked.
-      const bool complete = !stopRequested() && wanted == config_.gamesPerIteration && played == wanted;
-      if (played > 0) {
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "iter %d selfplay done: %d games in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive%s",
-                      state_.iteration, played, seconds, played * 3600.0 / seconds, double(plies) / played,
-                      100.0 * decisive / played,
-                      config_.plyCapAdjudication > 0
-                          ? (", " + std::to_string(adjudicated) + " adjudicated at the ply cap").c_str()
-                          : "");
-        status(line, true);
-        metric({{"event", "selfplay"}, {"games", played}, {"seconds", seconds},
-                {"games_per_hour", played * 3600.0 / seconds}, {"avg_plies", double(plies) / played},
-                {"decisive", double(decisive) / played}, {"adjudicated", double(adjudicated) / played},
-                {"evals_per_second", runner.searchStats().evaluations / std::max(seconds, 1e-9)},
-                {"cache_hits", runner.searchStats().cacheHits}, {"complete", complete}});
-      }
+          log_);
+      if (out.played > 0) metric(out.event);
       if (stopRequested()) return;
     }
     state_.phase = "train";
@@ -483,18 +386,12 @@ class Run {
 
   // --- Games from a feed (`--distributed`: training/game_feed.h) ------------------------------
 
-  // Counts of the games saved from the feed, written by the feed's thread under feedMutex_ and
-  // folded into state_ by this one (foldFedGames). games.jsonl stays the truth: a kill between
-  // the two is mended on resume by reconcile(), as for games played here.
-  struct FedCounts {
-    int64_t games = 0, samples = 0, plies = 0, decisive = 0, stale = 0, refused = 0;
-  };
-
   void startFeed(const std::string& configText) {
     if (state_.phase == "selfplay") feedPhase();  // a run started on one machine goes on distributed
-    publishedGeneration_ = state_.generation;
+    intake_.emplace(dir_.string(), chunkInfo_, log_);
+    intake_->begin(nextChunk_, state_.generation);
     iterationStartedAt_ = nowSeconds();
-    feed_->start(configText, bestModelPath(), state_.generation, [this](FedGame&& g) { saveFedGame(std::move(g)); });
+    feed_->start(configText, bestModelPath(), state_.generation, [this](FedGame&& g) { intake_->take(std::move(g)); });
     say("learner: waiting for games from the actors (train_ratio " + formatNumber(config_.trainRatio) +
         ": samples trained per sample received)");
   }
@@ -506,51 +403,9 @@ class Run {
     saveState();
   }
 
-  // On the feed's thread: the chunk is checked before anything is written, then saved as this
-  // machine's self-play saves a game (the chunk, then the record that names it).
-  void saveFedGame(FedGame&& g) {
-    std::vector<selfplay::Sample> samples;
-    std::string problem;
-    try {
-      samples = selfplay::decodeReplayChunk("game from " + g.source, g.chunk.data(), g.chunk.size(), chunkInfo_);
-      if (g.record.samples != int(samples.size()))
-        problem = "game from " + g.source + ": its record counts " + std::to_string(g.record.samples) +
-                  " samples, its chunk holds " + std::to_string(samples.size());
-    } catch (const selfplay::ReplayError& e) {
-      problem = e.what();
-    }
-    std::lock_guard<std::mutex> lock(feedMutex_);
-    if (!problem.empty()) {
-      ++fed_.refused;
-      say("warning: " + problem + "; not saved");
-      return;
-    }
-    if (feedFailure_) return;  // the learner stops at its next fold
-    try {
-      const std::string chunk = selfplay::chunkFileName(nextChunk_);
-      selfplay::writeReplayChunkBytes(path("replay/" + chunk), g.chunk);
-      ++nextChunk_;
-      g.record.id = chunk.substr(0, chunk.find('.'));
-      selfplay::appendGameRecords(path("games.jsonl"), {g.record});
-    } catch (...) {
-      feedFailure_ = std::current_exception();  // a full disk: the run must stop, not drop games
-      return;
-    }
-    ++fed_.games;
-    fed_.samples += int64_t(samples.size());
-    fed_.plies += g.record.plies;
-    fed_.decisive += g.record.result != "draw";
-    fed_.stale += g.record.model != generationName(publishedGeneration_);
-  }
-
   // Brings state_ up to date with the games the feed has saved; returns how many were new.
   int64_t foldFedGames() {
-    FedCounts now;
-    {
-      std::lock_guard<std::mutex> lock(feedMutex_);
-      if (feedFailure_) std::rethrow_exception(feedFailure_);
-      now = fed_;
-    }
+    const FedCounts now = intake_->counts();
     const int64_t newGames = now.games - folded_.games;
     if (newGames == 0) return 0;
     state_.totalGames += newGames;
@@ -588,9 +443,7 @@ class Run {
   // The iteration's games from the feed, as the "selfplay" event a run on one machine writes.
   void feedSelfplayMetric() {
     foldFedGames();
-    const FedCounts d{folded_.games - iterationStart_.games,     folded_.samples - iterationStart_.samples,
-                      folded_.plies - iterationStart_.plies,     folded_.decisive - iterationStart_.decisive,
-                      folded_.stale - iterationStart_.stale,     folded_.refused - iterationStart_.refused};
+    const FedCounts d = folded_.minus(iterationStart_);
     const double seconds = nowSeconds() - iterationStartedAt_;
     const FeedStatus f = feed_->status();
     if (d.games > 0) {
@@ -645,7 +498,8 @@ class Run {
 
   void trainPhase() {
     const size_t added = window_->refresh();
-    if (!feed_ && added > 0 && window_->size() >= size_t(config_.minSamples)) freshLosses(added);
+    if (!feed_ && added > 0 && window_->size() >= size_t(config_.minSamples))
+      metric(scoreFreshGames(*trainer_, *window_, encoder_, config_, added, state_.iteration, log_));
     if (!feed_ && window_->size() < size_t(config_.minSamples)) {
       say("iter " + std::to_string(state_.iteration) + " train: " + std::to_string(window_->size()) + " samples, waiting for " +
           std::to_string(config_.minSamples));
@@ -655,102 +509,17 @@ class Run {
     }
     nn::setComputeThreads(config_.trainThreads);
     applyFinalAnneal();
-    const int batch = config_.batchSize;
-    struct Batch {
-      std::vector<float> planes, policy, wdl, rootValues;
-    };
-    Batch batches[2];
-    for (Batch& b : batches) {
-      b.planes.resize(size_t(batch) * encoder_.inputSize());
-      b.policy.resize(size_t(batch) * encoder_.policySize());
-      b.wdl.resize(size_t(batch) * size_t(encoder_.valueSize()));
-      b.rootValues.resize(size_t(batch));
-    }
-    std::mt19937 rng(uint32_t(config_.seed * 7 + uint64_t(trainer_->steps())));
-    auto draw = [&](Batch& b) {
-      window_->sampleBatch(batch, rng, b.planes.data(), b.policy.data(), b.wdl.data(), b.rootValues.data());
-      if (mirror_)
-        for (int i = 0; i < batch; ++i)
-          if (rng() & 1) {
-            mirror_->reflectPlanes(b.planes.data() + size_t(i) * encoder_.inputSize());
-            mirror_->reflectPolicy(b.policy.data() + size_t(i) * encoder_.policySize());
-          }
-      if (config_.rootValueWeight > 0)
-        for (int i = 0; i < batch; ++i)
-          selfplay::mixRootValue(b.wdl.data() + size_t(i) * 3, b.rootValues[size_t(i)], float(config_.rootValueWeight));
-    };
-    Losses sum;
-    const double start = nowSeconds();
-    int done = 0;
-    // The next batch is drawn on another thread while the network trains on this one, so the
-    // step (on a GPU especially) never waits for sampling. Draws stay in order: the same batches
-    // as drawing them one after another.
-    // With a feed, the window takes in new games only between draws, and a batch drawn before
-    // the wait is drawn again after it when the window changed.
-    bool windowChanged = false;
-    if (feed_ && !waitForSamples(0, windowChanged)) return;
-    std::future<void> next;
-    if (config_.stepsPerIteration > 0) next = std::async(std::launch::async, draw, std::ref(batches[0]));
-    for (; done < config_.stepsPerIteration && !stopRequested(); ++done) {
-      next.get();
-      if (feed_ && done > 0) {
-        windowChanged = false;
-        if (!waitForSamples(done, windowChanged)) return;
-        if (windowChanged) draw(batches[done % 2]);
-      }
-      const Batch& b = batches[done % 2];
-      if (done + 1 < config_.stepsPerIteration)
-        next = std::async(std::launch::async, draw, std::ref(batches[(done + 1) % 2]));
-      const Losses l = trainer_->step(b.planes.data(), b.policy.data(), b.wdl.data(), batch);
-      sum.policy += l.policy;
-      sum.value += l.value;
-      sum.total += l.total;
-      char line[256];
-      std::snprintf(line, sizeof line, "iter %d train step %d/%d  policy loss %.3f  value loss %.3f  lr %.4g",
-                    state_.iteration, done + 1, config_.stepsPerIteration, l.policy, l.value,
-                    trainer_->learningRateAt(trainer_->steps()));
-      status(line);
-    }
-    if (stopRequested()) return;  // the checkpoint of the previous phase stays; this phase is redone
-    const double seconds = nowSeconds() - start;
+    std::function<bool(int, bool&)> wait;  // with a feed only
+    if (feed_) wait = [this](int step, bool& windowChanged) { return waitForSamples(step, windowChanged); };
+    const TrainPhaseInputs in{*trainer_, *window_, encoder_, config_, mirror_ ? &*mirror_ : nullptr, state_.iteration,
+                              wait, stopRequested};
+    const TrainPhaseOutcome out = trainOnWindow(in, log_);
+    if (!out.finished) return;  // stopped: the checkpoint of the previous phase stays; this phase is redone
     saveCandidate();
-    char line[256];
-    std::snprintf(line, sizeof line, "iter %d train done: %d steps in %.0fs, policy loss %.3f, value loss %.3f, window %zu",
-                  state_.iteration, done, seconds, sum.policy / done, sum.value / done, window_->size());
-    status(line, true);
-    metric({{"event", "train"}, {"steps", done}, {"seconds", seconds}, {"policy_loss", sum.policy / done},
-            {"value_loss", sum.value / done}, {"total_loss", sum.total / done}, {"window", window_->size()},
-            {"samples_per_second", done * double(batch) / std::max(seconds, 1e-9)},
-            {"learning_rate", trainer_->learningRateAt(trainer_->steps())}});
+    metric(out.event);
     state_.trainedThisIteration = true;
     state_.phase = "gate";
     saveState();
-  }
-
-  // The network's losses on the games just played, before it trains on them: what it knows of
-  // games it has not seen. The training losses alone cannot tell learning from learning by
-  // heart (a value head that remembers each game's result scores well on its window and worse
-  // than a constant guess on the next games: docs/commands/train.md "Value overfitting"). Also the loss of the
-  // best constant guess for these samples' results, to read it against. At most kFreshSamples
-  // of the new samples, evenly spaced over them (the last games to finish are the longest);
-  // results only (no root value mixed in).
-  void freshLosses(size_t added) {
-    static constexpr size_t kFreshSamples = 4096;
-    const size_t count = std::min(added, kFreshSamples), first = window_->size() - added;
-    std::vector<const selfplay::Sample*> samples(count);
-    for (size_t i = 0; i < count; ++i) samples[i] = &window_->at(first + i * added / count);
-    nn::setComputeThreads(config_.trainThreads);
-    const double start = nowSeconds();
-    const HeldOutLosses fresh = scoreHeldOut(*trainer_, encoder_, samples, config_.batchSize);
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "iter %d fresh games (%zu samples, not yet trained on): policy loss %.3f, value loss %.3f "
-                  "(a constant guess %.3f)",
-                  state_.iteration, count, fresh.policy, fresh.value, fresh.constantGuess);
-    status(line, true);
-    metric({{"event", "fresh"}, {"samples", count}, {"seconds", nowSeconds() - start},
-            {"fresh_policy_loss", fresh.policy}, {"fresh_value_loss", fresh.value},
-            {"constant_value_loss", fresh.constantGuess}});
   }
 
   // Four players (yonin): the settings below are two-player tools (a result from one side's
@@ -771,121 +540,34 @@ class Run {
     }
   }
 
-  // Four players: the candidate in one seat against three copies of the best, the seat going
-  // round; promoted when its share of the points reaches gate.threshold (an equal player's is a
-  // quarter). Returns whether it is promoted, and writes the gate's metric fields.
-  bool gateFourPlayers(nlohmann::json& m) {
-    nn::setComputeThreads(config_.selfplayThreads);
-    auto candidate = candidateEvaluator();
-    auto best = loadEvaluator(bestModelPath());
-    selfplay::PlayerSpec a, b;
-    a.kind = b.kind = selfplay::PlayerSpec::Kind::kNetwork;
-    a.name = "candidate";
-    b.name = generationName(state_.generation);
-    a.evaluator = candidate.get();
-    b.evaluator = best.get();
-    for (selfplay::PlayerSpec* p : {&a, &b}) p->search = config_.gateSearch.applyTo(p->search);
-    selfplay::MatchSettings ms;
-    ms.games = config_.gateGames;
-    ms.parallelGames = config_.gateParallelGames;
-    ms.plyCap = config_.plyCap;
-    ms.seed = config_.seed * 13 + uint64_t(state_.iteration);
-    const double start = nowSeconds();
-    const selfplay::SeatMatchResult r =
-        selfplay::playSeatMatch(variant_, encoder_, a, b, ms, [&](const selfplay::SeatMatchResult& s, int wanted) {
-          char line[160];
-          std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate won %d, the best's seats %d, drawn %d",
-                        state_.iteration, s.games(), wanted, s.winsA, s.winsOthers, s.draws);
-          status(line);
-        });
-    const bool promote = r.share() >= config_.gateThreshold;
-    const auto [lo, hi] = r.winRateInterval95();
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "iter %d gate: candidate won %d of %d in one seat of %d (win rate %.3f, 95%%: %.3f to %.3f), "
-                  "share %.3f against %.3f for an equal player: %s (%.0fs)",
-                  state_.iteration, r.winsA, r.games(), r.players, r.winRate(), lo, hi, r.share(), 1.0 / r.players,
-                  promote ? "promoted" : "kept", nowSeconds() - start);
-    status(line, true);
-    m = {{"event", "gate"},         {"games", r.games()},   {"wins", r.winsA},       {"draws", r.draws},
-         {"losses", r.winsOthers},  {"score", r.share()},   {"share", r.share()},    {"players", r.players},
-         {"win_rate", r.winRate()}, {"win_rate_low", lo},   {"win_rate_high", hi},   {"promoted", promote},
-         {"opponent", generationName(state_.generation)},   {"threshold", config_.gateThreshold}};
-    return promote;
-  }
-
   // The actors switch to the new best at their next game; games of the old one still count.
   void publishBest() {
-    {
-      std::lock_guard<std::mutex> lock(feedMutex_);
-      publishedGeneration_ = state_.generation;
-    }
+    intake_->published(state_.generation);
     feed_->publish(bestModelPath(), state_.generation);
   }
 
   void gatePhase() {
     if (feed_) feedSelfplayMetric();
-    if (state_.trainedThisIteration && variant_->numPlayers > 2) {
-      nlohmann::json m = {{"event", "gate"}, {"games", 0}, {"promoted", true}, {"players", variant_->numPlayers},
-                          {"opponent", generationName(state_.generation)}, {"threshold", config_.gateThreshold}};
-      const bool promote = config_.gateGames > 0 ? gateFourPlayers(m) : true;
-      if (promote) {
-        ++state_.generation;
-        nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(state_.generation)));
-        common::writeFileAtomically(path("best"), generationName(state_.generation) + "\n");
-        if (feed_) publishBest();
-        m["new_best"] = generationName(state_.generation);
-        m["best_elo"] = 0.0;  // Elo is for two players: the gate's share says how a candidate did
-      }
-      metric(m);
-    } else if (state_.trainedThisIteration) {
-      bool promote = true;
-      selfplay::MatchResult r;
+    if (state_.trainedThisIteration) {
+      const std::string bestName = generationName(state_.generation);
+      GateVerdict verdict = promoteUngated(*variant_, bestName, config_.gateThreshold);
       if (config_.gateGames > 0) {
         nn::setComputeThreads(config_.selfplayThreads);
         auto candidate = candidateEvaluator();
         auto best = loadEvaluator(bestModelPath());
-        selfplay::PlayerSpec a, b;
-        a.kind = b.kind = selfplay::PlayerSpec::Kind::kNetwork;
-        a.name = "candidate";
-        b.name = generationName(state_.generation);
-        a.evaluator = candidate.get();
-        b.evaluator = best.get();
-        for (selfplay::PlayerSpec* p : {&a, &b}) p->search = config_.gateSearch.applyTo(p->search);
-        selfplay::MatchSettings ms;
-        ms.games = config_.gateGames;
-        ms.parallelGames = config_.gateParallelGames;
-        ms.plyCap = config_.plyCap;
-        ms.seed = config_.seed * 13 + uint64_t(state_.iteration);
-        const double start = nowSeconds();
-        r = selfplay::playMatch(variant_, encoder_, a, b, ms, [&](const selfplay::MatchResult& s, int wanted) {
-          char line[160];
-          std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate +%d =%d -%d", state_.iteration, s.games(), wanted,
-                        s.winsA, s.draws, s.lossesA);
-          status(line);
-        });
-        promote = r.score() >= config_.gateThreshold;
-        char line[256];
-        std::snprintf(line, sizeof line, "iter %d gate: candidate +%d =%d -%d vs %s, score %.3f, Elo %+.0f +- %.0f: %s (%.0fs)",
-                      state_.iteration, r.winsA, r.draws, r.lossesA, generationName(state_.generation).c_str(), r.score(),
-                      r.elo(), r.eloMargin95(), promote ? "promoted" : "kept", nowSeconds() - start);
-        status(line, true);
+        verdict = playGate({variant_, encoder_, config_, *candidate, *best, bestName, state_.iteration}, log_);
       }
-      nlohmann::json m = {{"event", "gate"},           {"games", r.games()},     {"wins", r.winsA},
-                          {"draws", r.draws},          {"losses", r.lossesA},    {"score", r.score()},
-                          {"elo_diff", r.elo()},       {"elo_margin", r.eloMargin95()},
-                          {"promoted", promote},       {"opponent", generationName(state_.generation)},
-                          {"threshold", config_.gateThreshold}};
-      if (promote) {
-        state_.bestElo += config_.gateGames > 0 ? r.elo() : 0;
+      if (verdict.promoted) {
+        state_.bestElo += verdict.eloDiff;
         ++state_.generation;
         nn::saveModel(bestModelPath(), trainer_->net(), infoFor(generationName(state_.generation)));
         common::writeFileAtomically(path("best"), generationName(state_.generation) + "\n");
         if (feed_) publishBest();
-        m["new_best"] = generationName(state_.generation);
-        m["best_elo"] = state_.bestElo;
+        verdict.metric["new_best"] = generationName(state_.generation);
+        // Elo is for two players: with more, the gate's share says how a candidate did.
+        verdict.metric["best_elo"] = variant_->numPlayers > 2 ? 0.0 : state_.bestElo;
       }
-      metric(m);
+      metric(verdict.metric);
     }
     ++state_.iteration;
     state_.phase = "selfplay";
@@ -897,6 +579,7 @@ class Run {
   TrainRunConfig config_;
   TrainOptions options_;
   fs::path dir_;
+  RunLog log_;
   game::VariantPtr variant_;
   nn::Encoder encoder_;
   std::optional<nn::BoardMirror> mirror_;  // training.mirror: reflects half of each batch
@@ -907,17 +590,13 @@ class Run {
   RunState state_;
   uint64_t nextChunk_ = 0;
   std::optional<uint64_t> newestRecordedChunk_;  // the newest game id in games.jsonl (reconcile)
-  double lastStatus_ = 0;
   double startedAt_ = 0, secondsBefore_ = 0;  // this session's start; the run's time before it
   int64_t savedSteps_ = 0;                   // training steps in candidate.ckpt
   selfplay::ChunkInfo chunkInfo_;            // what this run's chunks hold
-  // With a feed (training/game_feed.h): the counts below are shared with its thread.
+  // With a feed (training/game_feed.h): its games are taken in by intake_ on the feed's thread.
   GameFeed* feed_ = nullptr;
-  std::mutex feedMutex_;
-  FedCounts fed_;                    // saved by the feed's thread (under feedMutex_)
-  std::exception_ptr feedFailure_;   // a game the feed's thread could not save (under feedMutex_)
-  int publishedGeneration_ = 0;      // the best the actors were last given (under feedMutex_)
-  FedCounts folded_, iterationStart_;  // this thread's: folded into state_; at the iteration's start
+  std::optional<FedGameIntake> intake_;
+  FedCounts folded_, iterationStart_;  // folded into state_; at the iteration's start
   double iterationStartedAt_ = 0;
 };
 

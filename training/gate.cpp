@@ -1,0 +1,91 @@
+#include "training/gate.h"
+
+#include <cstdio>
+
+#include "selfplay/match.h"
+#include "selfplay/seat_match.h"
+
+namespace poppy::training {
+namespace {
+
+nlohmann::json twoPlayerEvent(const selfplay::MatchResult& r, bool promoted, const std::string& bestName,
+                              double threshold) {
+  return {{"event", "gate"},     {"games", r.games()},          {"wins", r.winsA},
+          {"draws", r.draws},    {"losses", r.lossesA},         {"score", r.score()},
+          {"elo_diff", r.elo()}, {"elo_margin", r.eloMargin95()}, {"promoted", promoted},
+          {"opponent", bestName}, {"threshold", threshold}};
+}
+
+GateVerdict gateTwoPlayers(const GateInputs& in, const selfplay::PlayerSpec& a, const selfplay::PlayerSpec& b,
+                           const selfplay::MatchSettings& ms, RunLog& log) {
+  const double start = nowSeconds();
+  const selfplay::MatchResult r =
+      selfplay::playMatch(in.variant, in.encoder, a, b, ms, [&](const selfplay::MatchResult& s, int wanted) {
+        char line[160];
+        std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate +%d =%d -%d", in.iteration, s.games(), wanted,
+                      s.winsA, s.draws, s.lossesA);
+        log.status(line);
+      });
+  const bool promote = r.score() >= in.config.gateThreshold;
+  char line[256];
+  std::snprintf(line, sizeof line, "iter %d gate: candidate +%d =%d -%d vs %s, score %.3f, Elo %+.0f +- %.0f: %s (%.0fs)",
+                in.iteration, r.winsA, r.draws, r.lossesA, in.bestName.c_str(), r.score(), r.elo(), r.eloMargin95(),
+                promote ? "promoted" : "kept", nowSeconds() - start);
+  log.status(line, true);
+  return {promote, r.elo(), twoPlayerEvent(r, promote, in.bestName, in.config.gateThreshold)};
+}
+
+GateVerdict gateSeats(const GateInputs& in, const selfplay::PlayerSpec& a, const selfplay::PlayerSpec& b,
+                      const selfplay::MatchSettings& ms, RunLog& log) {
+  const double start = nowSeconds();
+  const selfplay::SeatMatchResult r =
+      selfplay::playSeatMatch(in.variant, in.encoder, a, b, ms, [&](const selfplay::SeatMatchResult& s, int wanted) {
+        char line[160];
+        std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate won %d, the best's seats %d, drawn %d",
+                      in.iteration, s.games(), wanted, s.winsA, s.winsOthers, s.draws);
+        log.status(line);
+      });
+  const bool promote = r.share() >= in.config.gateThreshold;
+  const auto [lo, hi] = r.winRateInterval95();
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "iter %d gate: candidate won %d of %d in one seat of %d (win rate %.3f, 95%%: %.3f to %.3f), "
+                "share %.3f against %.3f for an equal player: %s (%.0fs)",
+                in.iteration, r.winsA, r.games(), r.players, r.winRate(), lo, hi, r.share(), 1.0 / r.players,
+                promote ? "promoted" : "kept", nowSeconds() - start);
+  log.status(line, true);
+  const nlohmann::json event = {
+      {"event", "gate"},         {"games", r.games()}, {"wins", r.winsA},     {"draws", r.draws},
+      {"losses", r.winsOthers},  {"score", r.share()}, {"share", r.share()},  {"players", r.players},
+      {"win_rate", r.winRate()}, {"win_rate_low", lo}, {"win_rate_high", hi}, {"promoted", promote},
+      {"opponent", in.bestName}, {"threshold", in.config.gateThreshold}};
+  return {promote, 0, event};  // Elo is for two players: the share says how a candidate did
+}
+
+}  // namespace
+
+GateVerdict playGate(const GateInputs& in, RunLog& log) {
+  selfplay::PlayerSpec a, b;
+  a.kind = b.kind = selfplay::PlayerSpec::Kind::kNetwork;
+  a.name = "candidate";
+  b.name = in.bestName;
+  a.evaluator = &in.candidate;
+  b.evaluator = &in.best;
+  for (selfplay::PlayerSpec* p : {&a, &b}) p->search = in.config.gateSearch.applyTo(p->search);
+  selfplay::MatchSettings ms;
+  ms.games = in.config.gateGames;
+  ms.parallelGames = in.config.gateParallelGames;
+  ms.plyCap = in.config.plyCap;
+  ms.seed = in.config.seed * 13 + uint64_t(in.iteration);
+  return in.variant->numPlayers > 2 ? gateSeats(in, a, b, ms, log) : gateTwoPlayers(in, a, b, ms, log);
+}
+
+GateVerdict promoteUngated(const game::Variant& variant, const std::string& bestName, double threshold) {
+  if (variant.numPlayers > 2)
+    return {true, 0,
+            {{"event", "gate"}, {"games", 0}, {"promoted", true}, {"players", variant.numPlayers},
+             {"opponent", bestName}, {"threshold", threshold}}};
+  return {true, 0, twoPlayerEvent(selfplay::MatchResult{}, true, bestName, threshold)};
+}
+
+}  // namespace poppy::training
