@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "apps/search_option_flags.h"
 #include "apps/inference_option.h"
 #include "apps/model_choice.h"
 #include "game/variant_loader.h"
@@ -107,10 +108,7 @@ void addUsiCommand(CLI::App& app) {
                   "Milliseconds kept in hand per move for GUI and network latency (setoption MoveOverhead)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(0), int64_t(10000)));
-  cmd->add_option("--batch-size", o->engine.batchSize,
-                  "Leaves each search thread sends to the network at once (setoption BatchSize)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, play::UsiOptions::kMaxBatchSize));
+  addSearchOptionFlags(cmd, o->engine.search, mcts::SearchOption::kUsi, "");
   cmd->add_option("--hash", o->engine.hashMiB, "MiB for the cache of network answers (setoption USI_Hash)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(1), play::UsiOptions::kMaxHashMiB));

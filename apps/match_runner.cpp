@@ -113,11 +113,11 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.parallel = o.parallel;
   info.plyCap = o.plyCap;
   info.seed = o.seed;
-  info.tactics = o.players.tactics;
-  info.leafMatePlies = o.players.leafMatePlies;
-  info.rootMatePlies = o.players.rootMatePlies;
+  info.tactics = o.players.search.solver;
+  info.leafMatePlies = o.players.search.leafMatePlies;
+  info.rootMatePlies = o.players.search.rootMatePlies;
   info.openingPlies = o.openingPlies;
-  info.gumbelActions = o.players.gumbelActions;
+  info.gumbelActions = o.players.search.gumbelConsidered;
   info.openings = o.openings;
   info.openingsCount = int(ms.openings.size());
   info.records = o.records;

@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "apps/inference_option.h"
+#include "apps/search_option_flags.h"
+#include "mcts/search_options.h"
 
 namespace poppy::apps {
 namespace {
@@ -116,14 +118,8 @@ MatchPlayer makeMatchPlayer(const SideArgs& s, const std::string& suffix, const 
     switch (spec.kind) {
       case selfplay::PlayerSpec::Kind::kNetwork:
         if (s.nodes > 0) spec.search.playouts = int(s.nodes);
-        spec.search.solver = settings.tactics;
-        spec.search.leafMatePlies = settings.leafMatePlies;
-        spec.search.rootMatePlies = settings.rootMatePlies;
-        spec.search.repetitionContempt = float(settings.repetitionContempt);
-        spec.search.gumbelConsidered = settings.gumbelActions;
-        spec.search.cpuct = float(settings.cpuct);
-        spec.search.fpuReduction = float(settings.fpuReduction);
-        spec.search.policyTemperature = float(settings.policyTemperature);
+        for (const mcts::SearchOption& option : mcts::searchOptions())
+          if (option.where & mcts::SearchOption::kMatch) option.set(spec.search, option.get(settings.search));
         break;
       case selfplay::PlayerSpec::Kind::kRollout:
         if (s.nodes > 0) spec.simulations = int(s.nodes);
@@ -153,41 +149,7 @@ std::string recordIdPrefix(const std::string& kind) {
 void addPlayerSettingOptions(CLI::App* cmd, PlayerSettings& settings) {
   cmd->add_option("--device", settings.device, "cpu or cuda")->capture_default_str();
   addInferenceOption(cmd, settings.inference);
-  cmd->add_option("--tactics", settings.tactics,
-                  "Model players' exact tactics (MCTS-solver, mate searches): true or false, for comparisons")
-      ->capture_default_str();
-  cmd->add_option("--leaf-mate-plies", settings.leafMatePlies,
-                  "Model players' mate search at every new leaf: 0 off, 1 or 3 plies (lower for big variants: a "
-                  "training config's leaf_mate_plies)")
-      ->check(CLI::IsMember({0, 1, 3}))
-      ->capture_default_str();
-  cmd->add_option("--root-mate-plies", settings.rootMatePlies,
-                  "Model players' mate search at each root: 0 off, else up to this many plies (a config's "
-                  "root_mate_plies)")
-      ->check(CLI::Range(0, 31))
-      ->capture_default_str();
-  cmd->add_option("--repetition-contempt", settings.repetitionContempt,
-                  "Model players' search scores a move back to an earlier position this much below a draw for "
-                  "its mover (0-1; the rules are unchanged): keeps greedy chu play from shuffling")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--gumbel-actions", settings.gumbelActions,
-                  "Model players search the root with Gumbel's sequential halving over this many sampled moves and "
-                  "play its choice, as self-play's selfplay.gumbel_actions (0: PUCT). Its draw is the variety: "
-                  "--opening-plies then does not apply to model players")
-      ->check(CLI::Range(0, 1024))
-      ->capture_default_str();
-  cmd->add_option("--cpuct", settings.cpuct, "Model players' PUCT exploration constant")
-      ->check(CLI::Range(0.01, 100.0))
-      ->capture_default_str();
-  cmd->add_option("--fpu-reduction", settings.fpuReduction,
-                  "Model players value an unvisited move at its parent's value less this (first-play urgency)")
-      ->check(CLI::Range(0.0, 2.0))
-      ->capture_default_str();
-  cmd->add_option("--policy-temperature", settings.policyTemperature,
-                  "Model players' priors are softmax(logits / this): above 1 flattens the policy")
-      ->check(CLI::Range(0.1, 10.0))
-      ->capture_default_str();
+  addSearchOptionFlags(cmd, settings.search, mcts::SearchOption::kMatch, "Model players: ");
 }
 
 }  // namespace poppy::apps

@@ -37,23 +37,10 @@ struct PlayerSettings {
   std::string device = "cpu";
   nn::Inference inference = nn::Inference::kAuto;  // model players (nn/inference.h)
   int playouts = 128;  // of model players without their own
-  bool tactics = true;  // model players: MCTS-solver and mate searches (mcts/search_params.h)
-  // Model players' mate searches (mcts/search_params.h): plies at every new leaf and at the root.
-  // The big variants want less than the defaults (a training config's leaf_mate_plies and
-  // root_mate_plies: mitsugumi 1 and 3), where checks are many and each costs a full move list.
-  int leafMatePlies = 3, rootMatePlies = 5;
-  // Model players: a move back to an earlier position scores this much below a draw for its mover
-  // in the search (mcts/search_params.h); the rules are unchanged. 0 = off.
-  double repetitionContempt = 0.0;
-  // Model players search the root with Gumbel's sequential halving over this many sampled moves
-  // and play its choice (mcts/gumbel_root.h), as self-play with `selfplay.gumbel_actions` does;
-  // 0 = PUCT. A network trained with Gumbel's targets at few playouts is measured with the
-  // search it was trained with (PUCT's 32 visits spread over mitsugumi's 400 moves say little).
-  int gumbelActions = 0;
-  // Model players' PUCT settings (mcts/search_params.h): exploration, first-play urgency and the
-  // policy's softmax temperature.
-  double cpuct = mcts::playTimeSearchParams().cpuct, fpuReduction = mcts::playTimeSearchParams().fpuReduction,
-         policyTemperature = mcts::playTimeSearchParams().policyTemperature;
+  // Model players' search settings (mcts/search_options.h: --tactics, --cpuct, --leaf-mate-plies,
+  // ...), from the play-time defaults. The big variants want shallower mate searches than the
+  // defaults (a training config's leaf_mate_plies and root_mate_plies: mitsugumi 1 and 3).
+  mcts::SearchParams search = mcts::playTimeSearchParams();
   int64_t graceMs = 1000, moveTimeoutMs = 60000;
 };
 

@@ -61,7 +61,7 @@ void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant,
         {"complete", complete},
         {"settings", {{"a_playouts", a.loaded.spec.search.playouts}, {"b_playouts", b.loaded.spec.search.playouts},
                       {"parallel", o.parallel}, {"ply_cap", o.plyCap},
-                      {"opening_plies", o.openingPlies}, {"gumbel_actions", o.players.gumbelActions}, {"seed", o.seed}, {"records", records}}}};
+                      {"opening_plies", o.openingPlies}, {"gumbel_actions", o.players.search.gumbelConsidered}, {"seed", o.seed}, {"records", records}}}};
   };
   double lastSummary = 0;
   common::ProgressLine progressLine;

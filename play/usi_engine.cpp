@@ -4,14 +4,17 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "game/variant_loader.h"
 #include "mcts/mate_search.h"
 #include "mcts/play_time_search.h"
+#include "mcts/search_options.h"
 #include "nn/device_name.h"
 #include "nn/inference.h"
 #include "play/board_text.h"
@@ -109,7 +112,6 @@ std::string wdlText(const std::array<float, 3>& wdl) {
 constexpr int kSearchHorizonPlies = 200;
 
 constexpr int64_t kMaxHashMiB = UsiOptions::kMaxHashMiB;
-constexpr int kMaxBatchSize = UsiOptions::kMaxBatchSize;
 
 using nn::isDeviceName;
 
@@ -243,8 +245,22 @@ void UsiEngine::cmdUsi() {
        std::to_string(kMaxHashMiB));
   send("option name Device type string default " + options_.device);
   send("option name Inference type combo default " + options_.inference + " var auto var torch var eigen");
-  send("option name BatchSize type spin default " + std::to_string(options_.batchSize) + " min 1 max " +
-       std::to_string(kMaxBatchSize));
+  for (const mcts::SearchOption& o : mcts::searchOptions()) {
+    if (!(o.where & mcts::SearchOption::kUsi)) continue;
+    // USI has no type for fractions: those are strings, as lc0's are.
+    switch (o.kind) {
+      case mcts::SearchOption::Kind::kBoolean:
+        send(std::string("option name ") + o.usiName + " type check default " + o.text(options_.search));
+        break;
+      case mcts::SearchOption::Kind::kInteger:
+        send(std::string("option name ") + o.usiName + " type spin default " + o.text(options_.search) + " min " +
+             std::to_string(int64_t(o.min)) + " max " + std::to_string(int64_t(o.max)));
+        break;
+      case mcts::SearchOption::Kind::kReal:
+        send(std::string("option name ") + o.usiName + " type string default " + o.text(options_.search));
+        break;
+    }
+  }
   send("usiok");
 }
 
@@ -339,10 +355,20 @@ void UsiEngine::cmdSetOption(const std::string& line) {
     } catch (const std::exception&) {
       refuse("is not auto, torch or eigen");
     }
-  } else if (key == "batchsize") {
-    int64_t b = options_.batchSize;
-    integer(1, kMaxBatchSize, b);
-    options_.batchSize = int(b);
+  } else if (const mcts::SearchOption* o = mcts::searchOptionByUsiName(name)) {
+    double v = 0;
+    bool parsed = false;
+    if (o->kind == mcts::SearchOption::Kind::kBoolean) {
+      parsed = lower(value) == "true" || lower(value) == "false";
+      v = lower(value) == "true";
+    } else {
+      char* end = nullptr;
+      v = std::strtod(value.c_str(), &end);
+      parsed = !value.empty() && *end == 0;
+    }
+    const auto why = parsed ? o->whyNot(v) : std::optional<std::string>("must be " + o->values());
+    if (why) refuse("is refused: " + *why);
+    else o->set(options_.search, v);
   } else if (key == "usi_ponder" || key == "ponder") {
     // A standard option GUIs send to every engine; pondering needs no setting here.
   } else {
@@ -706,7 +732,8 @@ void UsiEngine::search(SearchJob job) {
     limits.rootMoves = searchMoves;
     mcts::SearchParams params = setup.analyzer->params();
     params.plyCap = pos.gamePly() + kSearchHorizonPlies;
-    params.leavesPerTree = job.options.batchSize;
+    for (const mcts::SearchOption& o : mcts::searchOptions())
+      if (o.where & mcts::SearchOption::kUsi) o.set(params, o.get(job.options.search));
     setup.analyzer->setParams(params);
     setup.analyzer->setThreads(job.options.threads);
     setup.analyzer->setCacheBytes(size_t(job.options.hashMiB) << 20);

@@ -45,14 +45,13 @@ struct UsiOptions {
   bool showWdl = false;           // UCI_ShowWDL: `wdl W D L` (per mille) after each score
   std::string device = "cpu";     // Device: where the network runs: cpu, cuda or cuda:N
   std::string inference = "auto"; // Inference: auto, torch or eigen (nn/inference.h)
-  // BatchSize: leaves each search thread gathers for one network call (mcts::SearchParams::
-  // leavesPerTree). Larger batches feed a GPU better; on a CPU the default is best.
-  int batchSize = mcts::playTimeSearchParams().leavesPerTree;
+  // The search settings of mcts/search_options.h marked kUsi, each its own option (BatchSize =
+  // leaves_per_tree, CPuct, PolicyTemperature, Tactics, ...), from the play-time defaults.
+  mcts::SearchParams search = mcts::playTimeSearchParams();
   // USI_Hash: MiB for the cache of network answers (play::Analyzer::setCacheBytes), shared out
   // among the search threads. The tree itself grows with the playouts, as in every MCTS engine.
   int64_t hashMiB = 32;  // 2^15 positions for one thread, as before the option existed
 
-  static constexpr int kMaxBatchSize = 256;
   static constexpr int64_t kMaxHashMiB = 65536;
 };
 

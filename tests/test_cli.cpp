@@ -827,6 +827,13 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
                                 "--leaf-mate-plies", "2"});
   EXPECT_EQ(twoPlies.code, 2) << twoPlies.describe();
   EXPECT_THAT(twoPlies.err, HasSubstr("--leaf-mate-plies")) << twoPlies.describe();
+  // The same declared settings on `usi` (mcts/search_options.h): refused with the flag named.
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--leaves-per-tree", "0"}, {"--cpuct", "0"}, {"--policy-temperature", "x"}}) {
+    const CmdResult usi = poppy({"usi", flag, value});
+    EXPECT_EQ(usi.code, 2) << usi.describe();
+    EXPECT_THAT(usi.err, HasSubstr(flag)) << usi.describe();
+  }
 }
 
 TEST(CliErrors, UsageErrorsExitWithTwo) {

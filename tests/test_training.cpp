@@ -632,7 +632,7 @@ TEST(TrainConfig, ShippedMicroConfigLoads) {
   EXPECT_EQ(c.channels, 32);
   EXPECT_EQ(c.gamesPerIteration, 96);
   EXPECT_EQ(c.parallelGames, 48);
-  EXPECT_EQ(c.selfplaySearch.playouts, 128);
+  EXPECT_EQ(c.selfplaySearch.values.playouts, 128);
   EXPECT_EQ(c.batchSize, 256);
   EXPECT_EQ(c.stepsPerIteration, 75);
   EXPECT_DOUBLE_EQ(c.learningRate, 0.02);
@@ -642,7 +642,7 @@ TEST(TrainConfig, ShippedMicroConfigLoads) {
   EXPECT_DOUBLE_EQ(c.weightDecay, 0.0001);
   EXPECT_EQ(c.minSamples, 2000);
   EXPECT_EQ(c.gateGames, 0);  // every candidate promoted (docs/experiments/faster-learning.md)
-  EXPECT_EQ(c.gateSearch.playouts, 64);
+  EXPECT_EQ(c.gateSearch.values.playouts, 64);
   EXPECT_DOUBLE_EQ(c.gateThreshold, 0.55);
   EXPECT_EQ(c.iterations, 0);
   // The variant it names exists.
@@ -689,7 +689,7 @@ TEST_F(TrainConfigErrors, AValidSmallConfigLoads) {
   EXPECT_EQ(c.channels, 8);
   EXPECT_EQ(c.valueHidden, 32);  // default kept
   EXPECT_EQ(c.gamesPerIteration, 8);
-  EXPECT_EQ(c.selfplaySearch.playouts, 16);
+  EXPECT_EQ(c.selfplaySearch.values.playouts, 16);
   EXPECT_EQ(c.batchSize, 32);
   ASSERT_EQ(c.lrSchedule.size(), 2u);
   EXPECT_DOUBLE_EQ(c.lrSchedule[1].second, 0.01);
@@ -744,6 +744,33 @@ TEST_F(TrainConfigErrors, RepetitionContemptReachesSelfPlayOnly) {
   EXPECT_FLOAT_EQ(training::selfplaySettingsFor(defaults).search.repetitionContempt, 0.0f);
   expectRefused("selfplay: {repetition_contempt: 1.5}\n", {"selfplay.repetition_contempt"});
   expectRefused("selfplay: {repetition_contempt: -0.1}\n", {"selfplay.repetition_contempt"});
+}
+
+// The search keys come from mcts/search_options.h: the same ranges as `match` and `usi`, and the
+// selfplay-only ones (repetition_contempt, gumbel_actions) are unknown keys in gate:.
+TEST_F(TrainConfigErrors, SearchKeysFollowTheDeclaredOptions) {
+  const auto c = training::loadTrainConfig(
+      write("selfplay: {cpuct: 2.5, fpu_reduction: 0.5, leaves_per_tree: 8, solver: false, leaf_mate_plies: 1,\n"
+            "           root_mate_plies: 3, root_mate_nodes: 1000}\ngate: {cpuct: 1.0, leaves_per_tree: 2}\n"));
+  const mcts::SearchParams s = training::selfplaySettingsFor(c).search;
+  EXPECT_FLOAT_EQ(s.cpuct, 2.5f);
+  EXPECT_FLOAT_EQ(s.fpuReduction, 0.5f);
+  EXPECT_EQ(s.leavesPerTree, 8);
+  EXPECT_FALSE(s.solver);
+  EXPECT_EQ(s.leafMatePlies, 1);
+  EXPECT_EQ(s.rootMatePlies, 3);
+  EXPECT_EQ(s.rootMateNodes, 1000);
+  const mcts::SearchParams g = c.gateSearch.applyTo({});
+  EXPECT_FLOAT_EQ(g.cpuct, 1.0f);
+  EXPECT_EQ(g.leavesPerTree, 2);
+  EXPECT_EQ(g.playouts, 64) << "the gate's own default";
+  EXPECT_TRUE(g.solver) << "selfplay's settings stay out of the gate";
+  expectRefused("selfplay: {leaf_mate_plies: 2}\n", {"selfplay.leaf_mate_plies", "0, 1 or 3"});
+  expectRefused("gate: {cpuct: 0}\n", {"gate.cpuct"});
+  expectRefused("selfplay: {leaves_per_tree: 257}\n", {"selfplay.leaves_per_tree"});
+  expectRefused("gate: {repetition_contempt: 0.3}\n", {"repetition_contempt"});
+  expectRefused("gate: {gumbel_actions: 8}\n", {"gumbel_actions"});
+  expectRefused("selfplay: {solver: maybe}\n", {"selfplay.solver"});
 }
 
 TEST_F(TrainConfigErrors, PlyCapAdjudicationReachesSelfPlay) {

@@ -590,7 +590,7 @@ TEST(Usi, DeviceInferenceAndBatchSizeReachTheModelAndTheSearch) {
   }
   EXPECT_EQ(s.engine.options().device, "cuda:1");
   EXPECT_EQ(s.engine.options().inference, "eigen");
-  EXPECT_EQ(s.engine.options().batchSize, play::UsiOptions{}.batchSize);
+  EXPECT_EQ(s.engine.options().search.leavesPerTree, play::UsiOptions{}.search.leavesPerTree);
   EXPECT_EQ(s.engine.options().hashMiB, 32);
   s.send("setoption name USI_Hash value 1");
   EXPECT_EQ(s.engine.options().hashMiB, 1);
@@ -608,6 +608,35 @@ TEST(Usi, DeviceInferenceAndBatchSizeReachTheModelAndTheSearch) {
       EXPECT_GT(largest, 4);
     }
   }
+}
+
+// The search settings of mcts/search_options.h are USI options: listed with their types and
+// ranges, set by setoption, refused (and left unchanged) outside their values.
+TEST(Usi, SearchSettingsAreOptions) {
+  Session s;
+  const auto listed = s.send("usi");
+  for (const char* line : {"option name CPuct type string default 1.5",
+                           "option name PolicyTemperature type string default 3.2",
+                           "option name BatchSize type spin default 4 min 1 max 256",
+                           "option name Tactics type check default true",
+                           "option name LeafMatePlies type spin default 3 min 0 max 3",
+                           "option name RootMatePlies type spin default 5 min 0 max 31",
+                           "option name RepetitionContempt type string default 0"})
+    EXPECT_TRUE(contains(listed, line)) << line << "\n" << joined(listed);
+  s.send("setoption name CPuct value 2.5\nsetoption name tactics value false\nsetoption name LeafMatePlies value 1");
+  EXPECT_FLOAT_EQ(s.engine.options().search.cpuct, 2.5f);
+  EXPECT_FALSE(s.engine.options().search.solver);
+  EXPECT_EQ(s.engine.options().search.leafMatePlies, 1);
+  for (const char* bad : {"setoption name LeafMatePlies value 2", "setoption name CPuct value 0",
+                          "setoption name CPuct value fast", "setoption name Tactics value 1"}) {
+    const auto out = s.send(bad);
+    EXPECT_TRUE(contains(out, "info string error: setoption ")) << bad << "\n" << joined(out);
+  }
+  EXPECT_FLOAT_EQ(s.engine.options().search.cpuct, 2.5f) << "a refused value leaves the option as it was";
+  EXPECT_EQ(s.engine.options().search.leafMatePlies, 1);
+  // The settings reach the search: with the solver and mate searches off, a search still moves.
+  const auto out = s.send("position startpos\ngo nodes 50");
+  EXPECT_FALSE(bestmoveOf(out).empty()) << joined(out);
 }
 
 TEST(Usi, SwitchesVariantsLikeFairyStockfish) {

@@ -191,7 +191,7 @@ void benchNetwork(const nn::NetworkBenchOptions& a) {
     std::printf("%6s %12s %10s %8s\n", "batch", "evals/s", "GFLOP/s", "of mm");
   // One worker's share of the games, each with its leaves: one network call of self-play.
   const int selfplayBatch =
-      std::max(1, s.config.parallelGames / std::max(1, s.config.selfplayWorkers)) * s.config.selfplaySearch.leavesPerTree;
+      std::max(1, s.config.parallelGames / std::max(1, s.config.selfplayWorkers)) * s.config.selfplaySearch.values.leavesPerTree;
   double atSelfplay = 0;
   std::vector<int> sizes;
   const int maxBatch = a.maxBatch > 0 ? a.maxBatch : gpu ? 8192 : 256;

@@ -1,38 +1,63 @@
 #include "training/train_config.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "common/yaml_reader.h"
+#include "mcts/search_options.h"
 
 namespace poppy::training {
 namespace {
 
-SearchSettings readSearch(const common::YamlReader& r, const YAML::Node& node, const std::string& key,
+// The search keys of mcts/search_options.h (kConfig; with kSelfplayConfig too in selfplay:),
+// read into `s`: ranges and errors come from the table, so they match `match` and `usi`.
+void readSearchOption(const common::YamlReader& r, const YAML::Node& node, const std::string& section,
+                      const mcts::SearchOption& o, mcts::SearchParams& s) {
+  const YAML::Node given = node[o.key];
+  if (!given) return;
+  double v = 0;
+  switch (o.kind) {
+    case mcts::SearchOption::Kind::kBoolean: v = r.boolean(node, section, o.key, o.get(s) != 0); break;
+    case mcts::SearchOption::Kind::kReal: v = r.real(node, section, o.key, o.min, o.max, o.get(s)); break;
+    case mcts::SearchOption::Kind::kInteger:
+      v = r.integer(node, section, o.key, long(o.min), long(o.max), int(o.get(s)));
+      break;
+  }
+  if (const auto why = o.whyNot(v)) r.fail(section + "." + o.key, *why, given);
+  o.set(s, v);
+}
+
+SearchSettings readSearch(const common::YamlReader& r, const YAML::Node& node, const std::string& section,
                           SearchSettings s) {
-  s.playouts = r.integer(node, key, "playouts", 1, 100000, s.playouts);
-  s.cpuct = r.real(node, key, "cpuct", 0.01, 100, s.cpuct);
-  s.fpuReduction = r.real(node, key, "fpu_reduction", 0, 2, s.fpuReduction);
-  s.leavesPerTree = r.integer(node, key, "leaves_per_tree", 1, 64, s.leavesPerTree);
-  s.solver = r.boolean(node, key, "solver", s.solver);
-  s.leafMatePlies = r.integer(node, key, "leaf_mate_plies", 0, 3, s.leafMatePlies);
-  if (s.leafMatePlies == 2) r.fail(key + ".leaf_mate_plies", "must be 0, 1 or 3 (mates are odd plies)", node["leaf_mate_plies"]);
-  s.rootMatePlies = r.integer(node, key, "root_mate_plies", 0, 31, s.rootMatePlies);
-  s.rootMateNodes = r.integer(node, key, "root_mate_nodes", 1, 100000000, int(s.rootMateNodes));
+  for (const mcts::SearchOption& o : mcts::searchOptions())
+    if (o.where & mcts::SearchOption::kConfig) readSearchOption(r, node, section, o, s.values);
   return s;
+}
+
+// The keys readSearch reads, for the section's list of known keys.
+std::set<std::string> searchKeys(unsigned where) {
+  std::set<std::string> keys;
+  for (const mcts::SearchOption& o : mcts::searchOptions())
+    if (o.where & where) keys.insert(o.key);
+  return keys;
+}
+
+// A selfplay-only key of the table (kSelfplayConfig) into a TrainRunConfig field.
+template <typename T>
+void readSelfplayOnly(const common::YamlReader& r, const YAML::Node& node, const char* key, T& field) {
+  mcts::SearchParams p;
+  const mcts::SearchOption& o = *mcts::searchOptionByKey(key);
+  o.set(p, double(field));
+  readSearchOption(r, node, "selfplay", o, p);
+  field = T(o.get(p));
 }
 
 }  // namespace
 
 mcts::SearchParams SearchSettings::applyTo(mcts::SearchParams base) const {
-  base.playouts = playouts;
-  base.cpuct = float(cpuct);
-  base.fpuReduction = float(fpuReduction);
-  base.leavesPerTree = leavesPerTree;
-  base.solver = solver;
-  base.leafMatePlies = leafMatePlies;
-  base.rootMatePlies = rootMatePlies;
-  base.rootMateNodes = rootMateNodes;
+  for (const mcts::SearchOption& o : mcts::searchOptions())
+    if (o.where & mcts::SearchOption::kConfig) o.set(base, o.get(values));
   return base;
 }
 
@@ -46,7 +71,7 @@ selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& c) {
   s.temperatureMoves = c.temperatureMoves;
   s.plyCapAdjudication = c.plyCapAdjudication;
   s.fullSearchFraction = c.fullSearchFraction;
-  s.fastPlayouts = std::min(c.fastPlayouts, c.selfplaySearch.playouts);
+  s.fastPlayouts = std::min(c.fastPlayouts, c.selfplaySearch.values.playouts);
   s.search.forcedPlayoutsK = float(c.forcedPlayouts);
   s.search.repetitionContempt = float(c.repetitionContempt);
   s.search.gumbelConsidered = c.gumbelActions;
@@ -80,11 +105,12 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.valueHidden = r.integer(n, "network", "value_hidden", 1, 4096, c.valueHidden);
   }
   if (const YAML::Node n = root["selfplay"]) {
-    r.onlyKeys(n, "selfplay", {"games_per_iteration", "parallel_games", "playouts", "cpuct", "fpu_reduction",
-                               "leaves_per_tree", "solver", "leaf_mate_plies", "root_mate_plies",
-                               "root_mate_nodes", "dirichlet_alpha", "noise_fraction", "temperature_moves", "ply_cap",
-                               "threads", "workers", "full_search_fraction", "fast_playouts", "forced_playouts",
-                               "gumbel_actions", "gumbel_c_scale", "repetition_contempt", "ply_cap_adjudication"});
+    std::set<std::string> keys = {"games_per_iteration", "parallel_games", "dirichlet_alpha", "noise_fraction",
+                                     "temperature_moves", "ply_cap", "threads", "workers", "full_search_fraction",
+                                     "fast_playouts", "forced_playouts", "gumbel_c_scale", "ply_cap_adjudication"};
+    for (const std::string& k : searchKeys(mcts::SearchOption::kConfig | mcts::SearchOption::kSelfplayConfig))
+      keys.insert(k);
+    r.onlyKeys(n, "selfplay", keys);
     c.gamesPerIteration = r.integer(n, "selfplay", "games_per_iteration", 1, 1000000, c.gamesPerIteration);
     c.parallelGames = r.integer(n, "selfplay", "parallel_games", 1, 4096, c.parallelGames);
     c.selfplaySearch = readSearch(r, n, "selfplay", c.selfplaySearch);
@@ -97,12 +123,12 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.fullSearchFraction = r.real(n, "selfplay", "full_search_fraction", 0.01, 1, c.fullSearchFraction);
     c.fastPlayouts = r.integer(n, "selfplay", "fast_playouts", 1, 100000, c.fastPlayouts);
     c.forcedPlayouts = r.real(n, "selfplay", "forced_playouts", 0, 10, c.forcedPlayouts);
-    c.gumbelActions = r.integer(n, "selfplay", "gumbel_actions", 0, 1024, c.gumbelActions);
+    readSelfplayOnly(r, n, "gumbel_actions", c.gumbelActions);
     c.gumbelCScale = r.real(n, "selfplay", "gumbel_c_scale", 0.001, 100, c.gumbelCScale);
-    c.repetitionContempt = r.real(n, "selfplay", "repetition_contempt", 0, 1, c.repetitionContempt);
+    readSelfplayOnly(r, n, "repetition_contempt", c.repetitionContempt);
     c.plyCapAdjudication = r.real(n, "selfplay", "ply_cap_adjudication", 0, 1, c.plyCapAdjudication);
-    if (c.fullSearchFraction < 1 && c.fastPlayouts > c.selfplaySearch.playouts)
-      r.fail("selfplay.fast_playouts", "must not exceed selfplay.playouts (" + std::to_string(c.selfplaySearch.playouts) + ")",
+    if (c.fullSearchFraction < 1 && c.fastPlayouts > c.selfplaySearch.values.playouts)
+      r.fail("selfplay.fast_playouts", "must not exceed selfplay.playouts (" + std::to_string(c.selfplaySearch.values.playouts) + ")",
              n["fast_playouts"]);
   }
   if (const YAML::Node n = root["training"]) {
@@ -145,8 +171,9 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     }
   }
   if (const YAML::Node n = root["gate"]) {
-    r.onlyKeys(n, "gate", {"games", "playouts", "cpuct", "fpu_reduction", "leaves_per_tree", "solver", "leaf_mate_plies",
-                           "root_mate_plies", "root_mate_nodes", "threshold", "parallel_games"});
+    std::set<std::string> keys = {"games", "threshold", "parallel_games"};
+    for (const std::string& k : searchKeys(mcts::SearchOption::kConfig)) keys.insert(k);
+    r.onlyKeys(n, "gate", keys);
     c.gateGames = r.integer(n, "gate", "games", 0, 100000, c.gateGames);
     c.gateSearch = readSearch(r, n, "gate", c.gateSearch);
     c.gateThreshold = r.real(n, "gate", "threshold", 0, 1, c.gateThreshold);

@@ -14,16 +14,13 @@
 
 namespace poppy::training {
 
+// The search settings a config's selfplay: or gate: section sets (the keys of
+// mcts/search_options.h marked kConfig), on top of SearchParams' defaults.
 struct SearchSettings {
-  int playouts = 128;
-  double cpuct = 1.5;
-  double fpuReduction = 0.25;
-  int leavesPerTree = 4;
-  // Exact tactics (mcts/search_params.h): MCTS-solver, leaf and root mate searches.
-  bool solver = true;
-  int leafMatePlies = 3;
-  int rootMatePlies = 5;
-  int64_t rootMateNodes = 4000;
+  mcts::SearchParams values;
+
+  SearchSettings() = default;
+  SearchSettings(int playouts) { values.playouts = playouts; }
 
   // These settings on top of `base` (the one place they reach the search).
   mcts::SearchParams applyTo(mcts::SearchParams base) const;
@@ -113,7 +110,7 @@ struct TrainRunConfig {
 
   // gate
   int gateGames = 40;
-  SearchSettings gateSearch{64, 1.5, 0.25, 4};  // the exact-tactics settings as self-play's
+  SearchSettings gateSearch{64};  // the exact-tactics settings as self-play's
   double gateThreshold = 0.55;
   int gateParallelGames = 40;
 

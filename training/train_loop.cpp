@@ -534,9 +534,9 @@ class Run {
     refuse(config_.repetitionContempt > 0, "selfplay.repetition_contempt");
     for (const auto& [key, s] : {std::pair{std::string("selfplay"), config_.selfplaySearch},
                                  std::pair{std::string("gate"), config_.gateSearch}}) {
-      refuse(s.solver, key + ".solver");
-      refuse(s.leafMatePlies > 0, key + ".leaf_mate_plies");
-      refuse(s.rootMatePlies > 0, key + ".root_mate_plies");
+      refuse(s.values.solver, key + ".solver");
+      refuse(s.values.leafMatePlies > 0, key + ".leaf_mate_plies");
+      refuse(s.values.rootMatePlies > 0, key + ".root_mate_plies");
     }
   }
 
