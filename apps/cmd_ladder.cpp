@@ -15,14 +15,14 @@
 #include <memory>
 
 #include "apps/commands.h"
-#include "apps/match_setup.h"
+#include "program/match_setup.h"
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
-#include "play/ladder_report.h"
-#include "play/match_openings.h"
-#include "play/match_report.h"
+#include "report/ladder_report.h"
+#include "play/openings/match_openings.h"
+#include "report/match_report.h"
 
 namespace poppy::apps {
 namespace {
@@ -36,7 +36,7 @@ constexpr const char* kDefaultXboardRungs = "depth:1,depth:2,depth:3";  // an XB
 struct LadderArgs {
   std::string player, model, engine = "fairy-stockfish", notation = "auto", variant = "micro", out, openings, rungs;
   std::vector<std::string> engineOptions;
-  PlayerSettings players;
+  program::PlayerSettings players;
   int games = 100, parallel = 8, plyCap = 200, threads = 1;
   int64_t movetimeMs = kDefaultMovetimeMs, playouts = 0;
   uint64_t seed = 1;
@@ -63,14 +63,14 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   game::requireTwoPlayers(*variant, "poppy ladder");
   const nn::Encoder encoder(variant);
   const bool xboardEngine = o.engine.rfind("xboard:", 0) == 0;
-  const auto rungs = play::parseRungs(o.rungs.empty() ? (xboardEngine ? kDefaultXboardRungs : kDefaultRungs) : o.rungs,
+  const auto rungs = report::parseRungs(o.rungs.empty() ? (xboardEngine ? kDefaultXboardRungs : kDefaultRungs) : o.rungs,
                                       o.movetimeMs > 0 ? o.movetimeMs : kDefaultMovetimeMs);
   if (o.openings.empty()) o.openings = defaultOpenings(variant->name);
   if (o.openings == "none") o.openings.clear();
   std::vector<selfplay::MatchOpening> openings;
   if (!o.openings.empty()) openings = play::loadOpenings(o.openings, variant, o.plyCap);
 
-  if (o.out.empty()) o.out = "ladder-" + play::shortPlayerName(o.player);
+  if (o.out.empty()) o.out = "ladder-" + report::shortPlayerName(o.player);
   const fs::path out(o.out);
   if (fs::exists(out / "ladder.json"))
     throw std::runtime_error(o.out + " already holds a ladder (ladder.json): choose another --out");
@@ -78,15 +78,15 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   // The engine once before anything is played: a missing engine, a failed handshake or an
   // unknown variant is an error now, naming the command.
   // `--engine xboard:COMMAND` is an XBoard engine (HaChu for chu), anything else a USI command.
-  SideArgs engineSide;
+  program::SideArgs engineSide;
   engineSide.player = xboardEngine ? o.engine : "usi:" + o.engine;
   engineSide.engineOptions = o.engineOptions;
   engineSide.notation = o.notation;
-  play::LadderInfo info;
+  report::LadderInfo info;
   if (xboardEngine) {
     for (const auto& r : rungs)
       if (r.nodes > 0) throw std::runtime_error("rung '" + r.name() + "': XBoard engines have no node limit (use depth:N)");
-    const play::XboardConfig engineConfig = xboardConfig(engineSide, "", o.players, variant->name);
+    const play::XboardConfig engineConfig = program::xboardConfig(engineSide, "", o.players, variant->name);
     play::XboardProcess probe(engineConfig);
     info.engineName = probe.name();
     info.notation = "xboard";
@@ -95,18 +95,18 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   } else {
     for (const auto& r : rungs)
       if (r.depth > 0) throw std::runtime_error("rung '" + r.name() + "' is for XBoard engines (--engine xboard:COMMAND)");
-    const play::UsiProcessConfig engineConfig = usiConfig(engineSide, "", o.players, variant->name);
+    const play::UsiProcessConfig engineConfig = program::usiConfig(engineSide, "", o.players, variant->name);
     play::UsiProcess probe(engineConfig);
     info.engineName = probe.name();
     info.notation = play::notationName(play::resolveNotation(engineConfig.notation, probe.name()));
     info.engineCommand = engineConfig.command;
     info.engineOptions = engineConfig.options;
   }
-  SideArgs playerSide;
+  program::SideArgs playerSide;
   playerSide.player = o.player;
   playerSide.nodes = o.playouts;
   playerSide.movetimeMs = o.movetimeMs;
-  MatchPlayer player = makeMatchPlayer(playerSide, "", o.players, variant);
+  program::MatchPlayer player = program::makeMatchPlayer(playerSide, "", o.players, variant);
   const bool playerTimed = o.movetimeMs > 0;
   fs::create_directories(out);
 
@@ -131,10 +131,10 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   info.rungs = rungs;
 
   const std::string jsonPath = (out / "ladder.json").string(), svgPath = (out / "ladder.svg").string();
-  std::vector<play::LadderRungResult> done;
+  std::vector<report::LadderRungResult> done;
   auto save = [&](bool finished) {
-    common::writeFileAtomically(jsonPath, play::ladderJson(info, done, finished).dump(2) + "\n");
-    common::writeFileAtomically(svgPath, play::ladderSvg(info, done));
+    common::writeFileAtomically(jsonPath, report::ladderJson(info, done, finished).dump(2) + "\n");
+    common::writeFileAtomically(svgPath, report::ladderSvg(info, done));
   };
   save(false);  // an unwritable directory is found now
   std::fprintf(stderr, "%s vs %s (%s notation) on %s: %zu rungs of %d games, openings: %s\n", o.player.c_str(),
@@ -146,7 +146,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
 
   using Clock = std::chrono::steady_clock;
   for (size_t i = 0; i < rungs.size(); ++i) {
-    play::LadderRungResult rung;
+    report::LadderRungResult rung;
     rung.rung = rungs[i];
     rung.oneGameAtATime = playerTimed || rungs[i].movetimeMs > 0;
     rung.parallel = rung.oneGameAtATime ? 1 : std::max(1, std::min(o.parallel, o.games));
@@ -155,11 +155,11 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     const std::string recordsPath = (out / rung.records).string();
     selfplay::appendGameRecords(recordsPath, {});  // unwritable: now, not after a game
 
-    SideArgs engineAtRung = engineSide;
+    program::SideArgs engineAtRung = engineSide;
     engineAtRung.nodes = rungs[i].nodes;
     engineAtRung.movetimeMs = rungs[i].movetimeMs;
     engineAtRung.depth = rungs[i].depth;
-    MatchPlayer engine = makeMatchPlayer(engineAtRung, "", o.players, variant);
+    program::MatchPlayer engine = program::makeMatchPlayer(engineAtRung, "", o.players, variant);
     selfplay::MatchSettings ms;
     ms.games = o.games;
     ms.parallelGames = rung.parallel;
@@ -168,7 +168,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     ms.openings = openings;
     // The openings give the variety (each once per colour); the model then plays its best.
     ms.openingTemperaturePlies = 0;
-    ms.idPrefix = recordIdPrefix("ladder-" + rungs[i].fileStem());
+    ms.idPrefix = program::recordIdPrefix("ladder-" + rungs[i].fileStem());
 
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(rungs.size()) + " " + rungs[i].name() + "]";
     const std::string limit = rungs[i].depth > 0   ? "sd " + std::to_string(rungs[i].depth)
@@ -188,7 +188,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
       done.back().result = s;
       done.back().seconds = t;
       if (t - lastSave >= 10) save(false), lastSave = t;
-      progressLine.update(label + " " + play::progressLine(s, wanted, t), s.games() == wanted);
+      progressLine.update(label + " " + report::progressLine(s, wanted, t), s.games() == wanted);
     });
     progressLine.finish();
     done.back().result = r;
@@ -202,7 +202,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
                    label.c_str(), forfeits, recordsPath.c_str());
   }
   std::printf("%s vs %s (%s), %d games per rung\n%s", o.player.c_str(), info.engineName.c_str(), variant->name.c_str(),
-              o.games, play::ladderTable(done).c_str());
+              o.games, report::ladderTable(done).c_str());
   std::printf("Elo: the player's rating minus the engine's at that rung, from the score (95%% interval from the "
               "Wilson interval of the score)\n");
   std::printf("results: %s, %s; games: %s/games-*.jsonl\n", jsonPath.c_str(), svgPath.c_str(), o.out.c_str());
@@ -248,7 +248,7 @@ void addLadderCommand(CLI::App& app) {
   cmd->add_option("--grace", o->players.graceMs, "An engine move may take its movetime plus this many ms")
       ->check(CLI::Range(int64_t(0), int64_t(3600000)))
       ->capture_default_str();
-  addPlayerSettingOptions(cmd, o->players);
+  program::addPlayerSettingOptions(cmd, o->players);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->callback([o, movetime] { runLadder(*o, movetime->count() > 0); });

@@ -4,12 +4,12 @@
 #include <memory>
 
 #include "apps/commands.h"
-#include "apps/match_runner.h"
+#include "program/match_runner.h"
 
 namespace poppy::apps {
 namespace {
 
-void addSideOptions(CLI::App* cmd, SideArgs& s, const std::string& w) {
+void addSideOptions(CLI::App* cmd, program::SideArgs& s, const std::string& w) {
   cmd->add_option("--" + w, s.player,
                   "Player " + std::string(w == "a" ? "A" : "B") +
                       ": model:PATH[:PLAYOUTS], shipped[:PLAYOUTS], uniform[:PLAYOUTS], rollout[:SIMULATIONS], random, "
@@ -33,7 +33,7 @@ void addSideOptions(CLI::App* cmd, SideArgs& s, const std::string& w) {
 }  // namespace
 
 void addMatchCommand(CLI::App& app) {
-  auto o = std::make_shared<MatchRunArgs>();
+  auto o = std::make_shared<program::MatchRunArgs>();
   CLI::App* cmd = app.add_subcommand("match", "Play two players (Poppy or any USI engine) against each other; score with Elo");
   addSideOptions(cmd, o->a, "a");
   addSideOptions(cmd, o->b, "b");
@@ -62,14 +62,14 @@ void addMatchCommand(CLI::App& app) {
   cmd->add_flag("--resume", o->resume,
                 "Continue a stopped match: the games in --records are kept and not played again (same players, variant and --games)");
   cmd->add_option("--summary", o->summary, "Summary JSON, rewritten as the match runs (default match-A-vs-B.summary.json; none: no file)");
-  addPlayerSettingOptions(cmd, o->players);
+  program::addPlayerSettingOptions(cmd, o->players);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--sprt", o->sprt,
                   "ELO0 ELO1 [ALPHA BETA]: stop when the SPRT on colour-swapped pairs accepts Elo ELO0 or ELO1 "
                   "(alpha, beta default 0.05); --games is then the most games (default 20000)")
       ->expected(2, 4);
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
-  cmd->callback([o, games] { runMatchCommand(*o, games->count() > 0); });
+  cmd->callback([o, games] { program::runMatchCommand(*o, games->count() > 0); });
 }
 
 }  // namespace poppy::apps

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "apps/commands.h"
-#include "apps/inference_option.h"
+#include "program/inference_option.h"
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
@@ -17,10 +17,10 @@
 #include "nn/encoder.h"
 #include "nn/network_backend.h"
 #include "play/analyzer.h"
-#include "play/game_file.h"
-#include "play/opening_stats.h"
-#include "play/opening_tree.h"
-#include "play/opening_tree_svg.h"
+#include "play/game_files/game_file.h"
+#include "play/openings/opening_stats.h"
+#include "play/openings/opening_tree.h"
+#include "play/openings/opening_tree_svg.h"
 #include "report/svg_to_png.h"
 #include "selfplay/game_record.h"
 
@@ -78,7 +78,7 @@ void addTreeOptions(CLI::App* cmd, TreeArgs& a) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--device", a.device, "cpu or cuda")->capture_default_str();
-  addInferenceOption(cmd, a.inference);
+  program::addInferenceOption(cmd, a.inference);
   cmd->add_option("--threads", a.threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", a.seed, "Random seed (the rollout search)")->capture_default_str();
 }
@@ -226,13 +226,7 @@ void runGames(const GamesArgs& a) {
 
 }  // namespace
 
-void addOpeningsCommands(CLI::App& app) {
-  // CLI11 2.1 has no get_subcommand_no_throw: find the group with a filter instead.
-  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "openings"; });
-  CLI::App* openings =
-      found.empty() ? app.add_subcommand("openings", "Study the network's opening preferences") : found.front();
-  openings->require_subcommand(1);
-
+void addOpeningsCommands(CLI::App* openings) {
   auto tree = std::make_shared<TreeArgs>();
   CLI::App* treeCmd = openings->add_subcommand(
       "tree", "The tree of the moves the network prefers from the start, with visit shares and win rates");

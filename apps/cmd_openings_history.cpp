@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "apps/commands.h"
-#include "apps/inference_option.h"
+#include "program/inference_option.h"
 #include "common/atomic_file.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
@@ -16,7 +16,7 @@
 #include "nn/network_backend.h"
 #include "common/generation_name.h"
 #include "play/analyzer.h"
-#include "play/game_file.h"
+#include "play/game_files/game_file.h"
 #include "report/opening_history.h"
 #include "report/svg_chart.h"
 
@@ -234,15 +234,7 @@ void runHistory(const HistoryArgs& o) {
 
 }  // namespace
 
-void addOpeningsHistoryCommand(CLI::App& app) {
-  // Other files add sibling subcommands to the same group, in any order. (CLI11 2.1 has no
-  // get_subcommand_no_throw: find the group with a filter.)
-  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "openings"; });
-  CLI::App* openings = found.empty() ? nullptr : found.front();
-  if (!openings) {
-    openings = app.add_subcommand("openings", "Study the learned opening preferences");
-    openings->require_subcommand(1);
-  }
+void addOpeningsHistoryCommand(CLI::App* openings) {
   auto o = std::make_shared<HistoryArgs>();
   CLI::App* cmd = openings->add_subcommand(
       "history", "How each checkpoint of a run prefers the first moves (and the replies to the favourite ones)");
@@ -258,7 +250,7 @@ void addOpeningsHistoryCommand(CLI::App& app) {
                   "Chart of the first moves (default RUN_DIR/report/openings-history.svg); the replies go to "
                   "NAME-second.svg, the numbers to NAME.json and NAME.csv");
   cmd->add_option("--device", o->device, "cpu or cuda");
-  addInferenceOption(cmd, o->inference);
+  program::addInferenceOption(cmd, o->inference);
   cmd->add_option("--threads", o->threads, "LibTorch threads")->check(CLI::Range(1, 256));
   cmd->callback([o] { runHistory(*o); });
 }

@@ -12,15 +12,15 @@
 
 #include "apps/commands.h"
 #include "selfplay/game_record.h"
-#include "apps/inference_option.h"
-#include "apps/model_choice.h"
+#include "program/inference_option.h"
+#include "program/model_choice.h"
 #include "game/variant_loader.h"
 #include "mcts/play_time_search.h"
-#include "play/four_player_board_text.h"
-#include "play/four_player_game.h"
+#include "play/human/four_player_board_text.h"
+#include "play/human/four_player_game.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
-#include "play/terminal_game.h"
+#include "play/human/terminal_game.h"
 
 namespace poppy::apps {
 namespace {
@@ -62,12 +62,12 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
   nn::setNetworkThreads(a.threads);
   play::PlaySettings s;
   std::string variantName = a.variant;
-  std::string model = namesNoModel(a.model) ? "" : a.model;
+  std::string model = program::namesNoModel(a.model) ? "" : a.model;
   // A model knows its variant: without --variant, play that one.
   if (!model.empty() && !variantGiven) variantName = nn::readModelInfo(model).variant;
   s.variant = game::loadVariant(variantName);
   const bool four = s.variant->numPlayers > 2;
-  if (a.model.empty()) model = defaultModelFor(*s.variant, "poppy play");
+  if (a.model.empty()) model = program::defaultModelFor(*s.variant, "poppy play");
 
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!model.empty()) {
@@ -121,7 +121,7 @@ void addPlayCommand(CLI::App& app) {
   cmd->add_option("--model", a->model,
                   "Model file (default: the variant's shipped model, models/shipped.yaml); none: the search without a network");
   cmd->add_option("--device", a->device, "cpu or cuda (for --model)")->capture_default_str();
-  addInferenceOption(cmd, a->inference);
+  program::addInferenceOption(cmd, a->inference);
   cmd->add_option("--side", a->side, "Your side: sente (moves first), gote or random; four players (yonin): south (moves first), west, north, east or random")->capture_default_str();
   cmd->add_option("--playouts", a->playouts, "Engine playouts per move (default 800, or unlimited with --seconds)")
       ->check(CLI::Range(1, 4000000));

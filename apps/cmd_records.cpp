@@ -14,9 +14,9 @@
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
-#include "play/csa_format.h"
-#include "play/game_file.h"
-#include "play/kif_format.h"
+#include "play/game_files/csa_format.h"
+#include "play/game_files/game_file.h"
+#include "play/game_files/kif_format.h"
 #include "selfplay/game_record.h"
 
 namespace poppy::apps {

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "apps/commands.h"
-#include "apps/match_runner.h"
+#include "program/match_runner.h"
 #include "common/generation_name.h"
-#include "play/match_report.h"
+#include "report/match_report.h"
 #include "report/reference_elo.h"
 #include "report/run_metrics.h"
 #include "report/run_report.h"
@@ -101,7 +101,7 @@ void playReferenceMatches(const ReportArgs& a, const std::string& variant) {
     for (int g : generations) {
       const std::string model = (fs::path(a.runDir) / "models" / (common::generationName(g) + ".model")).string();
       const std::string stem = (fs::path(report::referenceDir(a.runDir)) /
-                                (common::generationName(g) + "-vs-" + play::shortPlayerName(opponent))).string();
+                                (common::generationName(g) + "-vs-" + report::shortPlayerName(opponent))).string();
       if (alreadyPlayed(stem + ".summary.json", a.games)) {
         std::fprintf(stderr, "report: %s against %s: already played (%s.summary.json)\n",
                      common::generationName(g).c_str(), opponent.c_str(), stem.c_str());
@@ -110,7 +110,7 @@ void playReferenceMatches(const ReportArgs& a, const std::string& variant) {
       // A match stopped before its end is played again from the start.
       fs::remove(stem + ".jsonl");
       fs::remove(stem + ".summary.json");
-      MatchRunArgs m;
+      program::MatchRunArgs m;
       m.variant = variant;
       m.a.player = "model:" + model + ":" + std::to_string(a.playouts);
       m.b.player = opponent;
@@ -119,7 +119,7 @@ void playReferenceMatches(const ReportArgs& a, const std::string& variant) {
       m.plyCap = a.plyCap;
       m.records = stem + ".jsonl";
       m.summary = stem + ".summary.json";
-      runMatchCommand(m, true);
+      program::runMatchCommand(m, true);
     }
 }
 

@@ -19,14 +19,14 @@
 #include <stdexcept>
 
 #include "apps/commands.h"
-#include "apps/inference_option.h"
-#include "apps/model_choice.h"
+#include "program/inference_option.h"
+#include "program/model_choice.h"
 #include "common/atomic_file.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
 #include "play/shipped_models.h"
-#include "play/web_api.h"
+#include "play/human/web_api.h"
 
 namespace poppy::apps {
 
@@ -187,7 +187,7 @@ void serve(const ServeOptions& o) {
     engines += "model " + path + " for " + info.variant + ", ";
     if (named && o.variant.empty()) api.defaultVariant = info.variant;
   };
-  const bool noModel = namesNoModel(o.model);
+  const bool noModel = program::namesNoModel(o.model);
   if (!noModel && !o.model.empty()) addModel(o.model, true);
   if (!noModel)
     for (const auto& [name, path] : play::shippedModels())
@@ -327,7 +327,7 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--variant", o->variant,
                   "Variant the page starts with (name or file; default: the model's variant, else micro)");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
-  addInferenceOption(cmd, o->inference);
+  program::addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->playouts, "Playouts per engine move and analysis")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "apps/commands.h"
-#include "apps/inference_option.h"
-#include "apps/model_players.h"
+#include "program/inference_option.h"
+#include "program/model_players.h"
 #include "common/progress_line.h"
 #include "common/run_lock.h"
 #include "game/variant_loader.h"
@@ -60,8 +60,8 @@ selfplay::MatchResult runMatch(const MatchArgs& o) {
   const auto variant = game::loadVariant(o.variant);
   game::requireTwoPlayers(*variant, "poppy gate");
   const nn::Encoder encoder(variant);
-  LoadedPlayer a = loadPlayer(o.a, *variant, o.device, o.inference, o.playouts);
-  LoadedPlayer b = loadPlayer(o.b, *variant, o.device, o.inference, o.playouts);
+  program::LoadedPlayer a = program::loadPlayer(o.a, *variant, o.device, o.inference, o.playouts);
+  program::LoadedPlayer b = program::loadPlayer(o.b, *variant, o.device, o.inference, o.playouts);
   selfplay::MatchSettings ms;
   ms.games = o.games;
   ms.parallelGames = o.parallel;
@@ -91,7 +91,7 @@ void addMatchOptions(CLI::App* cmd, MatchArgs& o) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cpu or cuda")->capture_default_str();
-  addInferenceOption(cmd, o.inference);
+  program::addInferenceOption(cmd, o.inference);
   cmd->add_option("--threads", o.threads, "LibTorch threads")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", o.seed, "Random seed")->capture_default_str();
   cmd->add_option("--records", o.records, "Append every game to this JSONL file");
@@ -149,7 +149,7 @@ void addTrainCommands(CLI::App& app) {
   sp->add_option("--playouts", s->playouts, "Playouts per move")->check(CLI::Range(1, 1000000))->capture_default_str();
   sp->add_option("--parallel", s->parallel, "Games played at once")->check(CLI::Range(1, 4096))->capture_default_str();
   sp->add_option("--device", s->device, "cpu or cuda")->capture_default_str();
-  addInferenceOption(sp, s->inference);
+  program::addInferenceOption(sp, s->inference);
   sp->add_option("--threads", s->threads, "LibTorch threads per worker")->check(CLI::Range(1, 256))->capture_default_str();
   sp->add_option("--workers", s->workers, "Self-play workers (threads), each with its own network copy and share of the games")
       ->check(CLI::Range(1, 256))

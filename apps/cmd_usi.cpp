@@ -7,14 +7,14 @@
 #include <string>
 
 #include "apps/commands.h"
-#include "apps/search_option_flags.h"
-#include "apps/inference_option.h"
-#include "apps/model_choice.h"
+#include "program/search_option_flags.h"
+#include "program/inference_option.h"
+#include "program/model_choice.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
 #include "play/shipped_models.h"
-#include "play/usi_engine.h"
+#include "play/engines/usi_engine.h"
 
 namespace poppy::apps {
 namespace {
@@ -28,7 +28,7 @@ void runUsi(UsiCommandOptions o, bool variantGiven) {
   // Command-line mistakes stop here with `poppy: error: ...`; the same mistakes made through
   // setoption later are answered with `info string error: ...` and the engine goes on.
   const bool shipped = o.engine.modelFile.empty();  // no --model: the variant's shipped model
-  if (namesNoModel(o.engine.modelFile)) o.engine.modelFile.clear();
+  if (program::namesNoModel(o.engine.modelFile)) o.engine.modelFile.clear();
   for (const auto& [what, path] : {std::pair{"--model", o.engine.modelFile}, std::pair{"--book", o.engine.book}}) {
     if (path.empty()) continue;
     if (std::filesystem::is_directory(path))
@@ -55,7 +55,7 @@ void runUsi(UsiCommandOptions o, bool variantGiven) {
   // the first variant's is loaded now, so that a GUI's first `isready` is answered at once.
   std::string firstModel = o.engine.modelFile;
   if (shipped) {
-    firstModel = defaultModelFor(*variant, "poppy usi");
+    firstModel = program::defaultModelFor(*variant, "poppy usi");
     o.engine.modelFile = play::kShippedModel;
   }
   auto preloaded = std::make_shared<std::unique_ptr<mcts::Evaluator>>();
@@ -89,7 +89,7 @@ void addUsiCommand(CLI::App& app) {
   CLI::Option* variant =
       cmd->add_option("--variant", o->engine.variant, "Variant name or .yaml path (default: the model's, else micro) (setoption UCI_Variant)");
   cmd->add_option("--device", o->engine.device, "cpu, cuda or cuda:N (setoption Device)")->capture_default_str();
-  addInferenceOption(cmd, o->inference);
+  program::addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->engine.playouts, "Playouts for a `go` without limits (setoption Playouts)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(1), play::Analyzer::kMaxPlayouts));
@@ -108,7 +108,7 @@ void addUsiCommand(CLI::App& app) {
                   "Milliseconds kept in hand per move for GUI and network latency (setoption MoveOverhead)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(0), int64_t(10000)));
-  addSearchOptionFlags(cmd, o->engine.search, mcts::SearchOption::kUsi, "");
+  program::addSearchOptionFlags(cmd, o->engine.search, mcts::SearchOption::kUsi, "");
   cmd->add_option("--hash", o->engine.hashMiB, "MiB for the cache of network answers (setoption USI_Hash)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(1), play::UsiOptions::kMaxHashMiB));

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "apps/commands.h"
-#include "apps/inference_option.h"
-#include "apps/model_choice.h"
+#include "program/inference_option.h"
+#include "program/model_choice.h"
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
-#include "play/xboard_engine.h"
+#include "play/engines/xboard_engine.h"
 
 namespace poppy::apps {
 namespace {
@@ -25,8 +25,8 @@ void runXboard(XboardCommandOptions o) {
   const auto variant = game::loadVariant("chu");
   nn::setNetworkThreads(nn::kPlayTimeNetworkThreads);
   std::string model = o.model;
-  if (model.empty()) model = defaultModelFor(*variant, "poppy xboard");
-  else if (namesNoModel(model)) model.clear();
+  if (model.empty()) model = program::defaultModelFor(*variant, "poppy xboard");
+  else if (program::namesNoModel(model)) model.clear();
   std::unique_ptr<mcts::Evaluator> evaluator;
   if (!model.empty()) {
     try {
@@ -46,7 +46,7 @@ void addXboardCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("xboard", "Play chu as an XBoard (CECP) engine on stdin/stdout (XBoard, HaChu)");
   cmd->add_option("--model", o->model, "Model file (default: chu's shipped model); none: rollout MCTS");
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
-  addInferenceOption(cmd, o->inference);
+  program::addInferenceOption(cmd, o->inference);
   cmd->add_option("--playouts", o->engine.playouts, "Playouts per move when XBoard gives no time")
       ->capture_default_str()
       ->check(CLI::Range(int64_t(1), play::Analyzer::kMaxPlayouts));

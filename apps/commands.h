@@ -10,9 +10,9 @@ void addBenchCommand(CLI::App& app);
 void addVariantsCommand(CLI::App& app);
 void addUsiCommand(CLI::App& app);
 void addXboardCommand(CLI::App& app);
-void addOpeningsCommands(CLI::App& app);  // openings tree, games, book
+void addOpeningsCommands(CLI::App* openings);  // openings tree, games, book (on the group main() makes)
 void addReportCommand(CLI::App& app);
-void addOpeningsHistoryCommand(CLI::App& app);  // openings history
+void addOpeningsHistoryCommand(CLI::App* openings);  // openings history
 void addTrainCommands(CLI::App& app);  // train, selfplay, gate
 void addMatchCommand(CLI::App& app);
 void addLadderCommand(CLI::App& app);  // ladder: a player against an engine at several strengths

@@ -19,9 +19,12 @@ int main(int argc, char** argv) {
   poppy::apps::addTrainCommands(app);
   poppy::apps::addUsiCommand(app);
   poppy::apps::addXboardCommand(app);
-  poppy::apps::addOpeningsCommands(app);
+  // The openings group, made once here; its subcommands come from two files.
+  CLI::App* openings = app.add_subcommand("openings", "Study the network's opening preferences");
+  openings->require_subcommand(1);
+  poppy::apps::addOpeningsCommands(openings);
+  poppy::apps::addOpeningsHistoryCommand(openings);
   poppy::apps::addReportCommand(app);
-  poppy::apps::addOpeningsHistoryCommand(app);
   poppy::apps::addMatchCommand(app);
   poppy::apps::addLadderCommand(app);
   poppy::apps::addPlayCommand(app);

@@ -1,4 +1,4 @@
-// KIF and CSA game files (play/kif_format.h, play/csa_format.h). Byte 0 picks the format (even:
+// KIF and CSA game files (play/game_files/kif_format.h, play/game_files/csa_format.h). Byte 0 picks the format (even:
 // KIF, odd: CSA); the rest is the file. Promises: reading any bytes either gives a game or
 // throws GameFileError naming the file, never another exception or a crash; a game read is
 // legal (its moves replay from its start) and writes back to a file that reads as the same moves.
@@ -9,9 +9,9 @@
 #include "fuzz/fuzz_support.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "play/csa_format.h"
-#include "play/game_file.h"
-#include "play/kif_format.h"
+#include "play/game_files/csa_format.h"
+#include "play/game_files/game_file.h"
+#include "play/game_files/kif_format.h"
 
 using namespace poppy;
 

@@ -1,4 +1,4 @@
-// Opening books (play/opening_book.h): a JSON file, checked on load. Byte 0 picks the shipped
+// Opening books (play/openings/opening_book.h): a JSON file, checked on load. Byte 0 picks the shipped
 // variant the book is loaded for; the rest is the file. Promises: load throws BookError or
 // gives a book whose every position is found again by its SFEN and answers a legal book move
 // (with and without a random draw), and which saves and loads back the same.
@@ -11,7 +11,7 @@
 
 #include "fuzz/fuzz_support.h"
 #include "game/position.h"
-#include "play/opening_book.h"
+#include "play/openings/opening_book.h"
 
 using namespace poppy;
 

@@ -1,4 +1,4 @@
-// Position::parseUsi, and the Fairy-Stockfish notation of play/usi_notation.h, on arbitrary move
+// Position::parseUsi, and the Fairy-Stockfish notation of play/engines/usi_notation.h, on arbitrary move
 // text in positions reached by play. Input: byte 0 picks a shipped variant, byte 1 how many plies
 // to play from its start (bytes 2.. pick each move), the rest is the move text.
 // Promises: parseUsi returns a legal move whose own text parses back to it, or throws MoveError;
@@ -9,7 +9,7 @@
 
 #include "fuzz/fuzz_support.h"
 #include "game/position.h"
-#include "play/usi_notation.h"
+#include "play/engines/usi_notation.h"
 
 using namespace poppy;
 

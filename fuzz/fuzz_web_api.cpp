@@ -1,4 +1,4 @@
-// The web game API behind `poppy serve` (play/web_api.h) on arbitrary requests. The input is one
+// The web game API behind `poppy serve` (play/human/web_api.h) on arbitrary requests. The input is one
 // request a line: "METHOD PATH[?key=value&...] BODY", the body being the rest of the line; "$G"
 // in a query value or a body stands for the id of the latest game created (ids are random).
 // Promises: route() never throws; it answers 200, or a 4xx status with {"error": "..."}; every
@@ -13,7 +13,7 @@
 
 #include "fuzz/fuzz_support.h"
 #include "game/position.h"
-#include "play/web_api.h"
+#include "play/human/web_api.h"
 
 using namespace poppy;
 

@@ -1,5 +1,5 @@
 // Elo of a run's generations against fixed opponents: the summaries of matches (`poppy match`'s
-// summary JSON, play/match_report.h) in RUN_DIR/reference/, which `poppy report --reference`
+// summary JSON, report/match_report.h) in RUN_DIR/reference/, which `poppy report --reference`
 // plays and writes, or which anyone may put there. Unlike the gate Elo (each candidate against
 // the previous best, summed) these have a fixed zero: the opponent.
 #pragma once

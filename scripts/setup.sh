@@ -41,7 +41,7 @@ PLAY_PACKAGES=(
 TEST_PACKAGES=(
   libgtest-dev      # unit tests (GoogleTest through CTest)
   fairy-stockfish   # independent engine the perft tests compare against
-  hachu             # H.G. Muller's chu engine: the XBoard client's tests play it (play/xboard_client.h)
+  hachu             # H.G. Muller's chu engine: the XBoard client's tests play it (play/engines/xboard_client.h)
   chromium          # headless browser for the end-to-end test of the web page
   nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)

@@ -13,10 +13,10 @@
 // other side wins) and an optional "detail" string saying what happened, e.g.
 //   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
 // and "rule_disagreement" (result "draw"): an XBoard engine refused a move Poppy's rules allow,
-// or played one they forbid (selfplay::kRuleDisagreement; play/xboard_client.h).
+// or played one they forbid (selfplay::kRuleDisagreement; play/engines/xboard_client.h).
 // Games a person plays (`poppy play`) may also end with reason "resign" (result: the winner) or
 // "unfinished" (left before the end; result "draw", meaning nobody won). Games read from KIF or
-// CSA files (play/game_file.h) may end with "impasse" (持将棋, a draw; 入玉勝ち, a win).
+// CSA files (play/game_files/game_file.h) may end with "impasse" (持将棋, a draw; 入玉勝ち, a win).
 // Appends write whole lines in one write() under an exclusive flock() and fsync, so several
 // processes may append to one file. A crash mid-append can leave an unterminated last line: readers
 // ignore it (when it does not parse), and the next append first cuts it off.

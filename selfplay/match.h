@@ -8,7 +8,7 @@
 // searched together, so they share one deadline per round: every one of those moves gets
 // moveSeconds of wall time, and the CPU (or GPU) is shared by the games of that round. A
 // rollout player searches one game at a time, each move for moveSeconds. External players keep
-// their own clocks (play/usi_client.h).
+// their own clocks (play/engines/usi_client.h).
 #pragma once
 #include <cstdint>
 #include <functional>

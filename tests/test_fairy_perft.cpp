@@ -21,7 +21,7 @@
 
 #include "game/perft.h"
 #include "game/variant_loader.h"
-#include "play/usi_notation.h"
+#include "play/engines/usi_notation.h"
 #include "support/fairy_stockfish.h"
 #include "support/random_positions.h"
 

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "play/game_clock.h"
+#include "play/engines/game_clock.h"
 
 namespace poppy {
 namespace {

@@ -1,4 +1,4 @@
-// KIF and CSA game files (play/kif_format.h, play/csa_format.h, play/game_file.h). Poppy's own
+// KIF and CSA game files (play/game_files/kif_format.h, play/game_files/csa_format.h, play/game_files/game_file.h). Poppy's own
 // files read back to the same records; tsshogi (ShogiHome's game record library, npm package
 // 2.2.0 in tests/reference/tsshogi) reads what Poppy writes to the same moves, and Poppy reads
 // what tsshogi writes; and a real game's KIF file, written by another program, is read:
@@ -16,9 +16,9 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "play/csa_format.h"
-#include "play/game_file.h"
-#include "play/kif_format.h"
+#include "play/game_files/csa_format.h"
+#include "play/game_files/game_file.h"
+#include "play/game_files/kif_format.h"
 #include "selfplay/selfplay_runner.h"
 #include "support/node_script.h"
 

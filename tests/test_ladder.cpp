@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "game/variant_loader.h"
-#include "play/ladder_report.h"
+#include "report/ladder_report.h"
 #include "selfplay/game_record.h"
 #include "support/fairy_stockfish.h"
 #include "support/scratch_files.h"
@@ -27,7 +27,7 @@ const char* kPrefix = "poppy_ladder_test_";
 ::testing::Environment* const kCleanup = pt::removeScratchRootAtExit(kPrefix);
 
 TEST(LadderRungs, ParseNodesAndMovetime) {
-  const auto r = play::parseRungs("nodes:100, nodes:1000,movetime:50,movetime", 200);
+  const auto r = report::parseRungs("nodes:100, nodes:1000,movetime:50,movetime", 200);
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0].nodes, 100);
   EXPECT_EQ(r[0].movetimeMs, 0);
@@ -37,16 +37,16 @@ TEST(LadderRungs, ParseNodesAndMovetime) {
   EXPECT_EQ(r[3].name(), "movetime:200");  // bare movetime: the player's
   for (const char* bad : {"", "nodes:", "nodes:0", "nodes:12x", "depth:0", "depth:101", "ply:3", "nodes:100,,movetime",
                           "nodes:5,nodes:5", "movetime:-1"}) {
-    EXPECT_THROW(play::parseRungs(bad, 200), std::invalid_argument) << bad;
+    EXPECT_THROW(report::parseRungs(bad, 200), std::invalid_argument) << bad;
   }
   try {
-    play::parseRungs("nodes:100,ply:3", 200);
+    report::parseRungs("nodes:100,ply:3", 200);
     FAIL() << "ply:3 was taken";
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("ply:3"));
   }
   // An XBoard engine's depth (sd N).
-  const auto d = play::parseRungs("depth:1,depth:3", 200);
+  const auto d = report::parseRungs("depth:1,depth:3", 200);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[1].depth, 3);
   EXPECT_EQ(d[1].name(), "depth:3");
@@ -71,18 +71,18 @@ selfplay::MatchResult result(int wins, int draws, int losses) {
 }
 
 TEST(LadderReport, JsonTableAndChart) {
-  play::LadderInfo info;
+  report::LadderInfo info;
   info.variant = "micro";
   info.player = "rollout:300";
   info.engineName = "Fairy-Stockfish <test> & co";
-  info.rungs = play::parseRungs("nodes:100,movetime:200", 200);
-  std::vector<play::LadderRungResult> rungs(2);
+  info.rungs = report::parseRungs("nodes:100,movetime:200", 200);
+  std::vector<report::LadderRungResult> rungs(2);
   rungs[0].rung = info.rungs[0];
   rungs[0].result = result(6, 2, 2);
   rungs[0].finished = true;
   rungs[1].rung = info.rungs[1];
   rungs[1].result = result(0, 0, 10);
-  const auto j = play::ladderJson(info, rungs, false);
+  const auto j = report::ladderJson(info, rungs, false);
   EXPECT_EQ(j["format"], "poppy-ladder");
   EXPECT_EQ(j["finished"], false);
   EXPECT_EQ(j["rungs_planned"].size(), 2u);
@@ -101,16 +101,16 @@ TEST(LadderReport, JsonTableAndChart) {
   EXPECT_DOUBLE_EQ(b["score_low"].get<double>(), 0.0);
   EXPECT_GT(b["score_high"].get<double>(), 0.0);  // Wilson: finite and above 0 at a 0% score
 
-  const std::string table = play::ladderTable(rungs);
+  const std::string table = report::ladderTable(rungs);
   EXPECT_THAT(table, HasSubstr("nodes:100"));
   EXPECT_THAT(table, HasSubstr("0.700"));
   EXPECT_THAT(table, HasSubstr("1 (timeout 1) / 0"));
 
-  const std::string svg = play::ladderSvg(info, rungs);
+  const std::string svg = report::ladderSvg(info, rungs);
   EXPECT_EQ(pt::xmlProblem(svg), "") << svg;
   EXPECT_THAT(svg, HasSubstr("&lt;test&gt; &amp; co"));
   EXPECT_THAT(svg, HasSubstr("class=\"error-bar\""));
-  EXPECT_EQ(svg, play::ladderSvg(info, rungs));
+  EXPECT_EQ(svg, report::ladderSvg(info, rungs));
 }
 
 #ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)

@@ -1,4 +1,4 @@
-// Matches (selfplay/match.h) with Poppy players and with external USI engines (play/usi_client.h):
+// Matches (selfplay/match.h) with Poppy players and with external USI engines (play/engines/usi_client.h):
 // scores, colour alternation, openings, records that replay legally, forfeits of broken engines
 // (garbage, illegal moves, crashes, hangs), Fairy-Stockfish as a real opponent, and `poppy match`
 // end to end.
@@ -16,10 +16,10 @@
 
 #include "mcts/evaluator.h"
 #include "game/variant_loader.h"
-#include "play/match_openings.h"
-#include "play/match_report.h"
-#include "play/usi_client.h"
-#include "play/usi_notation.h"
+#include "play/openings/match_openings.h"
+#include "report/match_report.h"
+#include "play/engines/usi_client.h"
+#include "play/engines/usi_notation.h"
 #include "selfplay/match.h"
 #include "support/fairy_stockfish.h"
 #include "support/scratch_files.h"
@@ -521,7 +521,7 @@ TEST(UsiClient, TimedNetworkPlayerAgainstFairyStockfish) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fairy-Stockfish's notation of micro shogi (play/usi_notation.h). The expected strings are
+// Fairy-Stockfish's notation of micro shogi (play/engines/usi_notation.h). The expected strings are
 // derived by hand from the mapping: Poppy G = FSF +R, +G = R, S = +L, +S = L (the other face
 // of the same physical piece); K, B, +B, P, +P unchanged; in hand a piece is its base letter.
 
@@ -748,10 +748,10 @@ TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
 }
 
 TEST(MatchReport, NamesAndSummary) {
-  EXPECT_EQ(play::shortPlayerName("model:runs/x/gen-0042.model:128"), "gen-0042-128");
-  EXPECT_EQ(play::shortPlayerName("rollout:1000"), "rollout1000");
-  EXPECT_EQ(play::shortPlayerName("usi:/usr/games/fairy-stockfish --x"), "fairy-stockfish");
-  EXPECT_EQ(play::defaultMatchFileStem("random", "rollout"), "match-random-vs-rollout");
+  EXPECT_EQ(report::shortPlayerName("model:runs/x/gen-0042.model:128"), "gen-0042-128");
+  EXPECT_EQ(report::shortPlayerName("rollout:1000"), "rollout1000");
+  EXPECT_EQ(report::shortPlayerName("usi:/usr/games/fairy-stockfish --x"), "fairy-stockfish");
+  EXPECT_EQ(report::defaultMatchFileStem("random", "rollout"), "match-random-vs-rollout");
   selfplay::MatchResult r;
   r.winsA = 3, r.draws = 1, r.lossesA = 1, r.winsAAsSente = 2;
   for (int i = 0; i < 5; ++i) {
@@ -763,9 +763,9 @@ TEST(MatchReport, NamesAndSummary) {
     r.records.push_back(g);
     r.aWasSente.push_back(i % 2 == 0);
   }
-  play::MatchInfo info;
+  report::MatchInfo info;
   info.variant = "micro";
-  const auto j = play::matchSummary(info, r, 2.0, true);
+  const auto j = report::matchSummary(info, r, 2.0, true);
   EXPECT_EQ(j["games"], 5);
   EXPECT_DOUBLE_EQ(j["score"].get<double>(), 3.5 / 5);
   EXPECT_EQ(j["a_as_gote"]["wins"], 1);

@@ -1,4 +1,4 @@
-// play/match_statistics.h: pentanomial pair counts, LOS and the SPRT. The expected numbers are
+// report/match_statistics.h: pentanomial pair counts, LOS and the SPRT. The expected numbers are
 // derived by hand beside each test from the formulas of fishtest and fastchess (the header
 // states them), not taken from the code.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "play/match_statistics.h"
+#include "report/match_statistics.h"
 
 namespace poppy {
 namespace {
@@ -38,12 +38,12 @@ TEST(MatchStatistics, PentanomialCountsFinishedPairsOfColourSwappedGames) {
   addGame(r, 4, -1);
   addGame(r, 7, +1);
   addGame(r, 6, +1);
-  const play::Pentanomial p = play::pentanomialOf(r, "m-");
+  const report::Pentanomial p = report::pentanomialOf(r, "m-");
   EXPECT_EQ(p.counts, (std::array<int64_t, 5>{1, 0, 1, 1, 1}));
   EXPECT_EQ(p.pairs(), 4);
 
   r.records.back().id = "other-6";
-  EXPECT_THROW(play::pentanomialOf(r, "m-"), std::invalid_argument);
+  EXPECT_THROW(report::pentanomialOf(r, "m-"), std::invalid_argument);
 }
 
 // By hand: 100 pairs [5, 10, 40, 30, 15] have pair scores x = 0, 1/4, 1/2, 3/4, 1 with mean
@@ -53,30 +53,30 @@ TEST(MatchStatistics, PentanomialCountsFinishedPairsOfColourSwappedGames) {
 // LLR = 100 (0.014387) (1.2 - 1.014387) / 0.13 = 2.0542. Bounds at alpha = beta = 0.05:
 // ln(0.05 / 0.95) = -2.9444 and +2.9444.
 TEST(MatchStatistics, SprtLogLikelihoodRatioOfAHandWorkedCase) {
-  play::Pentanomial p;
+  report::Pentanomial p;
   p.counts = {5, 10, 40, 30, 15};
-  const play::SprtSettings s{0, 10, 0.05, 0.05};
-  play::SprtStatus st = play::sprtStatus(p, s);
+  const report::SprtSettings s{0, 10, 0.05, 0.05};
+  report::SprtStatus st = report::sprtStatus(p, s);
   EXPECT_NEAR(st.llr, 2.0542, 5e-4);
   EXPECT_NEAR(st.lower, -2.9444, 1e-4);
   EXPECT_NEAR(st.upper, 2.9444, 1e-4);
-  EXPECT_EQ(st.verdict, play::SprtVerdict::kContinue);
+  EXPECT_EQ(st.verdict, report::SprtVerdict::kContinue);
 
   // Twice the pairs in the same proportions: twice the evidence, 4.108, past the upper bound.
   p.counts = {10, 20, 80, 60, 30};
-  st = play::sprtStatus(p, s);
+  st = report::sprtStatus(p, s);
   EXPECT_NEAR(st.llr, 4.1084, 1e-3);
-  EXPECT_EQ(st.verdict, play::SprtVerdict::kAcceptH1);
+  EXPECT_EQ(st.verdict, report::SprtVerdict::kAcceptH1);
 
   // The mirror image, m = 0.4: LLR = 200 (0.014387) (0.8 - 1.014387) / 0.13 = -4.745: H0.
   p.counts = {30, 60, 80, 20, 10};
-  st = play::sprtStatus(p, s);
+  st = report::sprtStatus(p, s);
   EXPECT_NEAR(st.llr, -4.7452, 1e-3);
-  EXPECT_EQ(st.verdict, play::SprtVerdict::kAcceptH0);
-  EXPECT_EQ(play::sprtVerdictText(st.verdict), "H0 accepted");
+  EXPECT_EQ(st.verdict, report::SprtVerdict::kAcceptH0);
+  EXPECT_EQ(report::sprtVerdictText(st.verdict), "H0 accepted");
 
   // alpha 0.01, beta 0.1 move the bounds: ln(0.1 / 0.99) = -2.2925, ln(0.9 / 0.01) = 4.4998.
-  st = play::sprtStatus(p, {0, 10, 0.01, 0.1});
+  st = report::sprtStatus(p, {0, 10, 0.01, 0.1});
   EXPECT_NEAR(st.lower, -2.2925, 1e-4);
   EXPECT_NEAR(st.upper, 4.4998, 1e-4);
 }
@@ -84,12 +84,12 @@ TEST(MatchStatistics, SprtLogLikelihoodRatioOfAHandWorkedCase) {
 // Every pair won: no variance without fastchess's regularisation (a zero count counts as 0.001
 // pairs), which keeps the ratio finite and large: the test decides for H1 at once.
 TEST(MatchStatistics, SprtDecidesOnPairsThatAllScoredTheSame) {
-  play::Pentanomial p;
-  EXPECT_EQ(play::sprtLogLikelihoodRatio(p, {0, 10, 0.05, 0.05}), 0.0);  // no pairs, no evidence
+  report::Pentanomial p;
+  EXPECT_EQ(report::sprtLogLikelihoodRatio(p, {0, 10, 0.05, 0.05}), 0.0);  // no pairs, no evidence
   p.counts = {0, 0, 0, 0, 3};
-  const play::SprtStatus st = play::sprtStatus(p, {0, 10, 0.05, 0.05});
+  const report::SprtStatus st = report::sprtStatus(p, {0, 10, 0.05, 0.05});
   EXPECT_TRUE(std::isfinite(st.llr));
-  EXPECT_EQ(st.verdict, play::SprtVerdict::kAcceptH1);
+  EXPECT_EQ(st.verdict, report::SprtVerdict::kAcceptH1);
 }
 
 // By hand: 60 wins, 40 losses: 0.5 (1 + erf(20 / sqrt(200))) = 0.5 (1 + erf(1.41421)) =
@@ -99,21 +99,21 @@ TEST(MatchStatistics, LikelihoodOfSuperiorityFromWinsAndLosses) {
   r.winsA = 60;
   r.lossesA = 40;
   r.draws = 25;
-  EXPECT_NEAR(play::likelihoodOfSuperiority(r), 0.977250, 1e-6);
+  EXPECT_NEAR(report::likelihoodOfSuperiority(r), 0.977250, 1e-6);
   r.winsA = r.lossesA = 0;
-  EXPECT_EQ(play::likelihoodOfSuperiority(r), 0.5);
+  EXPECT_EQ(report::likelihoodOfSuperiority(r), 0.5);
 }
 
 TEST(MatchStatistics, BadSprtSettingsAreNamed) {
   try {
-    play::checkSprtSettings({10, 0, 0.05, 0.05});
+    report::checkSprtSettings({10, 0, 0.05, 0.05});
     FAIL() << "elo0 above elo1 accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "elo0 10 must be below elo1 0");
   }
-  EXPECT_THROW(play::checkSprtSettings({0, 10, 0, 0.05}), std::invalid_argument);
-  EXPECT_THROW(play::checkSprtSettings({0, 10, 0.05, 0.5}), std::invalid_argument);
-  EXPECT_NO_THROW(play::checkSprtSettings({-5, 5, 0.01, 0.2}));
+  EXPECT_THROW(report::checkSprtSettings({0, 10, 0, 0.05}), std::invalid_argument);
+  EXPECT_THROW(report::checkSprtSettings({0, 10, 0.05, 0.5}), std::invalid_argument);
+  EXPECT_NO_THROW(report::checkSprtSettings({-5, 5, 0.01, 0.2}));
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "play/opening_book.h"
+#include "play/openings/opening_book.h"
 #include "support/scratch_files.h"
 
 namespace poppy {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "play/opening_stats.h"
+#include "play/openings/opening_stats.h"
 #include "selfplay/game_record.h"
 #include "support/scratch_files.h"
 

@@ -1,4 +1,4 @@
-// The opening tree (play/opening_tree.h): built in-process with a scripted network that prefers
+// The opening tree (play/openings/opening_tree.h): built in-process with a scripted network that prefers
 // known moves (no LibTorch here), checked for shape, shares, order, pruning, game counts, the
 // three renderers and the book export; then `poppy openings tree|book` end to end on the
 // shipped micro model, and their errors.
@@ -18,9 +18,9 @@
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
 #include "play/analyzer.h"
-#include "play/opening_book.h"
-#include "play/opening_tree.h"
-#include "play/opening_tree_svg.h"
+#include "play/openings/opening_book.h"
+#include "play/openings/opening_tree.h"
+#include "play/openings/opening_tree_svg.h"
 #include "selfplay/game_record.h"
 #include "support/scratch_files.h"
 

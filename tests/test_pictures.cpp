@@ -1,5 +1,5 @@
-// The pictures Poppy draws: SVG boards (play/board_svg.h), the opening tree's picture with its
-// folds, colours and board diagrams (play/opening_tree_svg.h), and their PNGs
+// The pictures Poppy draws: SVG boards (play/human/board_svg.h), the opening tree's picture with its
+// folds, colours and board diagrams (play/openings/opening_tree_svg.h), and their PNGs
 // (report/svg_to_png.h), decoded back here with cairo to look at the pixels.
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "play/board_svg.h"
-#include "play/opening_tree_svg.h"
+#include "play/human/board_svg.h"
+#include "play/openings/opening_tree_svg.h"
 #include "report/svg_to_png.h"
 
 #ifdef POPPY_PNG

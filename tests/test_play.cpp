@@ -14,9 +14,9 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "play/board_text.h"
-#include "play/four_player_game.h"
-#include "play/terminal_game.h"
+#include "play/human/board_text.h"
+#include "play/human/four_player_game.h"
+#include "play/human/terminal_game.h"
 #include "selfplay/game_record.h"
 #include "support/scratch_files.h"
 

@@ -546,7 +546,7 @@ TEST(RunReport, FourPlayerRunsChartSeatsAndShares) {
   removeUnlessFailed(dir);
 }
 
-// A match summary as poppy match writes it (play/match_report.h), with the figures given.
+// A match summary as poppy match writes it (report/match_report.h), with the figures given.
 std::string summary(const std::string& a, const std::string& b, int wins, int losses, double elo, double low, double high) {
   return R"({"format": "poppy-match-summary", "version": 1, "finished": true, "variant": "micro", "a": {"player": ")" + a +
          R"("}, "b": {"player": ")" + b + R"("}, "games": )" + std::to_string(wins + losses) + R"(, "wins": )" +

@@ -35,7 +35,7 @@
 #include "mcts/evaluator.h"
 #include "nn/encoder.h"
 #include "play/shipped_models.h"
-#include "play/web_api.h"
+#include "play/human/web_api.h"
 #include "support/position_helpers.h"
 #include "support/scratch_files.h"
 

@@ -2,7 +2,7 @@
 // budget never reaches the time left on the clock (plus byoyomi), whatever the GUI sends.
 #include <gtest/gtest.h>
 
-#include "play/time_manager.h"
+#include "play/engines/time_manager.h"
 
 namespace poppy::play {
 namespace {

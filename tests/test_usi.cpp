@@ -23,8 +23,8 @@
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
-#include "play/opening_book.h"
-#include "play/usi_engine.h"
+#include "play/openings/opening_book.h"
+#include "play/engines/usi_engine.h"
 #include "support/fairy_stockfish.h"
 #include "support/scratch_files.h"
 

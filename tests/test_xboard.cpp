@@ -1,4 +1,4 @@
-// The XBoard (CECP) client: its notation (play/xboard_notation.h), and matches against HaChu
+// The XBoard (CECP) client: its notation (play/engines/xboard_notation.h), and matches against HaChu
 // (Debian's `hachu`, installed by scripts/setup.sh) and against scripted engines that break the
 // protocol's rules. The notation's reference squares are HaChu's, as its documentation and
 // XBoard's state them: files a.. from sente's left, ranks 1.. from sente's side, so on chu's
@@ -17,9 +17,9 @@
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
-#include "play/xboard_client.h"
-#include "play/xboard_engine.h"
-#include "play/xboard_notation.h"
+#include "play/engines/xboard_client.h"
+#include "play/engines/xboard_engine.h"
+#include "play/engines/xboard_notation.h"
 #include "selfplay/match.h"
 #include "support/scratch_files.h"
 

@@ -3,7 +3,7 @@
 // legal moves, but whatever a person tries is sent, and a refusal is shown as the server words it).
 'use strict';
 
-// Kanji come from the server with each piece (play/piece_kanji.h): one table for the page and
+// Kanji come from the server with each piece (play/game_files/piece_kanji.h): one table for the page and
 // the SVG boards.
 
 
@@ -87,7 +87,7 @@ function seatAt(offset) {
 
 // The squares in drawing order (rows from the top, each from the left). Two players: gote sees
 // the board turned round. Four: each seat sees its own side at the bottom, the board turned by
-// its quarter turns (as play/four_player_board_text.cpp; west's side, file 9, at the bottom).
+// its quarter turns (as play/human/four_player_board_text.cpp; west's side, file 9, at the bottom).
 function viewSquares(s) {
   if (s.players <= 2) return viewer() === 'gote' ? [...s.board].reverse() : s.board;
   const n = s.files, k = s.seats.indexOf(viewer()), out = [];
@@ -628,11 +628,11 @@ function renderOpenings() {
   else { $('openings-preview-caption').textContent = ''; $('openings-preview-board').replaceChildren(); }
 }
 
-// The board after a move of the explorer, drawn by the server (play/board_svg.h, the same pieces
+// The board after a move of the explorer, drawn by the server (play/human/board_svg.h, the same pieces
 // as the page's); the latest request wins.
 function showPreview(data, child) {
   if (playersOf(data.variant) > 2) {
-    // Board pictures are drawn for two players only (play/board_svg.h).
+    // Board pictures are drawn for two players only (play/human/board_svg.h).
     $('openings-preview-caption').textContent = `after ${child.move}: share ${pct(child.share)}, score ${pct(child.win_rate)}`;
     $('openings-preview-board').replaceChildren();
     return Promise.resolve();
