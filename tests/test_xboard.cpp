@@ -260,5 +260,44 @@ TEST(XboardEngine, SpeaksTheProtocolAsXboardAndHachuExpect) {
   EXPECT_FALSE(s.engine.handle("quit"));
 }
 
+// `level MPS BASE INC` (CECP): BASE in minutes or minutes:seconds, INC in seconds. The budgets
+// below are the USI engine's clock rule (play/engines/time_manager.h: remaining / horizon +
+// 0.8 x increment, the horizon 20 or the moves to the control plus one), worked by hand.
+TEST(XboardEngine, LevelGivesTheClockItsBaseIncrementAndControl) {
+  const auto fiveMinutes = play::parseXboardLevel("40 5 0");
+  ASSERT_TRUE(fiveMinutes);
+  EXPECT_EQ(fiveMinutes->movesPerSession, 40);
+  EXPECT_EQ(fiveMinutes->baseMs, 300000);
+  EXPECT_EQ(fiveMinutes->incrementMs, 0);
+  const auto fischer = play::parseXboardLevel("0 2:30 1.5");
+  ASSERT_TRUE(fischer);
+  EXPECT_EQ(fischer->movesPerSession, 0);
+  EXPECT_EQ(fischer->baseMs, 150000);
+  EXPECT_EQ(fischer->incrementMs, 1500);
+  for (const char* bad : {"", "40 5", "x 5 0", "40 5 0 9", "40 -5 0", "40 2:75 0", "2.5 5 0", "40 5 fast"})
+    EXPECT_FALSE(play::parseXboardLevel(bad)) << "'" << bad << "'";
+
+  // Each side has made ply / 2 moves: at ply 0 sente has 40 to go, at ply 79 gote has made 39
+  // and has 1 to go; at ply 80 sente starts the next control.
+  EXPECT_EQ(play::movesToTimeControl(40, 0), 40);
+  EXPECT_EQ(play::movesToTimeControl(40, 79), 1);
+  EXPECT_EQ(play::movesToTimeControl(40, 80), 40);
+  EXPECT_EQ(play::movesToTimeControl(0, 80), 0);
+
+  // 5 minutes, 40 to go: the horizon stays 20: 300,000 / 20 = 15,000 ms.
+  EXPECT_EQ(play::xboardMoveBudgetMs(300000, 0, 40, 50), 15000);
+  // 60 s left and 3 moves to go: 60,000 / 4 = 15,000 ms.
+  EXPECT_EQ(play::xboardMoveBudgetMs(60000, 0, 3, 50), 15000);
+  // Fischer, 150 s + 1.5 s: 150,000 / 20 + 0.8 x 1,500 = 8,700 ms.
+  EXPECT_EQ(play::xboardMoveBudgetMs(150000, 1500, 0, 50), 8700);
+
+  // The engine accepts the level and answers within its budget; a bad one is named.
+  XboardSession s;
+  auto out = s.send("new\nvariant chu\nlevel 40 0:02 0");
+  EXPECT_THAT(out, ::testing::Not(::testing::Contains(::testing::HasSubstr("Error"))));
+  out = s.send("level 40 five 0");
+  EXPECT_THAT(out, ::testing::Contains(::testing::HasSubstr("Error (bad level")));
+}
+
 }  // namespace
 }  // namespace poppy

@@ -1,6 +1,8 @@
 #include "play/engines/xboard_engine.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <istream>
 #include <ostream>
 #include <sstream>
@@ -10,6 +12,45 @@
 #include "play/engines/xboard_notation.h"
 
 namespace poppy::play {
+
+std::optional<XboardLevel> parseXboardLevel(const std::string& text) {
+  std::istringstream words(text);
+  std::string mps, base, inc, extra;
+  if (!(words >> mps >> base >> inc) || (words >> extra)) return std::nullopt;
+  auto number = [](const std::string& t, double& v) {
+    char* end = nullptr;
+    v = std::strtod(t.c_str(), &end);
+    return !t.empty() && *end == 0 && std::isfinite(v) && v >= 0;
+  };
+  XboardLevel level;
+  double moves = 0, minutes = 0, seconds = 0, increment = 0;
+  if (!number(mps, moves) || moves != std::floor(moves) || moves > 10000) return std::nullopt;
+  const size_t colon = base.find(':');
+  if (colon == std::string::npos) {
+    if (!number(base, minutes)) return std::nullopt;
+  } else if (!number(base.substr(0, colon), minutes) || !number(base.substr(colon + 1), seconds) || seconds >= 60) {
+    return std::nullopt;
+  }
+  if (!number(inc, increment) || minutes > 100000 || increment > 100000) return std::nullopt;
+  level.movesPerSession = int(moves);
+  level.baseMs = int64_t(std::llround((minutes * 60 + seconds) * 1000));
+  level.incrementMs = int64_t(std::llround(increment * 1000));
+  return level;
+}
+
+int movesToTimeControl(int movesPerSession, int ply) {
+  if (movesPerSession <= 0) return 0;
+  return movesPerSession - (std::max(0, ply) / 2) % movesPerSession;
+}
+
+int64_t xboardMoveBudgetMs(int64_t clockMs, int64_t incrementMs, int movesToGo, int64_t overheadMs) {
+  TimeSettings settings;
+  settings.overheadMs = overheadMs;
+  // With a control ahead, the clock is spread over the moves to it (one spare, so the last move
+  // before the control never spends everything); without one, over the usual horizon.
+  if (movesToGo > 0) settings.movesHorizon = std::min(settings.movesHorizon, movesToGo + 1);
+  return clockBudgetMs(clockMs, incrementMs, 0, settings);
+}
 namespace {
 
 // Plies the search looks ahead before calling a line a draw (as the USI engine's horizon).
@@ -104,13 +145,16 @@ bool XboardEngine::handle(const std::string& rawLine) {
   } else if (cmd == "time") {
     number(clockCs_);
   } else if (cmd == "level") {
-    // level MPS BASE INC: the increment (seconds) counts here; the clock comes with `time`.
-    std::istringstream words(rest);
-    std::string mps, base;
-    double inc = 0;
-    if (words >> mps >> base >> inc) incrementMs_ = int64_t(inc * 1000);
-    else send("Error (bad level): " + rawLine);
-    secondsPerMove_ = 0;
+    // The clock itself comes with `time` before each move; BASE starts it for interfaces that
+    // send no `time` before the first one.
+    if (const auto level = parseXboardLevel(rest)) {
+      movesPerSession_ = level->movesPerSession;
+      incrementMs_ = level->incrementMs;
+      clockCs_ = level->baseMs / 10;
+      secondsPerMove_ = 0;
+    } else {
+      send("Error (bad level: expected MPS BASE INC, e.g. 40 5 0 or 0 2:30 10): " + rawLine);
+    }
   } else if (cmd == "undo" || cmd == "remove") {
     const int back = cmd == "undo" ? 1 : 2;
     if (pos_.gamePly() < back) send("Error (no move to take back): " + cmd);
@@ -149,9 +193,8 @@ double XboardEngine::moveSeconds() const {
   const double overhead = options_.overheadMs / 1000.0;
   if (secondsPerMove_ > 0) return std::max(0.01, double(secondsPerMove_) - overhead);
   if (clockCs_ < 0) return 0;
-  TimeSettings settings;
-  settings.overheadMs = options_.overheadMs;
-  return std::max(0.01, clockBudgetMs(clockCs_ * 10, incrementMs_, 0, settings) / 1000.0);
+  const int toGo = movesToTimeControl(movesPerSession_, pos_.gamePly());
+  return std::max(0.01, xboardMoveBudgetMs(clockCs_ * 10, incrementMs_, toGo, options_.overheadMs) / 1000.0);
 }
 
 void XboardEngine::think() {
@@ -179,6 +222,10 @@ void XboardEngine::think() {
     send(post.str());
   }
   send("move " + xboardMove(pos_, m));
+  // Our own count of the clock, which the next `time` replaces (XBoard sends one before every
+  // move; without it the clock still runs down, and a control's new time is not added).
+  if (clockCs_ >= 0 && secondsPerMove_ == 0)
+    clockCs_ = std::max<int64_t>(0, clockCs_ - int64_t(a.seconds * 100) - options_.overheadMs / 10 + incrementMs_ / 10);
   pos_.makeMove(m);
   reportGameEnd();
 }

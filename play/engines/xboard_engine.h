@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "game/position.h"
@@ -25,6 +26,23 @@ struct XboardEngineOptions {
   double repetitionContempt = 0.3; // chu's greedy play shuffles into repetition draws without it
   int64_t overheadMs = 50;         // kept in hand per move for the GUI and the pipes
 };
+
+// CECP's `level MPS BASE INC`: MPS moves per time control (0: the whole game), BASE minutes or
+// minutes:seconds, INC seconds added after each move (fractions allowed). nullopt: not three such
+// numbers.
+struct XboardLevel {
+  int movesPerSession = 0;
+  int64_t baseMs = 0, incrementMs = 0;
+};
+std::optional<XboardLevel> parseXboardLevel(const std::string& text);
+
+// Moves the side to move still has to make before its next time control (`level`'s MPS) at game
+// ply `ply` (each side has made ply / 2 moves then); 0 when the level has no moves per session.
+int movesToTimeControl(int movesPerSession, int ply);
+
+// Milliseconds to think with `clockMs` on the clock: the USI engine's clock rule
+// (play/engines/time_manager.h), spread over the moves left to the time control when there is one.
+int64_t xboardMoveBudgetMs(int64_t clockMs, int64_t incrementMs, int movesToGo, int64_t overheadMs);
 
 class XboardEngine {
  public:
@@ -58,9 +76,11 @@ class XboardEngine {
   bool force_ = false;
   game::Color engineSide_ = 1;  // after `new` the engine plays the second player (XBoard's black)
   bool over_ = false;
-  // Time: `st` seconds a move, or the clock (`time`, `otim` in centiseconds; `level`'s increment).
+  // Time: `st` seconds a move, or the clock (`time`, `otim` in centiseconds; `level`'s base
+  // time until the first `time`, its increment and its moves per time control).
   int64_t secondsPerMove_ = 0;
   int64_t clockCs_ = -1, incrementMs_ = 0;
+  int movesPerSession_ = 0;
 };
 
 }  // namespace poppy::play
