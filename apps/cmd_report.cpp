@@ -2,16 +2,21 @@
 // --reference, first the matches of chosen generations against fixed opponents whose Elo the
 // report charts (RUN_DIR/reference, report/reference_elo.h).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "apps/commands.h"
 #include "program/match_runner.h"
 #include "common/generation_name.h"
+#include "common/run_lock.h"
+#include "common/stop_signal.h"
 #include "report/match_report.h"
 #include "report/reference_elo.h"
 #include "report/run_metrics.h"
@@ -27,8 +32,17 @@ struct ReportArgs {
   std::vector<std::string> references;  // player descriptions, as poppy match --b
   std::vector<std::string> compared;    // other run directories whose learning curves are drawn beside
   std::string generations = "every:5";
+  int watchSeconds = 0;  // --watch: write the report again this often while a trainer holds the run
   int games = 40, playouts = 128, plyCap = 200, parallel = 32;
 };
+
+// Now, as HH:MM:SS local time.
+std::string clockText() {
+  const std::time_t now = std::time(nullptr);
+  char text[16];
+  std::strftime(text, sizeof text, "%H:%M:%S", std::localtime(&now));
+  return text;
+}
 
 // The generations with a model in RUN_DIR/models, ascending.
 std::vector<int> modelGenerations(const std::string& runDir) {
@@ -148,25 +162,51 @@ void addReportCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--ply-cap", args->plyCap, "Ply cap of reference games")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--parallel", args->parallel, "Reference games played at once")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--watch", args->watchSeconds,
+                  "Write the report again every this many seconds while `poppy train` runs in RUN_DIR (its "
+                  "index.html reloads itself as often); stops when the trainer stops, or on Ctrl-C")
+      ->check(CLI::Range(1, 86400));
   cmd->callback([args] {
     report::RunMetrics run = report::loadRunMetrics(args->runDir);
     if (!args->references.empty()) {
       if (run.variant.empty()) throw std::runtime_error("the run's config.yaml names no variant: cannot play reference matches");
       playReferenceMatches(*args, run.variant);
-      run = report::loadRunMetrics(args->runDir);
     }
-    for (const std::string& p : run.problems) std::fprintf(stderr, "warning: %s\n", p.c_str());
-    std::vector<report::RunMetrics> others;
-    for (const std::string& dir : args->compared) {
-      others.push_back(report::loadRunMetrics(dir));
-      for (const std::string& p : others.back().problems) std::fprintf(stderr, "warning: %s: %s\n", dir.c_str(), p.c_str());
-    }
-    const std::vector<report::NamedChart> extra =
-        others.empty() ? std::vector<report::NamedChart>{} : report::comparisonCharts(run, others);
     const std::string out = args->out.empty() ? (fs::path(args->runDir) / "report").string() : args->out;
-    const auto written = report::writeRunReport(run, out, extra);
-    std::printf("wrote %zu files to %s: open %s in a browser\n", written.size(), out.c_str(),
-                (fs::path(out) / "index.html").string().c_str());
+    const common::StopOnSignal stopOnSignal;
+    for (bool first = true;; first = false) {
+      if (!first || !args->references.empty()) run = report::loadRunMetrics(args->runDir);
+      // Warnings once: a watched run says the same ones at every pass.
+      if (first)
+        for (const std::string& p : run.problems) std::fprintf(stderr, "warning: %s\n", p.c_str());
+      std::vector<report::RunMetrics> others;
+      for (const std::string& dir : args->compared) {
+        others.push_back(report::loadRunMetrics(dir));
+        if (first)
+          for (const std::string& p : others.back().problems) std::fprintf(stderr, "warning: %s: %s\n", dir.c_str(), p.c_str());
+      }
+      const std::vector<report::NamedChart> extra =
+          others.empty() ? std::vector<report::NamedChart>{} : report::comparisonCharts(run, others);
+      const std::string holder = args->watchSeconds > 0 ? common::directoryLockHolder(args->runDir) : "";
+      const auto written = report::writeRunReport(run, out, extra, holder.empty() ? 0 : args->watchSeconds);
+      if (first)
+        std::printf("wrote %zu files to %s: open %s in a browser\n", written.size(), out.c_str(),
+                    (fs::path(out) / "index.html").string().c_str());
+      if (args->watchSeconds == 0) return;
+      if (holder.empty()) {
+        std::printf("report: no trainer holds %s (%s): the report is as the run stands, not watched\n",
+                    args->runDir.c_str(), first ? "not running" : "it stopped");
+        return;
+      }
+      std::printf("report: iteration %d, %lld games, written %s; again in %d s while %s trains (Ctrl-C stops)\n",
+                  run.iteration, (long long)run.totalGames, clockText().c_str(), args->watchSeconds,
+                  holder.c_str());
+      std::fflush(stdout);
+      for (int waited = 0; waited < args->watchSeconds * 10; ++waited) {
+        if (common::StopOnSignal::requested()) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
   });
 }
 

@@ -51,6 +51,17 @@ DirectoryLock::DirectoryLock(const std::string& dir) : path_(dir + "/run.lock") 
   }
 }
 
+std::string directoryLockHolder(const std::string& dir) {
+  const std::string path = dir + "/run.lock";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  // A shared lock is refused while a writer holds its exclusive one; given, it is dropped at once.
+  std::string holder;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) holder = errno == EWOULDBLOCK ? holderOf(fd) : "";
+  ::close(fd);
+  return holder;
+}
+
 DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the flock; the file stays (its content is only a hint)
 }

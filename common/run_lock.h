@@ -29,4 +29,8 @@ class DirectoryLock {
   int fd_ = -1;
 };
 
+// Who holds the lock on `dir` now ("pid PID on host HOST"), or "" when no one does (or there is
+// no lock file). Only looks: takes no lock that lasts and writes nothing.
+std::string directoryLockHolder(const std::string& dir);
+
 }  // namespace poppy::common

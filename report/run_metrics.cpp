@@ -171,6 +171,9 @@ ParsedMetrics parseMetrics(const std::string& text, const std::string& fileName)
       } else if (event == "train") {
         out.train.push_back(trainEvent(j));
         out.train.back().line = lineNo;
+      } else if (event == "steps") {
+        out.steps.push_back(trainEvent(j));
+        out.steps.back().line = lineNo;
       } else if (event == "fresh") {
         out.fresh.push_back(freshEvent(j));
         out.fresh.back().line = lineNo;

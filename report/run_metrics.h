@@ -88,6 +88,10 @@ struct ParsedMetrics {
   std::vector<TrainEvent> train;
   std::vector<GateEvent> gate;
   std::vector<FreshEvent> fresh;
+  // "steps" events: the mean losses of every training.log_every_steps steps inside a phase (the
+  // fields of a TrainEvent; `steps` is how many steps the means cover, `step` the trainer's count
+  // after them; no window).
+  std::vector<TrainEvent> steps;
   int unknownEvents = 0;              // events of kinds this reader does not know (newer runs)
   std::vector<std::string> problems;  // "FILE:LINE: what is wrong", the line skipped
   bool empty() const { return selfplay.empty() && train.empty() && gate.empty(); }

@@ -54,6 +54,24 @@ LineChart lossChart(const RunMetrics& run) {
   return c;
 }
 
+// The losses every training.log_every_steps steps ("steps" events): the view inside a phase.
+LineChart stepLossChart(const RunMetrics& run) {
+  LineChart c;
+  c.title = "Training losses, step by step";
+  c.xLabel = "training steps";
+  c.yLabel = "loss (mean over each logged stretch of steps)";
+  c.yFromZero = true;
+  LineSeries policy{"policy loss", {}, {}}, value{"value loss", {}, {}};
+  for (const TrainEvent& e : run.metrics.steps) {
+    policy.x.push_back(double(e.step));
+    value.x.push_back(double(e.step));
+    policy.y.push_back(e.policyLoss);
+    value.y.push_back(e.valueLoss);
+  }
+  c.series = {policy, value};
+  return c;
+}
+
 LineChart speedChart(const RunMetrics& run) {
   LineChart c;
   c.title = "Self-play speed";
@@ -211,6 +229,10 @@ std::vector<NamedChart> runCharts(const RunMetrics& run) {
        "and a constant guess's on the same games (docs/commands/train.md, \"Value overfitting\").",
        lossChart(run)},
       {"games-per-hour", "Self-play games finished per hour in each self-play phase.", speedChart(run)},
+      {"step-losses",
+       "Mean policy and value loss of every training.log_every_steps steps (the \"steps\" events of metrics.jsonl): "
+       "the losses inside each train phase, as they come.",
+       stepLossChart(run)},
       {"gates",
        four ? "Share of the points of each candidate in one seat against the best model in the other three (an "
               "equal player's is 0.25); the dashed line is the pass threshold."
@@ -226,6 +248,9 @@ std::vector<NamedChart> runCharts(const RunMetrics& run) {
                                       : "No games.jsonl in the run: no results to show.",
        resultChart(run)},
   };
+  // Runs from before the "steps" events have none to draw.
+  if (run.metrics.steps.empty())
+    charts.erase(std::find_if(charts.begin(), charts.end(), [](const NamedChart& c) { return c.name == "step-losses"; }));
   // Elo is for two players: a four-player run's gates are measured by the share above.
   if (four) charts.erase(std::find_if(charts.begin(), charts.end(), [](const NamedChart& c) { return c.name == "elo"; }));
   if (!run.references.empty())
@@ -271,11 +296,34 @@ std::vector<NamedChart> comparisonCharts(const RunMetrics& run, const std::vecto
   const std::string what = "Learning curves of the runs " + names +
                            ": each promoted generation's Elo against the fixed opponents of its run's reference matches, "
                            "with 95% intervals, against ";
-  return {{"compare-learning-curve-hours", what + "the wall-clock time since its run began when it was promoted.",
+  // The losses of every run on one chart: train phases' means by trainer step.
+  auto lossesOf = [&](const char* title, double TrainEvent::*loss) {
+    LineChart c;
+    c.title = title;
+    c.xLabel = "training steps";
+    c.yLabel = "loss (mean over each train phase)";
+    c.yFromZero = true;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      LineSeries s{curves[i].label, {}, {}};
+      for (const TrainEvent& e : runs[i]->metrics.train) {
+        s.x.push_back(double(e.step));
+        s.y.push_back(e.*loss);
+      }
+      c.series.push_back(s);
+    }
+    return c;
+  };
+  std::vector<NamedChart> charts = {
+      {"compare-learning-curve-hours", what + "the wall-clock time since its run began when it was promoted.",
            comparedLearningCurves(curves, ProgressAxis::kHours)},
           {"compare-learning-curve-games", what + "the self-play games its run had played by then.",
            comparedLearningCurves(curves, ProgressAxis::kGames)},
-          {"compare-learning-curve-steps", what + "its trainer steps.", comparedLearningCurves(curves, ProgressAxis::kSteps)}};
+      {"compare-learning-curve-steps", what + "its trainer steps.", comparedLearningCurves(curves, ProgressAxis::kSteps)},
+      {"compare-policy-loss", "Policy loss of the runs " + names + ": the mean of each train phase, by trainer step.",
+       lossesOf("Policy loss, run by run", &TrainEvent::policyLoss)},
+      {"compare-value-loss", "Value loss of the runs " + names + ": the mean of each train phase, by trainer step.",
+       lossesOf("Value loss, run by run", &TrainEvent::valueLoss)}};
+  return charts;
 }
 
 std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& run) {
@@ -316,9 +364,11 @@ std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& ru
 }
 
 std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts,
-                      const std::vector<std::string>& extraSvgs) {
+                      const std::vector<std::string>& extraSvgs, int refreshSeconds) {
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  // `poppy report --watch`: the page reloads itself as often as the report is written again.
+  if (refreshSeconds > 0) h += "<meta http-equiv=\"refresh\" content=\"" + std::to_string(refreshSeconds) + "\">\n";
   h += "<title>Poppy run report: " + xmlEscape(run.runDir) + "</title>\n";
   h += "<style>body{font-family:sans-serif;margin:2em;max-width:800px}table{border-collapse:collapse}"
        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}figure{margin:2em 0}"
@@ -345,7 +395,7 @@ std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& char
 }
 
 std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir,
-                                        const std::vector<NamedChart>& extraCharts) {
+                                        const std::vector<NamedChart>& extraCharts, int refreshSeconds) {
   std::error_code ec;
   fs::create_directories(outDir, ec);
   if (ec) throw common::FileError("cannot create the report directory " + outDir + ": " + ec.message());
@@ -365,7 +415,7 @@ std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string
   for (const char* name : {"openings-history.svg", "openings-history-second.svg", "openings-history-position.svg",
                            "openings-history-divergence.svg", "openings-history-played.svg"})
     if (fs::exists(fs::path(outDir) / name)) extra.push_back(name);
-  write("index.html", indexHtml(run, charts, extra));
+  write("index.html", indexHtml(run, charts, extra, refreshSeconds));
   return written;
 }
 

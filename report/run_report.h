@@ -19,23 +19,26 @@ struct NamedChart {
   std::variant<LineChart, BarChart> chart;
 };
 
-// The six charts of a run, in the order index.html shows them.
+// The charts of a run, in the order index.html shows them (the step-by-step losses only for runs
+// that logged "steps" events; the reference Elo and learning curves only with reference matches).
 std::vector<NamedChart> runCharts(const RunMetrics& run);
 
 // The summary table (label, value) shown at the top of index.html.
 std::vector<std::pair<std::string, std::string>> runSummary(const RunMetrics& run);
 
 // extraSvgs: other charts already in the folder (file names), shown after the run's charts.
+// refreshSeconds > 0: the page reloads itself that often (`poppy report --watch`).
 std::string indexHtml(const RunMetrics& run, const std::vector<NamedChart>& charts,
-                      const std::vector<std::string>& extraSvgs = {});
+                      const std::vector<std::string>& extraSvgs = {}, int refreshSeconds = 0);
 
 // When each generation became the best model: its gate's time, its trainer step and the
 // self-play games played by then (gen-0000: the start).
 std::map<int, GenerationProgress> generationProgress(const RunMetrics& run);
 
 // The learning curves of `run` and of `others` on one chart each by hours, games and steps
-// (compare-learning-curve-*), for `poppy report RUN --compare OTHER`; runs without reference
-// matches add no line. Throws std::runtime_error when the runs play different variants, or a run
+// (compare-learning-curve-*), and their policy and value losses by training step
+// (compare-policy-loss, compare-value-loss), for `poppy report RUN --compare OTHER`; runs without
+// reference matches add no learning curve. Throws std::runtime_error when the runs play different variants, or a run
 // has four players.
 std::vector<NamedChart> comparisonCharts(const RunMetrics& run, const std::vector<RunMetrics>& others);
 
@@ -43,6 +46,6 @@ std::vector<NamedChart> comparisonCharts(const RunMetrics& run, const std::vecto
 // The charts of `poppy openings history` found in outDir are shown in index.html too, and
 // `extraCharts` (comparisonCharts) after the run's own.
 std::vector<std::string> writeRunReport(const RunMetrics& run, const std::string& outDir,
-                                        const std::vector<NamedChart>& extraCharts = {});
+                                        const std::vector<NamedChart>& extraCharts = {}, int refreshSeconds = 0);
 
 }  // namespace poppy::report

@@ -605,6 +605,31 @@ TEST(RunReport, ReferenceMatchesAreChartedWithTheirIntervals) {
 // chart per axis with a line per run, named by its folder. Both runs here have kMetrics' progress
 // (gen-0001 promoted after 3 games), so their points share the x values; the Elo figures are the
 // summaries' own.
+// "steps" events (training.log_every_steps) draw the losses inside the phases; a watched report's
+// page reloads itself.
+TEST(RunReport, StepEventsAndAWatchedPage) {
+  const fs::path dir = handWrittenRun("steps");
+  {
+    std::ofstream more(dir / "metrics.jsonl", std::ios::app);
+    more << R"({"event":"steps","iteration":0,"time":1000.5,"step":5,"steps":5,"policy_loss":3.5,"value_loss":1.5,)"
+            R"("total_loss":5,"learning_rate":0.02})" "\n";
+    more << R"({"event":"steps","iteration":0,"time":1001,"step":10,"steps":5,"policy_loss":2.5,"value_loss":0.5,)"
+            R"("total_loss":3,"learning_rate":0.02})" "\n";
+  }
+  const RunMetrics run = loadRunMetrics(dir.string());
+  ASSERT_EQ(run.metrics.steps.size(), 2u);
+  EXPECT_EQ(run.metrics.steps[1].step, 10);
+  EXPECT_DOUBLE_EQ(run.metrics.steps[0].valueLoss, 1.5);
+  const fs::path out = dir / "out";
+  writeRunReport(run, out.string(), {}, 5);
+  EXPECT_EQ(slurp(out / "step-losses.csv"), "training steps,policy loss,value loss\n5,3.5,1.5\n10,2.5,0.5\n");
+  EXPECT_EQ(xmlProblem(slurp(out / "step-losses.svg")), "");
+  EXPECT_THAT(slurp(out / "index.html"), HasSubstr("<meta http-equiv=\"refresh\" content=\"5\">"));
+  writeRunReport(run, out.string());
+  EXPECT_THAT(slurp(out / "index.html"), Not(HasSubstr("http-equiv")));
+  removeUnlessFailed(dir);
+}
+
 TEST(RunReport, ComparedRunsShareTheLearningCurveCharts) {
   const fs::path a = handWrittenRun("compare-a"), b = handWrittenRun("compare-b");
   for (const fs::path& dir : {a, b}) fs::create_directories(dir / "reference");
@@ -627,6 +652,10 @@ TEST(RunReport, ComparedRunsShareTheLearningCurveCharts) {
   EXPECT_THAT(hours, HasSubstr("Elo against rollout:1000 (95% interval)"));  // the one opponent, named once
   EXPECT_EQ(count(hours, "class=\"error-bar\""), 3u);
   EXPECT_THAT(slurp(out / "index.html"), HasSubstr("compare-learning-curve-steps.svg"));
+  // The losses of both runs on one chart (the hand-written train phases: steps 10 and 20, value
+  // loss 1 and 0.75, policy 3 and 2.5), with or without reference matches.
+  EXPECT_EQ(slurp(out / "compare-value-loss.csv"), "training steps," + la + "," + lb + "\n10,1,1\n20,0.75,0.75\n");
+  EXPECT_EQ(slurp(out / "compare-policy-loss.csv"), "training steps," + la + "," + lb + "\n10,3,3\n20,2.5,2.5\n");
 
   // Runs of different variants have no common yardstick.
   spit(b / "config.yaml", "variant: minishogi\n");
@@ -841,7 +870,8 @@ class TinyRun : public ::testing::Test {
          "variant: micro\ndevice: cpu\nseed: 7\n"
          "network: {blocks: 1, channels: 8, value_hidden: 8}\n"
          "selfplay: {games_per_iteration: 6, parallel_games: 6, playouts: 12, threads: 1}\n"
-         "training: {batch_size: 32, steps_per_iteration: 6, min_samples: 20, window: 20000, threads: 1}\n"
+         "training: {batch_size: 32, steps_per_iteration: 6, min_samples: 20, window: 20000, threads: 1,\n"
+         "           log_every_steps: 3}\n"
          "gate: {games: 2, playouts: 8, parallel_games: 2, threshold: 0}\n"
          "run: {iterations: 2}\n");
     const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", (*root_ / "run").string()}, 300);
@@ -894,6 +924,24 @@ TEST_F(TinyRun, ReportWritesChartsCsvsAndIndex) {
   EXPECT_FALSE(metrics.metrics.train.empty());
   EXPECT_DOUBLE_EQ(metrics.metrics.gate.at(0).threshold, 0);  // logged by the run
   EXPECT_THAT(slurp(out / "index.html"), HasSubstr("<img src=\"results.svg\""));
+  // log_every_steps 3 of 6 steps a phase: two "steps" events a phase, each at a multiple of 3.
+  ASSERT_EQ(metrics.metrics.steps.size(), 4u);
+  for (const auto& e : metrics.metrics.steps) {
+    EXPECT_EQ(e.steps, 3);
+    EXPECT_EQ(e.step % 3, 0);
+  }
+  const std::string steps = slurp(out / "step-losses.csv");
+  EXPECT_EQ(std::count(steps.begin(), steps.end(), '\n'), 5) << steps;
+  // The lines that stay are in the run's train.log, with the time.
+  const std::string log = slurp(run() / "train.log");
+  EXPECT_THAT(log, HasSubstr("new run in"));
+  EXPECT_THAT(log, HasSubstr("iter 1 train done: 6 steps"));
+  EXPECT_THAT(log, Not(HasSubstr("train step 1/6"))) << "progress lines stay on the terminal";
+  // No trainer holds the run: --watch writes the report once and says why it does not watch.
+  const CmdResult watched = poppy({"report", run().string(), "--watch", "1", "--out", (*root_ / "watched").string()});
+  ASSERT_EQ(watched.code, 0) << watched.describe();
+  EXPECT_THAT(watched.out, HasSubstr("no trainer holds"));
+  EXPECT_THAT(slurp(*root_ / "watched" / "index.html"), Not(HasSubstr("http-equiv")));
 
   // --out elsewhere; the same run gives the same bytes.
   const fs::path other = *root_ / "elsewhere";

@@ -58,6 +58,21 @@ TEST(DirectoryLock, ASecondWriterIsRefusedWithTheHoldersPidUntilReleased) {
   fs::remove_all(dir);
 }
 
+TEST(DirectoryLock, TheHolderCanBeAskedWithoutTakingTheLock) {
+  const fs::path dir = freshDir("holder");
+  EXPECT_EQ(poppy::common::directoryLockHolder(dir.string()), "") << "no lock file";
+  {
+    const DirectoryLock held(dir.string());
+    EXPECT_EQ(poppy::common::directoryLockHolder(dir.string()).rfind("pid " + std::to_string(::getpid()) + " on host ", 0),
+              0u);
+    EXPECT_EQ(poppy::common::directoryLockHolder(dir.string()).find('\n'), std::string::npos);
+  }
+  const std::string before = slurp(dir / "run.lock");
+  EXPECT_EQ(poppy::common::directoryLockHolder(dir.string()), "") << "released";
+  EXPECT_EQ(slurp(dir / "run.lock"), before) << "asking writes nothing";
+  fs::remove_all(dir);
+}
+
 TEST(DirectoryLock, AKilledHoldersLockIsTakenOver) {
   const fs::path dir = freshDir("killed");
   int ready[2];

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 
@@ -12,12 +13,22 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+void RunLog::keep(const std::string& line) const {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  std::ofstream out(logPath_, std::ios::app);
+  out << stamp << "  " << line << "\n";
+}
+
 void RunLog::say(const std::string& line) const {
+  keep(line);
   if (quiet_) return;
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 void RunLog::status(const std::string& line, bool force) {
+  if (force) keep(line);
   if (quiet_) return;
   const double now = nowSeconds();
   if (!force && now - lastStatus_ < 2.0) return;

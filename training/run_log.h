@@ -1,5 +1,6 @@
 // What a training run tells: progress lines on stderr (one line rewritten in place on a
-// terminal, at most every 2 seconds unless forced) and one JSON line per event in the run's
+// terminal, at most every 2 seconds unless forced), the lines that stay (said, and each phase's
+// last) also in the run's train.log with the time, and one JSON line per event in the run's
 // metrics.jsonl, which `poppy report` charts. Shared by the run and its phases.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -9,8 +10,9 @@ namespace poppy::training {
 
 class RunLog {
  public:
-  // quiet: no lines on stderr (tests); metrics are written all the same.
-  RunLog(std::string metricsPath, bool quiet) : metricsPath_(std::move(metricsPath)), quiet_(quiet) {}
+  // quiet: no lines on stderr (tests); the log file and the metrics are written all the same.
+  RunLog(std::string metricsPath, std::string logPath, bool quiet)
+      : metricsPath_(std::move(metricsPath)), logPath_(std::move(logPath)), quiet_(quiet) {}
 
   // A line that stays.
   void say(const std::string& line) const;
@@ -20,7 +22,9 @@ class RunLog {
   void metric(nlohmann::json event) const;
 
  private:
-  std::string metricsPath_;
+  void keep(const std::string& line) const;  // appends to the log file, with the time
+
+  std::string metricsPath_, logPath_;
   bool quiet_;
   double lastStatus_ = 0;
 };

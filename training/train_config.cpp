@@ -135,7 +135,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
                                "weight_decay", "window", "min_samples", "threads", "root_value_weight",
                                "value_loss_weight", "mirror", "memory_layout", "anneal_fraction",
-                               "anneal_learning_rate"});
+                               "anneal_learning_rate", "log_every_steps"});
     c.batchSize = r.integer(n, "training", "batch_size", 1, 65536, c.batchSize);
     c.stepsPerIteration = r.integer(n, "training", "steps_per_iteration", 0, 1000000, c.stepsPerIteration);
     c.learningRate = r.real(n, "training", "learning_rate", 1e-7, 10, c.learningRate);
@@ -153,6 +153,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.mirror = r.boolean(n, "training", "mirror", c.mirror);
     c.annealFraction = r.real(n, "training", "anneal_fraction", 0, 0.9, c.annealFraction);
     c.annealLearningRate = r.real(n, "training", "anneal_learning_rate", 1e-7, 10, c.annealLearningRate);
+    c.logEverySteps = r.integer(n, "training", "log_every_steps", 0, 1000000, c.logEverySteps);
     c.memoryLayout = parseMemoryLayout(
         r.choice(n, "training", "memory_layout", {"auto", "nchw", "channels_last"}, memoryLayoutName(c.memoryLayout)));
     if (const YAML::Node s = n["lr_schedule"]) {

@@ -105,6 +105,9 @@ struct TrainRunConfig {
   // Fairy-Stockfish at 10,000 nodes (docs/experiments/faster-learning.md).
   double annealFraction = 0;
   double annealLearningRate = 0.005;
+  // A "steps" event in metrics.jsonl every this many training steps (the mean losses of those
+  // steps), for a live view of a long phase; 0: only the phase's "train" event.
+  int logEverySteps = 25;
   // The convolutions' memory layout while training (training/memory_layout.h).
   MemoryLayout memoryLayout = MemoryLayout::kAuto;
 

@@ -50,7 +50,7 @@ class Run {
       : config_(config),
         options_(options),
         dir_(options.runDir),
-        log_((dir_ / "metrics.jsonl").string(), options.quiet),
+        log_((dir_ / "metrics.jsonl").string(), (dir_ / "train.log").string(), options.quiet),
         variant_(game::loadVariant(config.variant)),
         encoder_(variant_),
         device_(nn::parseDevice(config.device)),
@@ -511,8 +511,9 @@ class Run {
     applyFinalAnneal();
     std::function<bool(int, bool&)> wait;  // with a feed only
     if (feed_) wait = [this](int step, bool& windowChanged) { return waitForSamples(step, windowChanged); };
-    const TrainPhaseInputs in{*trainer_, *window_, encoder_, config_, mirror_ ? &*mirror_ : nullptr, state_.iteration,
-                              wait, stopRequested};
+    const TrainPhaseInputs in{*trainer_, *window_, encoder_,         config_,
+                              mirror_ ? &*mirror_ : nullptr,   state_.iteration, wait,
+                              stopRequested,                    [this](nlohmann::json e) { metric(std::move(e)); }};
     const TrainPhaseOutcome out = trainOnWindow(in, log_);
     if (!out.finished) return;  // stopped: the checkpoint of the previous phase stays; this phase is redone
     saveCandidate();

@@ -46,8 +46,10 @@ TrainPhaseOutcome trainOnWindow(const TrainPhaseInputs& in, RunLog& log) {
         selfplay::mixRootValue(b.wdl.data() + size_t(i) * 3, b.rootValues[size_t(i)], float(config.rootValueWeight));
   };
   auto stopped = [&] { return in.stop && in.stop(); };
-  Losses sum;
+  Losses sum, sinceEvent;
+  int stepsSinceEvent = 0;
   const double start = nowSeconds();
+  double eventStart = start;
   int done = 0;
   // The next batch is drawn on another thread while the network trains on this one, so the
   // step (on a GPU especially) never waits for sampling. Draws stay in order: the same batches
@@ -70,6 +72,22 @@ TrainPhaseOutcome trainOnWindow(const TrainPhaseInputs& in, RunLog& log) {
     sum.policy += l.policy;
     sum.value += l.value;
     sum.total += l.total;
+    sinceEvent.policy += l.policy;
+    sinceEvent.value += l.value;
+    sinceEvent.total += l.total;
+    if (++stepsSinceEvent == config.logEverySteps && in.stepsEvent) {
+      const double now = nowSeconds(), n = stepsSinceEvent;
+      in.stepsEvent({{"event", "steps"},
+                     {"steps", stepsSinceEvent},
+                     {"policy_loss", sinceEvent.policy / n},
+                     {"value_loss", sinceEvent.value / n},
+                     {"total_loss", sinceEvent.total / n},
+                     {"learning_rate", in.trainer.learningRateAt(in.trainer.steps())},
+                     {"samples_per_second", n * batch / std::max(now - eventStart, 1e-9)}});
+      sinceEvent = {};
+      stepsSinceEvent = 0;
+      eventStart = now;
+    }
     char line[256];
     std::snprintf(line, sizeof line, "iter %d train step %d/%d  policy loss %.3f  value loss %.3f  lr %.4g",
                   in.iteration, done + 1, steps, l.policy, l.value, in.trainer.learningRateAt(in.trainer.steps()));

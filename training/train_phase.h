@@ -29,6 +29,8 @@ struct TrainPhaseInputs {
   // Empty: no waiting.
   std::function<bool(int step, bool& windowChanged)> waitForSamples;
   std::function<bool()> stop;
+  // Every config.log_every_steps steps: a "steps" event (their mean losses) for metrics.jsonl.
+  std::function<void(nlohmann::json)> stepsEvent;
 };
 
 struct TrainPhaseOutcome {
