@@ -1,7 +1,12 @@
 // `poppy model info FILE...`: what a model file holds, read from its header without LibTorch:
 // the variant and rules it was trained for (and whether this checkout's variant file still has
 // those rules), the encoder, the network, the training step, and the file's checksum.
+// `poppy model export FILE --format onnx|torchscript`: the network for other programs, written by
+// scripts/poppy_model.py with Debian's PyTorch.
+#include <sys/wait.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -68,6 +73,45 @@ void printInfo(const std::string& file, bool asJson) {
   std::printf("  file      %ju bytes, checksum OK\n", bytes);
 }
 
+namespace fs = std::filesystem;
+
+struct ModelExportArgs {
+  std::string model, format = "onnx", out;
+};
+
+// Debian's Python first: its python3-torch and python3-onnx are what scripts/setup.sh installs, and
+// a python3 earlier on PATH (pyenv, a venv) may lack them. POPPY_PYTHON names another.
+std::string pythonCommand() {
+  if (const char* p = std::getenv("POPPY_PYTHON"); p && *p) return p;
+  return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The network as TorchScript or ONNX for other programs, written by scripts/poppy_model.py
+// (PyTorch reads LibTorch's weights; the C++ side checks the file first, so a wrong file is
+// named here without starting Python).
+void exportModel(const ModelExportArgs& a) {
+  nn::readModelFile(a.model, true);  // a missing, damaged or foreign file stops here, named
+  const std::string script = (fs::path(POPPY_SOURCE_DIR) / "scripts" / "poppy_model.py").string();
+  if (!fs::exists(script)) throw std::runtime_error(script + " is missing: poppy model export needs the source tree's scripts/");
+  std::string out = a.out;
+  if (out.empty()) out = (fs::path(a.model).replace_extension(a.format == "onnx" ? ".onnx" : ".pt")).string();
+  if (fs::absolute(out) == fs::absolute(a.model)) throw std::runtime_error("--out " + out + " is the model file itself");
+  const std::string command = shellQuote(pythonCommand()) + " " + shellQuote(script) + " export " + shellQuote(a.model) +
+                              " " + shellQuote(out) + " --format " + shellQuote(a.format);
+  std::fflush(stdout);
+  const int status = std::system(command.c_str());
+  if (status == -1) throw std::runtime_error("cannot run " + pythonCommand());
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("the export of " + a.model + " failed (" + pythonCommand() + " " + script +
+                             " said why above; Debian's python3-torch and python3-onnx are needed)");
+}
+
 }  // namespace
 
 void addModelCommands(CLI::App& app) {
@@ -81,6 +125,16 @@ void addModelCommands(CLI::App& app) {
   info->callback([a] {
     for (const std::string& f : a->files) printInfo(f, a->json);
   });
+
+  auto e = std::make_shared<ModelExportArgs>();
+  CLI::App* exportCmd = model->add_subcommand(
+      "export", "Write a model's network as ONNX or TorchScript for other programs (needs python3-torch, python3-onnx)");
+  exportCmd->add_option("model", e->model, "Model file")->required()->check(CLI::ExistingFile);
+  exportCmd->add_option("--format", e->format, "onnx or torchscript")
+      ->check(CLI::IsMember({"onnx", "torchscript"}))
+      ->capture_default_str();
+  exportCmd->add_option("--out", e->out, "File to write (default: the model's name with .onnx or .pt)");
+  exportCmd->callback([e] { exportModel(*e); });
 }
 
 }  // namespace poppy::apps

@@ -46,6 +46,8 @@ TEST_PACKAGES=(
   nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
   libopenmpi-dev openmpi-bin  # `poppy train --distributed` (Open MPI: mpirun, and srun under Slurm)
+  python3-torch python3-onnx  # `poppy model export` (scripts/poppy_model.py) and its test, which runs the exported network
+  python3-numpy python3-zstandard python3-xxhash  # scripts/poppy_replay.py, the Python reader of replay chunks, and its test
 )
 PACKAGES=("${PLAY_PACKAGES[@]}")
 if ((!play_only)); then PACKAGES+=("${TEST_PACKAGES[@]}"); fi

@@ -866,14 +866,16 @@ TEST(SetupScript, PlayOnlyLeavesOutTheTestsAndTheirReferences) {
   const std::string playPackages = play.substr(0, play.find('\n'));
   for (const char* needed : {"libtorch-dev", "libyaml-cpp-dev", "libcli11-dev", "libcpp-httplib-dev"})
     EXPECT_THAT(playPackages, HasSubstr(needed)) << play;
-  for (const char* testOnly : {"libgtest-dev", "fairy-stockfish", "hachu", "chromium", "nodejs", "clang", "openmpi"})
+  for (const char* testOnly : {"libgtest-dev", "fairy-stockfish", "hachu", "chromium", "nodejs", "clang", "openmpi",
+                               "python3-torch", "python3-zstandard"})
     EXPECT_THAT(playPackages, Not(HasSubstr(testOnly))) << play;
   EXPECT_THAT(play, HasSubstr("-DPOPPY_BUILD_TESTS=OFF"));
   EXPECT_THAT(play, Not(HasSubstr("npm references")));
 
   const auto [fullCode, full] = run("--dry-run");
   ASSERT_EQ(fullCode, 0) << full;
-  for (const char* package : {"libtorch-dev", "libgtest-dev", "fairy-stockfish", "hachu", "chromium"})
+  for (const char* package : {"libtorch-dev", "libgtest-dev", "fairy-stockfish", "hachu", "chromium", "python3-torch",
+                              "python3-onnx", "python3-numpy", "python3-zstandard", "python3-xxhash"})
     EXPECT_THAT(full.substr(0, full.find('\n')), HasSubstr(package)) << full;
   EXPECT_THAT(full, Not(HasSubstr("POPPY_BUILD_TESTS=OFF")));
 

@@ -2,17 +2,21 @@
 // corruption refused with a ReplayError naming the file), the replay window (skips corrupt chunks,
 // keeps the newest up to capacity, dense batches), and JSONL game records.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <set>
 #include <random>
 #include <string>
@@ -933,4 +937,107 @@ TEST_F(GameRecords, BadRecordsAreNotAppendedAndMissingFileIsAnError) {
   EXPECT_THROW(appendGameRecords(p, {bad}), GameRecordError);
   EXPECT_EQ(readGameRecords(p).size(), 1u);
   EXPECT_THROW(readGameRecords(path("absent.jsonl")), GameRecordError);
+}
+
+// scripts/poppy_replay.py, the Python reader of chunks: every sample of a chunk written here (a
+// version 2 and a version 3 one) comes back as numpy arrays with the same planes (value / 24),
+// policy, result and root value; a flipped byte is refused naming the file. The expected values
+// are the samples given to the writer, not the reader's own output.
+namespace {
+
+std::string python() { return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
+
+// Runs `code` with `argument`; its stdout and stderr, and the exit code.
+std::pair<int, std::string> runPython(const std::string& dir, const std::string& code, const std::string& argument) {
+  const std::string script = dir + "/snippet.py", out = dir + "/snippet.out";
+  std::ofstream(script) << code;
+  const std::string cmd = python() + " '" + script + "' '" + argument + "' > '" + out + "' 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+}  // namespace
+
+TEST_F(ReplayFile, ThePythonReaderGivesTheSamplesBack) {
+  if (runPython(dir_, "import numpy, zstandard, xxhash\n", "").first != 0)
+    GTEST_SKIP() << "python3-numpy, python3-zstandard or python3-xxhash is not installed (scripts/setup.sh installs them)";
+  // The reader prints, per sample: result, root value, the sum of its planes x 24 (an integer),
+  // and its policy's nonzero (index, probability) pairs.
+  const std::string code =
+      "import sys\n"
+      "sys.path.insert(0, '" + std::string(POPPY_SOURCE_DIR) + "/scripts')\n"
+      "import poppy_replay, numpy as np\n"
+      "c = poppy_replay.read(sys.argv[1])\n"
+      "print(c.variant, c.rules, c.encoder_version, list(c.planes.shape), c.policy.shape[1])\n"
+      "for i in range(len(c)):\n"
+      "    nz = np.nonzero(c.policy[i])[0]\n"
+      "    print(int(c.result[i]), repr(float(c.root_value[i])), int(round(float(c.planes[i].sum()) * 24)),\n"
+      "          ' '.join('%d:%r' % (k, float(c.policy[i][k])) for k in nz))\n";
+  ChunkInfo large = microInfo();
+  large.variant = "large";
+  large.height = large.width = 13;
+  large.policySize = 400 * 169;  // version 3: 32-bit indices
+  for (const ChunkInfo& info : {microInfo(), large}) {
+    SCOPED_TRACE(info.variant);
+    std::vector<Sample> samples = makeSamples(info, 12, 21);
+    if (info.policySize > 65536) samples[0].policy = {{uint32_t(info.policySize - 1), 0.75f}, {66000u, 0.25f}};
+    const std::string p = path(info.variant + ".rpl");
+    writeReplayChunk(p, info, samples);
+    const auto [exitCode, text] = runPython(dir_, code, p);
+    ASSERT_EQ(exitCode, 0) << text;
+    std::ostringstream want;
+    want << info.variant << " " << info.rules << " " << info.encoderVersion << " [12, " << info.planes << ", "
+         << info.height << ", " << info.width << "] " << info.policySize << "\n";
+    for (const Sample& s : samples) {
+      int64_t planeSum = 0;
+      for (uint8_t q : s.planes) planeSum += q;
+      std::vector<std::pair<uint32_t, float>> policy = s.policy;
+      std::sort(policy.begin(), policy.end());
+      char root[64];
+      std::snprintf(root, sizeof root, "%.17g", double(s.rootValue));
+      want << int(s.result) << " " << root << " " << planeSum << " ";
+      for (size_t k = 0; k < policy.size(); ++k) {
+        char entry[64];
+        std::snprintf(entry, sizeof entry, "%s%u:%.17g", k ? " " : "", policy[k].first, double(policy[k].second));
+        want << entry;
+      }
+      want << "\n";
+    }
+    // Python's repr of a float is its shortest exact text; %.17g may add digits. Compare numbers
+    // by parsing both sides.
+    std::istringstream got(text), expected(want.str());
+    std::string gotLine, wantLine;
+    std::getline(got, gotLine);
+    std::getline(expected, wantLine);
+    EXPECT_EQ(gotLine, wantLine);
+    for (int i = 0; std::getline(expected, wantLine); ++i) {
+      ASSERT_TRUE(std::getline(got, gotLine)) << "sample " << i << " missing:\n" << text;
+      std::istringstream g(gotLine), w(wantLine);
+      int gr, wr;
+      double gv, wv;
+      int64_t gs, ws;
+      g >> gr >> gv >> gs;
+      w >> wr >> wv >> ws;
+      EXPECT_EQ(gr, wr) << "sample " << i;
+      EXPECT_EQ(gv, wv) << "sample " << i;
+      EXPECT_EQ(gs, ws) << "sample " << i;
+      std::string ge, we;
+      std::vector<std::pair<long, double>> gp, wp;
+      while (g >> ge) gp.emplace_back(std::stol(ge.substr(0, ge.find(':'))), std::stod(ge.substr(ge.find(':') + 1)));
+      while (w >> we) wp.emplace_back(std::stol(we.substr(0, we.find(':'))), std::stod(we.substr(we.find(':') + 1)));
+      EXPECT_EQ(gp, wp) << "sample " << i;
+    }
+  }
+  // A flipped byte in the payload: refused with the file named.
+  std::string bytes = readBytes(path("micro.rpl"));
+  bytes[bytes.size() - 10] ^= 0x20;
+  writeBytes(path("flipped.rpl"), bytes);
+  const auto [status, text] =
+      runPython(dir_, "import sys\nsys.path.insert(0, '" + std::string(POPPY_SOURCE_DIR) +
+                                  "/scripts')\nimport poppy_replay\nsys.exit(poppy_replay.main(sys.argv[1:]))\n",
+                path("flipped.rpl"));
+  EXPECT_EQ(status, 2) << text;
+  EXPECT_NE(text.find("flipped.rpl: payload checksum mismatch"), std::string::npos) << text;
 }
