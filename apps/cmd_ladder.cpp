@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "apps/commands.h"
+#include "common/data_dirs.h"
 #include "program/match_setup.h"
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
@@ -42,9 +43,11 @@ struct LadderArgs {
   uint64_t seed = 1;
 };
 
-// configs/openings/VARIANT.txt in the current directory or the source tree; empty when neither.
+// configs/openings/VARIANT.txt in the current directory or the data (common/data_dirs.h); empty when none.
 std::string defaultOpenings(const std::string& variant) {
-  for (const fs::path& dir : {fs::path("configs/openings"), fs::path(POPPY_SOURCE_DIR) / "configs/openings"}) {
+  std::vector<fs::path> dirs = {"configs/openings"};
+  for (const fs::path& d : common::dataPaths("configs/openings")) dirs.push_back(d);
+  for (const fs::path& dir : dirs) {
     const fs::path p = dir / (variant + ".txt");
     std::error_code ec;
     if (fs::is_regular_file(p, ec)) return p.string();

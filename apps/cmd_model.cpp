@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "common/data_dirs.h"
 #include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
@@ -97,8 +98,10 @@ std::string shellQuote(const std::string& s) {
 // named here without starting Python).
 void exportModel(const ModelExportArgs& a) {
   nn::readModelFile(a.model, true);  // a missing, damaged or foreign file stops here, named
-  const std::string script = (fs::path(POPPY_SOURCE_DIR) / "scripts" / "poppy_model.py").string();
-  if (!fs::exists(script)) throw std::runtime_error(script + " is missing: poppy model export needs the source tree's scripts/");
+  std::string script;
+  for (const fs::path& p : common::dataPaths("scripts/poppy_model.py"))
+    if (script.empty() && fs::exists(p)) script = p.string();
+  if (script.empty()) throw std::runtime_error("scripts/poppy_model.py is in neither the installed data nor the source tree");
   std::string out = a.out;
   if (out.empty()) out = (fs::path(a.model).replace_extension(a.format == "onnx" ? ".onnx" : ".pt")).string();
   if (fs::absolute(out) == fs::absolute(a.model)) throw std::runtime_error("--out " + out + " is the model file itself");

@@ -22,6 +22,7 @@
 #include "program/inference_option.h"
 #include "program/model_choice.h"
 #include "common/atomic_file.h"
+#include "common/data_dirs.h"
 #include "game/variant_loader.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
@@ -80,7 +81,7 @@ std::filesystem::path findWebDir(const std::string& given) {
   } else {
     if (const char* env = std::getenv("POPPY_WEB_DIR")) dirs.push_back(env);
     dirs.push_back("web");
-    dirs.push_back(std::filesystem::path(POPPY_SOURCE_DIR) / "web");
+    for (const auto& d : common::dataPaths("web")) dirs.push_back(d);
   }
   std::string tried;
   for (const auto& d : dirs) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "common/data_dirs.h"
 #include "common/yaml_reader.h"
 #include "game/position.h"
 #include "game/rules_fingerprint.h"
@@ -354,7 +355,7 @@ std::vector<std::string> variantSearchDirs() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("POPPY_VARIANTS_DIR")) dirs.push_back(env);
   dirs.push_back("configs/variants");
-  dirs.push_back(std::string(POPPY_SOURCE_DIR) + "/configs/variants");
+  for (const auto& d : common::dataPaths("configs/variants")) dirs.push_back(d.string());
   return dirs;
 }
 

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/data_dirs.h"
+
 namespace poppy::play {
 
 namespace fs = std::filesystem;
@@ -14,7 +16,7 @@ std::string shippedModelsFile() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("POPPY_MODELS_DIR")) dirs.push_back(env);
   dirs.push_back("models");
-  dirs.push_back(std::string(POPPY_SOURCE_DIR) + "/models");
+  for (const auto& d : common::dataPaths("models")) dirs.push_back(d.string());
   for (const auto& dir : dirs) {
     const std::string path = dir + "/shipped.yaml";
     std::error_code ec;

@@ -851,6 +851,43 @@ TEST(CliErrors, UsageErrorsExitWithTwo) {
 
 // scripts/setup.sh --play installs what the poppy command needs and builds no tests; the full
 // set-up adds the tests' packages. Its --dry-run says which packages and which build, and stops.
+// `cmake --install`: PREFIX/bin/poppy with its network module and the GUI links, the data in
+// PREFIX/share/poppy, which the installed command reads before the source tree (a variant that
+// only the installed copy has is found by it, not by the build's poppy).
+TEST(Install, TheInstalledCommandReadsItsOwnData) {
+  const fs::path prefix = poppy::testing::freshTempDir("poppy_test_cli_", "install");
+  const std::string build = fs::path(POPPY_BINARY).parent_path().string();
+  const std::string cmd = "cmake --install " + poppy::testing::shellQuote(build) + " --prefix " +
+                          poppy::testing::shellQuote(prefix.string()) + " > /dev/null 2>&1";
+  ASSERT_EQ(poppy::testing::exitCodeOf(std::system(cmd.c_str())), 0) << cmd;
+  for (const char* file : {"bin/poppy", "bin/libpoppy_network.so", "share/poppy/models/shipped.yaml",
+                           "share/poppy/configs/variants/micro.yaml", "share/poppy/web/index.html",
+                           "share/poppy/scripts/poppy_model.py"})
+    EXPECT_TRUE(fs::exists(prefix / file)) << file;
+  EXPECT_EQ(fs::read_symlink(prefix / "bin/poppy-usi"), "poppy");
+  // A variant only the installed data has.
+  std::string micro = poppy::testing::slurp(prefix / "share/poppy/configs/variants/micro.yaml");
+  micro.replace(micro.find("name: micro"), 11, "name: installedmicro");
+  poppy::testing::spit(prefix / "share/poppy/configs/variants/installedmicro.yaml", micro);
+  const std::string installed = (prefix / "bin/poppy").string();
+  const std::string perft = " perft --variant installedmicro --depth 2 2>&1";
+  FILE* p = popen(("cd / && " + poppy::testing::shellQuote(installed) + perft).c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+  EXPECT_EQ(p ? poppy::testing::exitCodeOf(pclose(p)) : -1, 0) << out;
+  EXPECT_THAT(out, HasSubstr("Nodes searched"));
+  const CmdResult fromBuild = poppy({"perft", "--variant", "installedmicro", "--depth", "2"});
+  EXPECT_NE(fromBuild.code, 0) << "the build's poppy reads the source tree, not the installed copy";
+  // Its shipped models are the installed ones.
+  FILE* usi = popen(("cd / && printf 'quit\\n' | " + poppy::testing::shellQuote(installed) + " usi 2>&1").c_str(), "r");
+  std::string said;
+  while (usi && std::fgets(buf, sizeof buf, usi)) said += buf;
+  if (usi) pclose(usi);
+  EXPECT_THAT(said, HasSubstr((prefix / "share/poppy/models/micro/micro-v4.model").string())) << said;
+  fs::remove_all(prefix);
+}
+
 TEST(SetupScript, PlayOnlyLeavesOutTheTestsAndTheirReferences) {
   auto run = [](const std::string& args) {
     const std::string cmd = "timeout -k 5 60 " + std::string(POPPY_SOURCE_DIR) + "/scripts/setup.sh " + args + " 2>&1";
