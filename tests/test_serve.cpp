@@ -156,6 +156,78 @@ TEST(WebApi, LegalMoveIsPlayedAndIllegalOneRefused) {
   EXPECT_EQ(get(api, "/api/state", {{"game", id}}).at("sfen"), pos.sfen());  // unchanged
 }
 
+// The study board: a pasted game becomes a record to step through (the expected positions are
+// the moves played here on a Position; the KIF is written by hand from the game).
+TEST(WebApi, StudyBoardLoadsStepsAndExportsARecord) {
+  auto api = makeApi();
+  auto shogi = game::loadVariant("shogi");
+  auto after = [&](const std::vector<std::string>& moves) {
+    game::Position pos(shogi);
+    for (const auto& m : moves) pos.makeMove(pos.parseUsi(m));
+    return pos.sfen();
+  };
+  const std::vector<std::string> line = {"7g7f", "3c3d", "8h2b+", "3a2b"};
+  // A USI position command.
+  json s = post(api, "/api/load", {{"text", "position startpos moves 7g7f 3c3d 8h2b+ 3a2b"}, {"variant", "shogi"}});
+  const std::string id = s.at("game");
+  EXPECT_EQ(s.at("record"), json(line));
+  EXPECT_EQ(s.at("record_at"), 4);
+  EXPECT_EQ(s.at("sfen"), after(line));
+  EXPECT_EQ(s.at("human"), "both");
+  // Stepping back and forth keeps the record; the position is the record's at that ply.
+  s = post(api, "/api/goto", {{"game", id}, {"ply", 1}});
+  EXPECT_EQ(s.at("sfen"), after({"7g7f"}));
+  EXPECT_EQ(s.at("history"), json::array({"7g7f"}));
+  EXPECT_EQ(s.at("record"), json(line));
+  s = post(api, "/api/goto", {{"game", id}, {"ply", 3}});
+  EXPECT_EQ(s.at("sfen"), after({"7g7f", "3c3d", "8h2b+"}));
+  // The record's own next move keeps the line; another move starts a new one from there.
+  s = post(api, "/api/move", {{"game", id}, {"move", "3a2b"}});
+  EXPECT_EQ(s.at("record"), json(line));
+  post(api, "/api/goto", {{"game", id}, {"ply", 1}});
+  s = post(api, "/api/move", {{"game", id}, {"move", "8c8d"}});
+  EXPECT_EQ(s.at("record"), json::array({"7g7f", "8c8d"}));
+  EXPECT_EQ(s.at("record_at"), 2);
+  post(api, "/api/goto", {{"game", id}, {"ply", 3}}, 400);
+
+  // KIF, written by hand: the same four moves, "同　銀" taking back on 2b.
+  const std::string kifText =
+      "手合割：平手\n先手：A\n後手：B\n手数----指手---------消費時間--\n"
+      "   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２二角成(88)\n   4 同　銀(31)\n   5 投了\n";
+  s = post(api, "/api/load", {{"text", kifText}});
+  EXPECT_EQ(s.at("record"), json(line));
+  EXPECT_EQ(s.at("variant"), "shogi");
+  const json kif = get(api, "/api/kif", {{"game", s.at("game")}});
+  const std::string k = kif.at("kif");
+  for (const char* want : {"手合割：平手", "７六歩(77)", "３四歩(33)", "２二角成(88)", "同　銀(31)"})
+    EXPECT_NE(k.find(want), std::string::npos) << want << "\n" << k;
+  // CSA, and one of Poppy's JSONL game records.
+  s = post(api, "/api/load", {{"text", "V2.2\nPI\n+\n+7776FU\n-3334FU\n"}});
+  EXPECT_EQ(s.at("record"), json::array({"7g7f", "3c3d"}));
+  s = post(api, "/api/load",
+           {{"text", R"({"id":"r1","variant":"minishogi","start":"rbsgk/4p/5/P4/KGSBR b - 1","moves":["5e4d"],)"
+                     R"("result":"draw","reason":"unfinished","plies":1,"model":"m"})"}});
+  EXPECT_EQ(s.at("variant"), "minishogi");
+  EXPECT_EQ(s.at("record"), json::array({"5e4d"}));
+  // An SFEN alone: a record of no moves.
+  s = post(api, "/api/load", {{"text", "kbgs/p3/4/3P/SGBK b - 1"}, {"variant", "micro"}});
+  EXPECT_EQ(s.at("record"), json::array());
+  EXPECT_EQ(s.at("record_at"), 0);
+
+  // Errors name the input and what is wrong.
+  auto error = [&](const json& reply, const std::string& needle) {
+    EXPECT_NE(reply.at("error").get<std::string>().find(needle), std::string::npos) << reply.dump();
+  };
+  error(post(api, "/api/load", {{"text", "  "}}, 400), "empty");
+  error(post(api, "/api/load", {{"text", "position startpos moves 7g7f 7g7f"}, {"variant", "shogi"}}, 400),
+        "move 2 (7g7f) is illegal");
+  error(post(api, "/api/load", {{"text", "not a game at all"}, {"variant", "shogi"}}, 400), "SFEN");
+  error(post(api, "/api/goto", {{"game", id}, {"ply", 99}}, 400), "not in the record (0 to 2)");
+  error(post(api, "/api/goto", {{"game", id}}, 400), "\"ply\"");
+  const json micro = post(api, "/api/new", {{"variant", "micro"}});
+  error(get(api, "/api/kif", {{"game", micro.at("game")}}, 400), "no KIF");
+}
+
 TEST(WebApi, BadRequestsGetClearErrors) {
   auto api = makeApi();
   auto error = [&](const play::ApiReply& r, int status, const std::string& needle) {
@@ -1442,6 +1514,38 @@ TEST(Serve, EvaluationBarShowsTheExpectedScoreAndTheChancesApart) {
   EXPECT_NEAR(std::stod(bar[1].str()), score, 0.0006);
   EXPECT_NE(p.dom.find("<div class=\"eval-end\">gote</div>"), std::string::npos);
   EXPECT_NE(p.dom.find("<div class=\"eval-end\">sente</div>"), std::string::npos);
+}
+
+// The study board in the browser: a pasted game is loaded, stepped back with the arrow, forward
+// by a click on the record, and exported as KIF; the positions are the moves played here on a
+// Position, the KIF's move texts are written by hand.
+TEST(Serve, StudyBoardStepsThroughAPastedGameAndExportsKif) {
+  const PageRun p = runPage("study", "selftest=study&variant=shogi&side=both&game=position%20startpos%20moves%207g7f%203c3d%208h2b%2B%203a2b");
+  ASSERT_TRUE(p.result.is_object());
+  auto shogi = game::loadVariant("shogi");
+  auto after = [&](int n) {
+    const std::vector<std::string> line = {"7g7f", "3c3d", "8h2b+", "3a2b"};
+    game::Position pos(shogi);
+    for (int i = 0; i < n; ++i) pos.makeMove(pos.parseUsi(line[size_t(i)]));
+    return pos.sfen();
+  };
+  const json r = p.result;
+  EXPECT_EQ(r.at("loaded").at("record"), json::array({"7g7f", "3c3d", "8h2b+", "3a2b"}));
+  EXPECT_EQ(r.at("loaded").at("sfen"), after(4));
+  EXPECT_EQ(r.at("back").at("ply"), 2);
+  EXPECT_EQ(r.at("back").at("sfen"), after(2));
+  EXPECT_EQ(r.at("back").at("shown"), "2 / 4");
+  EXPECT_EQ(r.at("clicked").at("ply"), 3);
+  EXPECT_EQ(r.at("clicked").at("sfen"), after(3));
+  const std::string kif = r.at("kif");
+  for (const char* want : {"手合割：平手", "７六歩(77)", "３四歩(33)", "２二角成(88)", "同　銀(31)"})
+    EXPECT_NE(kif.find(want), std::string::npos) << want << "\n" << kif;
+  EXPECT_TRUE(r.at("download").get<bool>());
+  // What a person sees at the end: 3 of 4 moves, the third bold, the fourth ahead.
+  EXPECT_EQ(domElement(p.dom, "study-ply").second, "3 / 4");
+  EXPECT_NE(p.dom.find("class=\"ply current\" data-ply=\"3\""), std::string::npos);
+  EXPECT_NE(p.dom.find("class=\"ply ahead\" data-ply=\"4\""), std::string::npos);
+  EXPECT_EQ(p.state.at("sfen"), after(3));
 }
 
 // Pointing at a move of the opening explorer shows the board after it, drawn by the server.

@@ -240,7 +240,7 @@ function render() {
   $('status').className = s.game_over ? 'over' : '';
   $('status').setAttribute('data-side-to-move', s.side_to_move);
   $('status').setAttribute('data-game-over', s.game_over ? 'true' : 'false');
-  $('history').textContent = s.history.length ? s.history.map((m, i) => `${i + 1}. ${m}`).join('  ') : '';
+  renderRecord();
   $('engine-name').textContent = `${s.engine} · ${s.variant}`;
   $('undo').disabled = s.history.length === 0 || ui.busy || !!s.clock;
   $('undo').title = s.clock ? 'A game on a clock cannot be taken back' : '';
@@ -653,6 +653,68 @@ function showPreview(data, child) {
   return ui.preview.pending;
 }
 
+// ---- the study board: a record to step through ---------------------------------------------------
+
+// The record under the board: the moves played (the last one bold) and, after them, the moves
+// stepped back over (grey); a click on a move shows the position after it.
+function renderRecord() {
+  const s = ui.state;
+  const record = s.record || s.history;
+  const items = record.map((m, i) => {
+    const el = document.createElement('span');
+    el.className = 'ply' + (i + 1 === s.record_at ? ' current' : '') + (i >= s.record_at ? ' ahead' : '');
+    el.setAttribute('data-ply', String(i + 1));
+    el.textContent = `${i + 1}. ${m}`;
+    return el;
+  });
+  $('history').replaceChildren(...items.flatMap((el, i) => (i ? [document.createTextNode('  '), el] : [el])));
+  $('study-ply').textContent = `${s.record_at} / ${record.length}`;
+  const noSteps = !!s.clock || ui.busy;
+  $('study-first').disabled = $('study-back').disabled = noSteps || s.record_at === 0;
+  $('study-forward').disabled = $('study-last').disabled = noSteps || s.record_at >= record.length;
+}
+
+function loadStudy() {
+  return act(async () => {
+    const text = $('study-text').value;
+    const state = await api('POST', '/api/load', {text, variant: $('variant').value});
+    if ([...$('variant').options].some((o) => o.value === state.variant)) $('variant').value = state.variant;
+    showSeatControls();
+    ui.analysis = null;
+    setState(state);
+    $('study-download').hidden = true;
+    showMessage(`Loaded a ${state.variant} game of ${state.record.length} moves: step through it with the arrows ` +
+                'or a click on a move; a move of your own starts a new line from there.', 'info');
+    openingsGo(null, []);
+    if ($('study-analyse').checked) analyse();
+  });
+}
+
+function stepTo(ply) {
+  return act(async () => {
+    if (!ui.state) return;
+    const record = ui.state.record || ui.state.history;
+    const to = Math.max(0, Math.min(record.length, ply));
+    if (to === ui.state.record_at) return;
+    const state = await api('POST', '/api/goto', {game: ui.state.game, ply: to});
+    ui.analysis = null;
+    setState(state);
+    if ($('study-analyse').checked && !state.game_over) analyse();
+  });
+}
+
+function exportKif() {
+  return act(async () => {
+    const r = await api('GET', `/api/kif?game=${encodeURIComponent(ui.state.game)}`);
+    $('study-text').value = r.kif;
+    const link = $('study-download');
+    if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([r.kif], {type: 'text/plain;charset=utf-8'}));
+    link.hidden = false;
+    showMessage('The record as KIF is in the box; "Download the KIF" saves it.', 'info');
+  });
+}
+
 // ---- events ----------------------------------------------------------------------------------
 
 function wireEvents() {
@@ -711,6 +773,16 @@ function wireEvents() {
   });
   $('heat-toggle').onchange = () => { if ($('heat-toggle').checked && !heatValues()) analyse(); else render(); };
   $('letters-toggle').onchange = () => { render(); if (ui.openings.data) renderOpenings(); };
+  $('study-load').onclick = () => loadStudy();
+  $('study-first').onclick = () => stepTo(0);
+  $('study-back').onclick = () => ui.state && stepTo(ui.state.record_at - 1);
+  $('study-forward').onclick = () => ui.state && stepTo(ui.state.record_at + 1);
+  $('study-last').onclick = () => ui.state && stepTo((ui.state.record || ui.state.history).length);
+  $('study-kif').onclick = () => exportKif();
+  $('history').addEventListener('click', (e) => {
+    const item = e.target.closest('[data-ply]');
+    if (item) stepTo(Number(item.getAttribute('data-ply')));
+  });
   $('openings-root').onclick = () => openingsGo(null, []);
   $('openings-here').onclick = () => ui.state && openingsGo(ui.state.sfen, []);
   $('openings-up').onclick = () => {
@@ -896,6 +968,33 @@ async function selftestLetters() {
   });
 }
 
+// With ?selftest=study&game=TEXT: pastes the game, loads it, steps back twice with the arrow
+// and forward once by a click on the record, then exports KIF. Stop points: loaded, stepped.
+async function selftestStudy() {
+  await runSelftest(async (out) => {
+    await ui.pending;
+    $('study-text').value = new URLSearchParams(location.search).get('game');
+    click($('study-load'));
+    await ui.pending;
+    out.loaded = {variant: ui.state.variant, record: ui.state.record, ply: ui.state.record_at, sfen: ui.state.sfen};
+    if (selftestStop() === 'loaded') return;
+    click($('study-back'));
+    await ui.pending;
+    click($('study-back'));
+    await ui.pending;
+    out.back = {ply: ui.state.record_at, sfen: ui.state.sfen, shown: $('study-ply').textContent};
+    click(document.querySelector('#history [data-ply="3"]'));
+    await ui.pending;
+    out.clicked = {ply: ui.state.record_at, sfen: ui.state.sfen};
+    if (selftestStop() === 'stepped') return;
+    click($('study-kif'));
+    await ui.pending;
+    out.kif = $('study-text').value;
+    out.download = !$('study-download').hidden;
+    out.game = ui.state.game;
+  });
+}
+
 // With ?selftest=analyse: presses Analyse and publishes the analysis the page received.
 async function selftestAnalyse() {
   await runSelftest(async (out) => {
@@ -1017,6 +1116,7 @@ async function main() {
   else if (params.get('selftest') === 'burn') await selftestBurn();
   else if (params.get('selftest') === 'letters') await selftestLetters();
   else if (params.get('selftest') === 'analyse') await selftestAnalyse();
+  else if (params.get('selftest') === 'study') await selftestStudy();
   else if (params.get('selftest') === 'preview') await selftestPreview();
   else if (params.get('selftest') === 'clock') await selftestClock();
   else if (params.get('selftest') === 'yonin') await selftestYonin();

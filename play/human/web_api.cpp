@@ -12,6 +12,7 @@
 #include "nn/encoder.h"
 #include "play/human/board_svg.h"
 #include "play/human/four_player_board_text.h"
+#include "play/human/web_request.h"
 #include "play/game_files/piece_kanji.h"
 #include "play/engines/time_manager.h"
 
@@ -84,28 +85,6 @@ json pieceJson(const game::Position& pos, game::Piece p) {
   // Among four, the seat that moves the piece: its army's mater once the army is taken over.
   if (v.numPlayers > 2) out["controller"] = sideName(v, pos.controllerOf(army));
   return out;
-}
-
-// Request fields: a clear 400 when missing or of the wrong type.
-std::string stringField(const json& request, const char* key, bool required, const std::string& fallback = "") {
-  if (!request.is_object()) throw ApiError(400, "the request body must be a JSON object");
-  const auto it = request.find(key);
-  if (it == request.end() || it->is_null()) {
-    if (required) throw ApiError(400, std::string("the request needs \"") + key + "\"");
-    return fallback;
-  }
-  if (!it->is_string()) throw ApiError(400, std::string("\"") + key + "\" must be a string");
-  return it->get<std::string>();
-}
-
-int intField(const json& request, const char* key, int fallback) {
-  const auto it = request.find(key);
-  if (it == request.end() || it->is_null()) return fallback;
-  int value = 0;
-  if (!common::jsonToInteger(*it, value))
-    throw ApiError(400, std::string("\"") + key + "\" must be an integer" +
-                            (it->is_number_integer() ? " below 2^31" : ""));
-  return value;
 }
 
 // The seats people play, a bit per seat: "humans" (a list of seats, any of them), else "side"
@@ -379,6 +358,8 @@ json WebApi::stateJson(const Game& g) const {
   out["humans"] = humans;
   out["engine"] = engineName(v);
   out["history"] = g.history;
+  out["record"] = g.record;
+  out["record_at"] = g.history.size();  // moves of the record played to reach this position
   if (g.flagged >= 0) {
     // Lost on time: over, whatever the board says.
     out["game_over"] = true;
@@ -438,21 +419,36 @@ json WebApi::newGame(const json& request) {
     g->clock = GameClock(clock);
     if (!g->pos.outcome(options_.plyCap).over()) g->clock.start(g->pos.sideToMove(), now());
   }
-  std::shared_ptr<Game> shared(std::move(g));
-  {
-    std::lock_guard<std::mutex> lock(gamesMutex_);
-    // Ids are not guessable across restarts, so a stale page gets "unknown game", not another's.
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    shared->id = "g" + std::to_string(nextGame_++) + "-" + std::to_string(rng() % 1000000);
-    games_[shared->id] = shared;
-    gameOrder_.push_back(shared->id);
-    while (games_.size() > options_.maxGames) {
-      games_.erase(gameOrder_.front());
-      gameOrder_.erase(gameOrder_.begin());
-    }
-  }
+  std::shared_ptr<Game> shared = keep(std::move(g));
   std::lock_guard<std::mutex> lock(shared->mutex);
   return stateJson(*shared);
+}
+
+std::shared_ptr<WebApi::Game> WebApi::keep(std::unique_ptr<Game> g) {
+  std::shared_ptr<Game> shared(std::move(g));
+  std::lock_guard<std::mutex> lock(gamesMutex_);
+  // Ids are not guessable across restarts, so a stale page gets "unknown game", not another's.
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  shared->id = "g" + std::to_string(nextGame_++) + "-" + std::to_string(rng() % 1000000);
+  games_[shared->id] = shared;
+  gameOrder_.push_back(shared->id);
+  while (games_.size() > options_.maxGames) {
+    games_.erase(gameOrder_.front());
+    gameOrder_.erase(gameOrder_.begin());
+  }
+  return shared;
+}
+
+void WebApi::playMove(Game& g, const game::Move& m) {
+  const std::string usi = g.pos.moveToUsi(m);
+  const size_t ply = g.history.size();
+  if (ply >= g.record.size() || g.record[ply] != usi) {
+    g.record.resize(ply);
+    g.record.push_back(usi);
+  }
+  g.history.push_back(usi);
+  g.pos.makeMove(m);
+  ++g.version;
 }
 
 json WebApi::state(const std::string& gameId) {
@@ -491,9 +487,7 @@ json WebApi::move(const json& request) {
   } catch (const game::MoveError& e) {
     throw ApiError(400, std::string("illegal move: ") + e.what());
   }
-  g->history.push_back(g->pos.moveToUsi(m));
-  g->pos.makeMove(m);
-  ++g->version;
+  playMove(*g, m);
   g->clock.moved(t);
   passTheClock(g->clock, g->pos, options_.plyCap, t);
   return stateJson(*g);
@@ -534,9 +528,7 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
   const int64_t t = now();
   checkTime(*g, t, false);  // an engine too slow for its clock loses like anyone
   if (g->flagged >= 0) return {{"move", nullptr}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
-  g->history.push_back(g->pos.moveToUsi(m));
-  g->pos.makeMove(m);
-  ++g->version;
+  playMove(*g, m);
   g->clock.moved(t);
   passTheClock(g->clock, g->pos, options_.plyCap, t);
   return {{"move", g->history.back()}, {"analysis", std::move(analysisOut)}, {"state", stateJson(*g)}};
@@ -725,6 +717,13 @@ ApiReply WebApi::route(const std::string& method, const std::string& path,
       needGet();
       reply.body = openings(param(query, "variant", false), param(query, "sfen", false), intParam(query, "playouts", 0),
                             abandoned);
+    } else if (path == "/api/load") {
+      reply.body = load(parseBody());
+    } else if (path == "/api/goto") {
+      reply.body = gotoPly(parseBody());
+    } else if (path == "/api/kif") {
+      needGet();
+      reply.body = kif(param(query, "game", true));
     } else if (path == "/api/board") {
       needGet();
       reply.body = board(param(query, "variant", false), param(query, "sfen", false), param(query, "move", false),

@@ -21,6 +21,16 @@
 //                                            opening book's moves when a book is loaded
 //   GET  /api/board   ?variant=V&sfen=S[&move=USI][&letters=1]  {"svg"}: the position (after
 //                                            the move, highlighted) drawn by play/human/board_svg.h
+// The study board (play/human/web_study.cpp): a game's "record" is its whole line of moves, of
+// which "history" is the part up to the position shown ("record_at" moves in); a move that leaves
+// the line starts a new one from there.
+//   POST /api/load    {text, variant?}       a pasted SFEN ("... moves ..."), USI position
+//                                            command, KIF, CSA or JSONL game record -> a game
+//                                            people play on both sides, at the record's end
+//   POST /api/goto    {game, ply}            shows the position after `ply` moves of the record
+//                                            (0 to the record's length)
+//   GET  /api/kif     ?game=ID               {"kif"}: the record as a KIF file (the variants KIF
+//                                            writes: shogi, minishogi, judkins, gorogoro)
 //
 // Four players (yonin): sides are seats (south, west, north, east, in turn order); pieces carry
 // their army's seat and the seat that moves them ("controller": a mated army's pieces are its
@@ -116,6 +126,9 @@ class WebApi {
                           const std::atomic<bool>* abandoned = nullptr);
   nlohmann::json board(const std::string& variant, const std::string& sfen, const std::string& move,
                        bool letters) const;
+  nlohmann::json load(const nlohmann::json& request);
+  nlohmann::json gotoPly(const nlohmann::json& request);
+  nlohmann::json kif(const std::string& gameId);
 
   size_t gameCount() const;
 
@@ -133,6 +146,7 @@ class WebApi {
     unsigned humans = 1;  // bit per seat played by people (two players: 1 sente, 2 gote, 3 both)
     bool isHuman(game::Color seat) const { return (humans >> seat) & 1; }
     std::vector<std::string> history;  // USI moves since startSfen
+    std::vector<std::string> record;   // the whole line: history, then the moves stepped back over
     GameClock clock;    // settings().enabled() false: no clock
     int flagged = -1;   // the side whose time ran out (the game is then over), -1 none
     explicit Game(game::Position p) : pos(std::move(p)) {}
@@ -154,6 +168,10 @@ class WebApi {
   // already over, throws ApiError 409 naming why (when `orThrow`).
   void checkTime(Game& g, int64_t nowMs, bool orThrow);
   nlohmann::json stateJson(const Game& g) const;
+  // Plays `m` in g (history and record: a move off the record's line replaces the rest of it).
+  static void playMove(Game& g, const game::Move& m);
+  // Adds a game to games_ (forgetting the oldest beyond maxGames) under a fresh id.
+  std::shared_ptr<Game> keep(std::unique_ptr<Game> g);
   nlohmann::json analysisJson(const game::Position& pos, const Analysis& a) const;
 
   std::vector<game::VariantPtr> variants_;
