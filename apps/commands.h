@@ -16,6 +16,7 @@ void addOpeningsHistoryCommand(CLI::App* openings);  // openings history
 void addTrainCommands(CLI::App& app);  // train, selfplay, gate
 void addMatchCommand(CLI::App& app);
 void addLadderCommand(CLI::App& app);  // ladder: a player against an engine at several strengths
+void addTournamentCommand(CLI::App& app);  // tournament: a round robin of several players
 void addPlayCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);  // serve: the web page
 void addRecordsCommands(CLI::App& app);  // records export, import: KIF and CSA files

@@ -22,6 +22,7 @@ void nameDocumentationPages(CLI::App& app) {
       {"xboard", "docs/commands/play.md"},
       {"play", "docs/commands/play.md"},     {"serve", "docs/commands/play.md"},
       {"match", "docs/commands/match.md"},   {"ladder", "docs/commands/match.md"},
+      {"tournament", "docs/commands/match.md"},
       {"openings", "docs/commands/study.md"}, {"records", "docs/commands/study.md"},
       {"report", "docs/commands/study.md"},  {"bench", "docs/commands/bench.md"},
       {"perft", "docs/commands/bench.md"},   {"variants", "docs/commands/bench.md"},

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   poppy::apps::addReportCommand(app);
   poppy::apps::addMatchCommand(app);
   poppy::apps::addLadderCommand(app);
+  poppy::apps::addTournamentCommand(app);
   poppy::apps::addPlayCommand(app);
   poppy::apps::addServeCommand(app);
   poppy::apps::addRecordsCommands(app);

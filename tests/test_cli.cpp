@@ -836,6 +836,35 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   }
 }
 
+// poppy tournament: every pair plays its match into the folder, the table ranks the players,
+// tournament.json has each pair's points from its match summary; run again, nothing is replayed.
+TEST(Tournament, EveryPairPlaysOnceAndTheTableAddsUp) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "tournament");
+  const std::vector<std::string> args = {"tournament", "--player", "random", "--player", "rollout:8", "--player",
+                                         "random", "--games", "2", "--parallel", "2", "--out", dir.string()};
+  const CmdResult first = poppy(args);
+  ASSERT_EQ(first.code, 0) << first.describe();
+  EXPECT_THAT(first.out, HasSubstr("rank player"));
+  const nlohmann::json t = nlohmann::json::parse(poppy::testing::slurp(dir / "tournament.json"));
+  ASSERT_EQ(t.at("pairs").size(), 3u);
+  ASSERT_EQ(t.at("players").size(), 3u);
+  EXPECT_EQ(t.at("players")[2].at("name"), "random-3") << "two players of one name are told apart";
+  EXPECT_DOUBLE_EQ(t.at("players")[0].at("elo").get<double>(), 0.0);
+  for (const auto& pair : t.at("pairs")) {
+    EXPECT_EQ(pair.at("games"), 2);
+    const nlohmann::json m = nlohmann::json::parse(poppy::testing::slurp(pair.at("summary").get<std::string>()));
+    EXPECT_DOUBLE_EQ(pair.at("points_a").get<double>(), m.at("wins").get<int>() + 0.5 * m.at("draws").get<int>());
+  }
+  const CmdResult again = poppy(args);
+  ASSERT_EQ(again.code, 0) << again.describe();
+  EXPECT_THAT(again.err, HasSubstr("pair 3 of 3 (rollout8 against random-3): already played")) << again.err;
+  EXPECT_THAT(again.err, Not(HasSubstr("of 3: "))) << "a finished pair is not played again";
+  const CmdResult one = poppy({"tournament", "--player", "random", "--out", dir.string()});
+  EXPECT_EQ(one.code, 2) << one.describe();
+  EXPECT_THAT(one.err, HasSubstr("at least two players"));
+  fs::remove_all(dir);
+}
+
 TEST(CliErrors, UsageErrorsExitWithTwo) {
   // CLI11's own codes (104 for a bad number, 105 for a failed check, 109 for an unknown option)
   // are all usage errors: one exit code, 2, for every command.

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "report/match_statistics.h"
+#include "report/round_robin.h"
 
 namespace poppy {
 namespace {
@@ -118,3 +120,40 @@ TEST(MatchStatistics, BadSprtSettingsAreNamed) {
 
 }  // namespace
 }  // namespace poppy
+
+// --- round robin (report/round_robin.h) -------------------------------------------------------
+
+// Two players, 3 points of 4: the Elo difference is 400 log10(0.75 / 0.25) = 190.85.
+TEST(RoundRobin, TwoPlayersGiveTheScoresElo) {
+  const std::vector<double> elo = poppy::report::roundRobinElo(2, {{0, 1, 1.0, 4}});
+  EXPECT_DOUBLE_EQ(elo[0], 0);
+  EXPECT_NEAR(elo[1], 400 * std::log10(3.0), 0.5);
+}
+
+// Scores that are exactly what ratings 0, -100 and -250 predict (equal games per pair): the
+// maximum-likelihood ratings are those ratings (each player's expected points equal its points).
+TEST(RoundRobin, ConsistentScoresGiveTheirRatingsBack) {
+  auto expected = [](double a, double b) { return 1 / (1 + std::pow(10.0, (b - a) / 400)); };
+  const double r[3] = {0, -100, -250};
+  const int n = 100;
+  std::vector<poppy::report::PairResult> pairs;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j) pairs.push_back({i, j, n * expected(r[i], r[j]), n});
+  const std::vector<double> elo = poppy::report::roundRobinElo(3, pairs);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(elo[size_t(i)], r[i], 1.0) << i;
+  // A player who never scored stays finite, below the others, at most the bound away.
+  const std::vector<double> shut = poppy::report::roundRobinElo(3, {{0, 1, 2, 4}, {0, 2, 4, 4}, {1, 2, 4, 4}});
+  EXPECT_LT(shut[2], shut[1]);
+  EXPECT_GE(shut[2], -poppy::report::kEloBound);
+  EXPECT_THROW(poppy::report::roundRobinElo(2, {{0, 1, 5, 4}}), std::invalid_argument);
+  EXPECT_THROW(poppy::report::roundRobinElo(2, {{0, 2, 1, 4}}), std::invalid_argument);
+}
+
+TEST(RoundRobin, TheCrosstableListsPlayersByRating) {
+  const std::string t = poppy::report::crosstable({"a", "b"}, {{0, 1, 1.0, 4}}, {0, 190.85});
+  // b (3 of 4) first, with its +191; a second, 1 of 4 against b.
+  EXPECT_LT(t.find("b "), t.find("a "));
+  EXPECT_NE(t.find("+191"), std::string::npos) << t;
+  EXPECT_NE(t.find("3.0/4"), std::string::npos) << t;
+  EXPECT_NE(t.find("1.0/4"), std::string::npos) << t;
+}
