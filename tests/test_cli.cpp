@@ -913,7 +913,12 @@ TEST(Install, TheInstalledCommandReadsItsOwnData) {
   std::string said;
   while (usi && std::fgets(buf, sizeof buf, usi)) said += buf;
   if (usi) pclose(usi);
-  EXPECT_THAT(said, HasSubstr((prefix / "share/poppy/models/micro/micro-v4.model").string())) << said;
+  // micro's entry of the shipped list ("micro: micro/FILE.model"), under the prefix.
+  const std::string shipped = poppy::testing::slurp(fs::path(POPPY_SOURCE_DIR) / "models/shipped.yaml");
+  const size_t at = shipped.find("\nmicro: ");
+  ASSERT_NE(at, std::string::npos) << shipped;
+  const std::string microModel = shipped.substr(at + 8, shipped.find('\n', at + 1) - at - 8);
+  EXPECT_THAT(said, HasSubstr((prefix / "share/poppy/models" / microModel).string())) << said;
   fs::remove_all(prefix);
 }
 
