@@ -98,13 +98,12 @@ std::vector<int> chooseGenerations(const std::string& spec, const std::vector<in
 
 // A finished summary of `games` games at `path`.
 bool alreadyPlayed(const std::string& path, int games) {
-  std::ifstream in(path);
-  if (!in) return false;
+  if (!fs::exists(path)) return false;
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
-    return j.value("finished", false) && j.value("games", 0) >= games;
+    const report::MatchSummaryTotals t = report::readMatchSummary(path);
+    return t.finished && t.games >= games;
   } catch (const std::exception&) {
-    return false;
+    return false;  // a damaged summary: the match is played again
   }
 }
 

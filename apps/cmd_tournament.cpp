@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -47,17 +46,17 @@ std::vector<std::string> playerNames(const std::vector<std::string>& players) {
   return names;
 }
 
-// A pair's finished summary: its points for A and its games; nullopt-like (games 0) when absent.
+// A pair's result from its match summary: A's points and the games (none when there is no
+// summary yet); *finished when the match ended with `wanted` games.
 report::PairResult readPair(const std::string& summaryPath, int a, int b, int wanted, bool* finished) {
   report::PairResult r{a, b, 0, 0};
   *finished = false;
-  std::ifstream in(summaryPath);
-  if (!in) return r;
+  if (!fs::exists(summaryPath)) return r;
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
-    r.games = j.at("games").get<int>();
-    r.points = j.at("wins").get<int>() + 0.5 * j.at("draws").get<int>();
-    *finished = j.value("finished", false) && r.games >= wanted;
+    const report::MatchSummaryTotals t = report::readMatchSummary(summaryPath);
+    r.games = t.games;
+    r.points = t.pointsA();
+    *finished = t.finished && r.games >= wanted;
   } catch (const std::exception& e) {
     throw std::runtime_error(summaryPath + ": unreadable match summary (" + e.what() + "); remove it to play the pair again");
   }

@@ -8,6 +8,10 @@
 
 namespace poppy::common {
 
+// The folder of the running program (read from /proc/self/exe); empty when it cannot be read.
+// The network module (nn/network_backend.h) lies beside it, the installed data one level up.
+std::filesystem::path executableDirectory();
+
 // The roots that exist, in that order (the installed copy only when there is one).
 std::vector<std::filesystem::path> dataRoots();
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "common/data_dirs.h"
 #include "nn/device_name.h"
 
 namespace poppy::nn {
@@ -17,17 +18,12 @@ std::mutex gMutex;
 const NetworkBackend* gBackend = nullptr;
 int gPendingThreads = 0;  // set before the module loaded: applied when it does
 
-std::string executableDirectory() {
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : self.parent_path().string();
-}
-
 }  // namespace
 
 std::string networkModulePath() {
   if (const char* env = std::getenv("POPPY_NETWORK_MODULE"); env && *env) return env;
-  return executableDirectory() + "/libpoppy_network.so";
+  const std::filesystem::path dir = common::executableDirectory();
+  return (dir.empty() ? std::string(".") : dir.string()) + "/libpoppy_network.so";
 }
 
 const NetworkBackend& networkBackend() {

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
+#include <stdexcept>
 
 #include "common/atomic_file.h"
 
@@ -137,6 +139,25 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
                    {"leaf_mate_plies", info.leafMatePlies}, {"root_mate_plies", info.rootMatePlies},
                    {"opening_plies", info.openingPlies},  {"gumbel_actions", info.gumbelActions}};
   return j;
+}
+
+MatchSummaryTotals readMatchSummary(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read it");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  if (j.value("format", "") != "poppy-match-summary") throw std::runtime_error("not a poppy match summary");
+  MatchSummaryTotals t;
+  t.a = j.at("a").at("player").get<std::string>();
+  t.b = j.at("b").at("player").get<std::string>();
+  t.games = j.at("games").get<int>();
+  t.wins = j.at("wins").get<int>();
+  t.draws = j.at("draws").get<int>();
+  t.losses = j.at("losses").get<int>();
+  t.elo = j.at("elo").get<double>();
+  t.eloLow = j.at("elo_low").get<double>();
+  t.eloHigh = j.at("elo_high").get<double>();
+  t.finished = j.at("finished").get<bool>();
+  return t;
 }
 
 void writeMatchSummary(const std::string& path, const MatchInfo& info, const selfplay::MatchResult& result,

@@ -72,6 +72,18 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
 void writeMatchSummary(const std::string& path, const MatchInfo& info, const selfplay::MatchResult& result,
                        double seconds, bool finished);
 
+// What the readers of a summary (reference matches, tournament pairs) take from it.
+struct MatchSummaryTotals {
+  std::string a, b;  // the players as the summary names them
+  int games = 0, wins = 0, draws = 0, losses = 0;  // A's
+  double elo = 0, eloLow = 0, eloHigh = 0;         // A's, with the 95% interval
+  bool finished = false;  // false: the match was stopped (its figures so far)
+  double pointsA() const { return wins + 0.5 * draws; }
+};
+// Reads a summary written by writeMatchSummary. Throws std::runtime_error saying what is wrong
+// (unreadable, not JSON, not a poppy match summary, a field missing); the caller names the file.
+MatchSummaryTotals readMatchSummary(const std::string& path);
+
 // "37/200 games  +20 =5 -12  score 0.608  Elo +76 (95%: +12 to +145)  2.1 games/s  1m18s left"
 // The rate and time left count only the games played in `seconds` (not the `resumedGames` kept
 // from an earlier session).

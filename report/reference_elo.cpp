@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+#include <stdexcept>
 
 #include "common/generation_name.h"
+#include "report/match_report.h"
 
 namespace poppy::report {
 namespace {
@@ -42,23 +41,19 @@ std::vector<ReferenceResult> loadReferenceResults(const std::string& runDir, std
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
     try {
-      std::ifstream in(file);
-      std::stringstream text;
-      text << in.rdbuf();
-      const nlohmann::json j = nlohmann::json::parse(text.str());
-      if (j.value("format", "") != "poppy-match-summary") throw std::runtime_error("not a poppy match summary");
+      const MatchSummaryTotals t = readMatchSummary(file.string());
       ReferenceResult r;
-      r.generation = generationOf(j.at("a").at("player").get<std::string>());
+      r.generation = generationOf(t.a);
       if (r.generation < 0) throw std::runtime_error("player A is not a generation's model (models/gen-NNNN.model)");
-      r.opponent = j.at("b").at("player").get<std::string>();
-      r.games = j.at("games").get<int>();
-      r.wins = j.at("wins").get<int>();
-      r.draws = j.at("draws").get<int>();
-      r.losses = j.at("losses").get<int>();
-      r.elo = j.at("elo").get<double>();
-      r.eloLow = j.at("elo_low").get<double>();
-      r.eloHigh = j.at("elo_high").get<double>();
-      r.finished = j.at("finished").get<bool>();
+      r.opponent = t.b;
+      r.games = t.games;
+      r.wins = t.wins;
+      r.draws = t.draws;
+      r.losses = t.losses;
+      r.elo = t.elo;
+      r.eloLow = t.eloLow;
+      r.eloHigh = t.eloHigh;
+      r.finished = t.finished;
       r.file = file.string();
       if (r.games > 0) out.push_back(r);
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/text_trim.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "play/game_files/csa_format.h"
@@ -11,12 +12,6 @@
 
 namespace poppy::play {
 namespace {
-
-std::string trimmed(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
-}
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
@@ -33,7 +28,7 @@ bool looksLikeKif(const std::string& t) {
 bool looksLikeCsa(const std::string& t) {
   std::istringstream in(t);
   for (std::string line; std::getline(in, line);) {
-    line = trimmed(line);
+    line = common::trimmed(line);
     if (line.empty() || line[0] == '\'') continue;
     return line.rfind("V2", 0) == 0 || line.rfind("PI", 0) == 0 || line.rfind("P1", 0) == 0 ||
            line.rfind("N+", 0) == 0 || line.rfind("$", 0) == 0;
@@ -94,7 +89,7 @@ selfplay::GameRecord fromUsiText(const std::string& text, const std::string& var
 }  // namespace
 
 selfplay::GameRecord gameFromText(const std::string& text, const std::string& variantName) {
-  const std::string t = trimmed(text);
+  const std::string t = common::trimmed(text);
   if (t.empty()) throw GameFileError("no game: the text is empty (paste an SFEN, a KIF or CSA game, or a record)");
   if (t[0] == '{') {
     try {

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/text_trim.h"
 #include "mcts/player_scores.h"
 #include "mcts/search.h"
 #include "nn/encoder.h"
@@ -14,12 +15,6 @@
 
 namespace poppy::play {
 namespace {
-
-std::string trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -118,7 +113,7 @@ FourPlayerGame::Step FourPlayerGame::humanTurn() {
     return Step::kQuit;
   }
   if (settings_.echoInput) out_ << line << "\n";
-  const std::string text = trim(line), word = lower(text);
+  const std::string text = common::trimmed(line), word = lower(text);
   if (word == "quit" || word == "exit") return Step::kQuit;
   if (text.empty() || word == "board") {
     drawBoard();

@@ -6,18 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "common/text_trim.h"
 #include "play/engines/time_manager.h"
 #include "selfplay/selfplay_runner.h"
 
 namespace poppy::play {
 namespace {
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  const size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -249,7 +243,7 @@ TerminalGame::Step TerminalGame::humanTurn() {
 }
 
 TerminalGame::Step TerminalGame::handleLine(const std::string& raw) {
-  const std::string text = trim(raw);
+  const std::string text = common::trimmed(raw);
   const std::string word = lower(text);
   if (text.empty()) {
     drawBoard();
