@@ -31,7 +31,9 @@ void addNetworkBenches(CLI::App* bench) {
       ->check(CLI::Range(1, 65536));
   network->add_option("--model", a->model, "Model file whose weights to run (default: random weights of the config's shape)");
   network->add_option("--eigen-kernel", a->eigenKernel,
-                      "The Eigen forward's instruction set: baseline, avx2 or avx512 (default: the best this CPU runs)");
+                      "The Eigen forward's instruction set: baseline, avx2 or avx512, or an int8 one: "
+                      "avx512-int8 (VNNI) or baseline-int8 (the slow reference) (default: the best float one this "
+                      "CPU runs)");
   network->callback([a] { nn::networkBackend().benchNetwork(*a); });
   CLI::App* sp = bench->add_subcommand("selfplay", "Self-play games/hour and network rate inside self-play vs standalone");
   addOptions(sp, *a);
@@ -43,8 +45,8 @@ void addNetworkBenches(CLI::App* bench) {
   sp->add_option("--workers", a->workers, "Self-play workers (threads), default: the config's selfplay.workers")
       ->check(CLI::Range(1, 256));
   sp->add_option("--inference", a->selfplayInference,
-                 "What runs the self-play networks: auto, torch or eigen (default: the config's `inference`)")
-      ->check(CLI::IsMember({"auto", "torch", "eigen"}));
+                 "What runs the self-play networks: auto, torch, eigen or int8 (default: the config's `inference`)")
+      ->check(CLI::IsMember({"auto", "torch", "eigen", "int8"}));
   sp->callback([a] { nn::networkBackend().benchSelfplay(*a); });
   CLI::App* tr = bench->add_subcommand("train", "Training samples/s vs a bare forward+backward loop");
   addOptions(tr, *a);

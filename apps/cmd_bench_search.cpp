@@ -150,8 +150,8 @@ void addSearchBench(CLI::App* bench) {
       ->check(CLI::Range(1, 256))
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--inference", o->inference, "Inference settings to measure (auto, torch, eigen)")
-      ->check(CLI::IsMember({"auto", "torch", "eigen"}))
+  cmd->add_option("--inference", o->inference, "Inference settings to measure (auto, torch, eigen, int8)")
+      ->check(CLI::IsMember({"auto", "torch", "eigen", "int8"}))
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--seconds", o->seconds, "Search time per position")->check(CLI::Range(0.01, 600.0))->capture_default_str();

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "nn/int8_weights.h"
+
 namespace poppy::nn {
 namespace {
 
@@ -15,6 +17,15 @@ struct Kernel {
   // autoEigenMaxBatch: Eigen takes calls of at most callMflop (batch x MFLOP per position), and
   // single positions of networks of at most singleMflop.
   double callMflop, singleMflop;
+};
+
+// The int8 forwards: a float forward whose residual tower runs with int8 weights (nn/int8_weights.h).
+struct Int8Kernel {
+  const char* name;
+  eigen_kernels::ForwardFunction forward;
+  eigen_kernels::Int8ConvolveFunction convolve;
+  bool (*supported)();
+  bool fast;  // false: the reference, for tests and CPUs without the instructions, not for play
 };
 
 // The budgets: `poppy bench nn --inference both --eigen-kernel K` on this 2-core AMD EPYC (Zen 5,
@@ -31,6 +42,8 @@ struct Kernel {
 // on shogi (598), 16 on shogi 6 x 96 (2,755), but only to batch 2-4 on chu (68-135: its 144
 // squares), hence avx2's budget of 130 there (from 50, measured against LibTorch's AVX-512).
 //
+bool avx512Supported();
+
 // Widest last. The CPU checks also make sure the operating system saves the wide registers
 // (GCC's __builtin_cpu_supports reads XGETBV as well as CPUID).
 const std::vector<Kernel>& kernels() {
@@ -39,13 +52,25 @@ const std::vector<Kernel>& kernels() {
 #ifdef POPPY_EIGEN_X86_KERNELS
       {"avx2", &eigen_kernels::forwardAvx2,
        [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }, 130, 200},
-      {"avx512", &eigen_kernels::forwardAvx512,
-       [] {
-         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-                __builtin_cpu_supports("fma");
-       },
-       200, 200},
+      {"avx512", &eigen_kernels::forwardAvx512, [] { return avx512Supported(); }, 200, 200},
+#endif
+  };
+  return all;
+}
+
+bool avx512Supported() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
+}
+
+// Fastest last.
+const std::vector<Int8Kernel>& int8Kernels() {
+  static const std::vector<Int8Kernel> all = {
+      {"baseline-int8", &eigen_kernels::forwardBaseline, &eigen_kernels::convolveInt8Reference, [] { return true; },
+       false},
+#ifdef POPPY_EIGEN_X86_KERNELS
+      {"avx512-int8", &eigen_kernels::forwardAvx512, &eigen_kernels::convolveInt8Vnni,
+       [] { return avx512Supported() && __builtin_cpu_supports("avx512vnni"); }, true},
 #endif
   };
   return all;
@@ -77,6 +102,20 @@ std::vector<std::string> eigenKernelsSupported() {
 
 std::string bestEigenKernel() { return eigenKernelsSupported().back(); }
 
+std::vector<std::string> int8KernelsSupported() {
+  std::vector<std::string> out;
+  for (const Int8Kernel& k : int8Kernels())
+    if (k.supported()) out.push_back(k.name);
+  return out;
+}
+
+std::string fastInt8Kernel() {
+  std::string best;
+  for (const Int8Kernel& k : int8Kernels())
+    if (k.fast && k.supported()) best = k.name;
+  return best;
+}
+
 int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape) {
   const double mflop = flopsPerPosition(shape) / 1e6;
   for (const Kernel& k : kernels())
@@ -86,12 +125,21 @@ int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape) {
 
 EigenEvaluator::EigenEvaluator(EigenNetwork network, const std::string& kernel) : net_(std::move(network)) {
   kernelName_ = kernel.empty() ? bestEigenKernel() : kernel;
+  eigen_kernels::Int8ConvolveFunction int8Convolve = nullptr;
+  bool supported = false;
   for (const Kernel& k : kernels())
     if (kernelName_ == k.name) {
-      if (!k.supported()) throw std::invalid_argument("this CPU cannot run the Eigen kernel '" + kernelName_ + "'");
       forward_ = k.forward;
+      supported = k.supported();
+    }
+  for (const Int8Kernel& k : int8Kernels())
+    if (kernelName_ == k.name) {
+      forward_ = k.forward;
+      int8Convolve = k.convolve;
+      supported = k.supported();
     }
   if (!forward_) throw std::invalid_argument("no Eigen kernel '" + kernelName_ + "' in this build");
+  if (!supported) throw std::invalid_argument("this CPU cannot run the Eigen kernel '" + kernelName_ + "'");
 
   const NetworkShape& s = net_.shape;
   // The square under each tap of a 3x3 kernel centred on each square (LibTorch's padding 1:
@@ -105,7 +153,17 @@ EigenEvaluator::EigenEvaluator(EigenNetwork network, const std::string& kernel) 
           if (rr >= 0 && rr < s.height && ff >= 0 && ff < s.width)
             neighbours_[size_t(r * s.width + f) * 9 + size_t(dy * 3 + dx)] = rr * s.width + ff;
         }
-  for (const FoldedConv& c : net_.tower) tower_.push_back(view(c));
+  int8Tower_.reserve(net_.tower.size());
+  for (const FoldedConv& c : net_.tower) {
+    tower_.push_back(view(c));
+    // The tower's inputs follow a relu (never negative), as the int8 kernels' unsigned bytes need.
+    if (int8Convolve && int8Convertible(c)) {  // int8Tower_ reserved: the views point into it
+      const Int8Conv& q = int8Tower_.emplace_back(quantizeConv(c));
+      tower_.back().int8Weight = reinterpret_cast<const signed char*>(q.weight.data());
+      tower_.back().int8Scale = q.scale.data();
+    }
+  }
+  plan_.int8Convolve = int8Convolve;
   plan_.planes = s.planes;
   plan_.squares = s.height * s.width;
   plan_.channels = s.channels;
@@ -142,20 +200,24 @@ void EigenEvaluator::reserve(Scratch& scratch, int batch) const {
                           size_t(plan_.policyPlanes) * columns,
                           columns,
                           size_t(plan_.valueHidden) * size_t(capacity),
-                          size_t(plan_.valueOutputs) * size_t(capacity)};
+                          size_t(plan_.valueOutputs) * size_t(capacity),
+                          int8Tower_.empty() ? 0 : (size_t(plan_.channels) * columns + 3) / 4,  // bytes
+                          int8Tower_.empty() ? 0 : size_t(capacity)};
   size_t total = kAlignFloats;
   for (size_t n : sizes) total += roundUp(n);
   scratch.memory.assign(total, 0.0f);
   float* p = scratch.memory.data();
   p += (kAlignFloats - (reinterpret_cast<uintptr_t>(p) / sizeof(float)) % kAlignFloats) % kAlignFloats;
   eigen_kernels::ForwardScratch& b = scratch.buffers;
-  float** slots[] = {&b.planes, &b.x,      &b.t,     &b.u,      &b.col, &b.zeros,
-                     &b.policy, &b.policyOut, &b.value, &b.hidden, &b.wdl};
+  float* quantized = nullptr;
+  float** slots[] = {&b.planes, &b.x,      &b.t,     &b.u,      &b.col, &b.zeros,    &b.policy,
+                     &b.policyOut, &b.value, &b.hidden, &b.wdl, &quantized, &b.positionScale};
   static_assert(std::size(slots) == std::size(sizes));
   for (size_t i = 0; i < std::size(slots); ++i) {
     *slots[i] = p;
     p += roundUp(sizes[i]);
   }
+  b.quantized = reinterpret_cast<unsigned char*>(quantized);
 }
 
 void EigenEvaluator::evaluate(const float* planes, int batch, float* policyLogits, float* wdl) {

@@ -11,6 +11,7 @@
 #include "mcts/evaluator.h"
 #include "nn/eigen_kernels.h"
 #include "nn/eigen_network.h"
+#include "nn/int8_weights.h"
 
 namespace poppy::nn {
 
@@ -20,6 +21,14 @@ std::vector<std::string> eigenKernelsBuilt();
 std::vector<std::string> eigenKernelsSupported();
 // The widest supported one: what EigenEvaluator uses unless told otherwise.
 std::string bestEigenKernel();
+
+// The int8 forwards (inference int8, nn/inference.h): a float forward whose residual tower runs
+// with int8 weights and activations (nn/int8_weights.h), agreeing with float32 only within a
+// tolerance (docs/commands/play.md, "Inference"). "baseline-int8" (plain C++, any CPU, slow: the
+// reference) and "avx512-int8" (AVX-512 VNNI); those this CPU runs.
+std::vector<std::string> int8KernelsSupported();
+// The fast one this CPU runs, or "" where it has none (no VNNI: inference int8 falls back to float).
+std::string fastInt8Kernel();
 
 // Under `inference: auto` (nn/inference.h) calls of at most this many positions of a network of
 // this shape go to the Eigen forward with this kernel, larger ones to LibTorch (one thread); 0:
@@ -32,7 +41,7 @@ int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape);
 
 class EigenEvaluator : public mcts::Evaluator {
  public:
-  // kernel: one of eigenKernelsSupported(), or "" for bestEigenKernel(). Throws
+  // kernel: one of eigenKernelsSupported() or int8KernelsSupported(), or "" for bestEigenKernel(). Throws
   // std::invalid_argument for a kernel this build or CPU lacks.
   explicit EigenEvaluator(EigenNetwork network, const std::string& kernel = "");
   // The plan points into the evaluator's own network and tables: no copies.
@@ -59,6 +68,7 @@ class EigenEvaluator : public mcts::Evaluator {
   std::string kernelName_;
   eigen_kernels::ForwardFunction forward_ = nullptr;
   std::vector<int> neighbours_;
+  std::vector<Int8Conv> int8Tower_;  // int8 kernels only: the tower's weights as int8
   std::vector<eigen_kernels::ConvView> tower_;
   eigen_kernels::ForwardPlan plan_{};
   std::mutex poolMutex_;

@@ -109,13 +109,18 @@ void directConvolve(const ConvView& c, const float* in, const ForwardPlan& p, in
   }
 }
 
-// out = conv(in) + bias, [c.out x columns]. 3x3 kernels whose output rows fill whole vector
+// out = conv(in) + bias, [c.out x columns]. Convolutions with int8 weights go to the plan's int8
+// kernel (nn/eigen_kernels.h: Int8ConvolveFunction) when it has one. 3x3 kernels whose output rows fill whole vector
 // registers are computed directly (above); the rest, 1x1 kernels among them, as one matrix
 // product over im2col columns (`col`: its scratch, 3x3 only).
 MatrixMap convolve(const ConvView& c, const float* in, const ForwardPlan& p, int batch, const ForwardScratch& m,
                    float* out) {
   const int columns = batch * p.squares;
   MatrixMap o(out, c.out, columns);
+  if (c.int8Weight && p.int8Convolve) {
+    p.int8Convolve(c, in, p, batch, m, out);
+    return o;
+  }
   if (c.kernel == 3 && c.out % (2 * kLanes) == 0) {
     directConvolve<2>(c, in, p, columns, m.zeros, out);
     return o;

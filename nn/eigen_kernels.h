@@ -13,6 +13,11 @@ struct ConvView {
   int in, out, kernel;  // kernel 1 or 3
   const float* weight;  // column-major [out x kernel*kernel*in] (nn/eigen_network.h: FoldedConv)
   const float* bias;    // [out]
+  // The int8 forward's copy (nn/int8_weights.h: Int8Conv, its layout), or null: this
+  // convolution runs in float. Set only for convolutions whose input is never negative (the
+  // residual tower's, after a relu): their activations are quantised to unsigned bytes.
+  const signed char* int8Weight = nullptr;
+  const float* int8Scale = nullptr;  // [out]
 };
 
 // Rows per panel of a linear layer's weights (LinearView::panels).
@@ -25,6 +30,28 @@ struct LinearView {
   const float* panels;  // the same in row panels of 16 (nn/eigen_network.h: FoldedLinear::panels)
 };
 
+// The int8 weights' layout (nn/int8_weights.h): output rows per block and input channels per
+// group. AVX-512 VNNI's vpdpbusd multiplies 4 consecutive bytes of its two operands and adds
+// them to one of 16 32-bit lanes.
+constexpr int kInt8Rows = 16;
+constexpr int kInt8Group = 4;
+
+struct ForwardPlan;
+struct ForwardScratch;
+
+// out = conv(in) + bias for a convolution with int8 weights (ConvView::int8Weight): each
+// position's input is quantised to bytes with a scale of its own (its largest value becomes 255),
+// so a position's answer never depends on the others in the call; the products are summed in
+// 32-bit integers and scaled back to float. `in` and `out` as the float convolution's.
+using Int8ConvolveFunction = void (*)(const ConvView& c, const float* in, const ForwardPlan& plan, int batch,
+                                      const ForwardScratch& scratch, float* out);
+// Plain C++, any CPU: the definition of the arithmetic (nn/int8_conv_reference.cpp).
+void convolveInt8Reference(const ConvView&, const float*, const ForwardPlan&, int, const ForwardScratch&, float*);
+#ifdef POPPY_EIGEN_X86_KERNELS
+// AVX-512 VNNI (nn/int8_conv_vnni.cpp): the same bytes and the same integer sums as the reference.
+void convolveInt8Vnni(const ConvView&, const float*, const ForwardPlan&, int, const ForwardScratch&, float*);
+#endif
+
 struct ForwardPlan {
   int planes, squares, channels, policySize, valueHidden, blocks;
   int valueOutputs;       // NetworkShape::valueOutputs
@@ -35,6 +62,8 @@ struct ForwardPlan {
   ConvView policyConv, valueConv;
   ConvView policyOut;     // spatial head only
   LinearView policyFc, valueFc1, valueFc2;  // policyFc: dense head only
+  // Runs the convolutions that have int8 weights; null: every convolution in float.
+  Int8ConvolveFunction int8Convolve = nullptr;
 };
 
 // Scratch memory for one call of `batch` positions (columns = batch * squares); the caller owns
@@ -51,6 +80,10 @@ struct ForwardScratch {
   float* value;   // [1 x columns]
   float* hidden;  // [valueHidden x batch]
   float* wdl;     // [valueOutputs x batch]
+  // The int8 forward only: a convolution's input as bytes, [columns x in] (column after column,
+  // as the floats), and each position's scale (byte * scale = value).
+  unsigned char* quantized;
+  float* positionScale;  // [batch]
 };
 
 // planes: batch x (planes x squares) floats, LibTorch's NCHW. Writes batch x policySize logits

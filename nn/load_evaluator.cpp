@@ -15,26 +15,34 @@ std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::st
   const torch::Device d = parseDevice(device);
   checkPrecision(precision, d);
   if (inference == Inference::kTorch) return std::make_unique<TorchEvaluator>(net, d, precision);
-  if (inference == Inference::kEigen && !d.is_cpu())
-    throw std::runtime_error(what + ": inference eigen runs on the CPU, not on device '" + device +
-                             "' (use inference torch or auto with a GPU)");
+  const bool eigenOnly = inference == Inference::kEigen || inference == Inference::kInt8;
+  if (eigenOnly && !d.is_cpu())
+    throw std::runtime_error(what + ": inference " + inferenceName(inference) + " runs on the CPU, not on device '" +
+                             device + "' (use inference torch or auto with a GPU)");
   // auto on a GPU: the GPU's throughput is the point of asking for it.
   if (!d.is_cpu()) return std::make_unique<TorchEvaluator>(net, d, precision);
   // auto with a network too large for Eigen to win even single positions.
   const int maxEigenBatch = autoEigenMaxBatch(bestEigenKernel(), net->shape());
   if (inference == Inference::kAuto && maxEigenBatch == 0) return std::make_unique<TorchEvaluator>(net, d);
+  std::string kernel;  // "": the best float one
+  if (inference == Inference::kInt8) {
+    kernel = fastInt8Kernel();
+    if (kernel.empty())
+      std::fprintf(stderr, "poppy: %s: this CPU has no int8 kernel (AVX-512 VNNI); inference int8 runs the float32 "
+                   "Eigen forward\n", what.c_str());
+  }
   std::unique_ptr<EigenEvaluator> eigen;
   try {
-    eigen = std::make_unique<EigenEvaluator>(eigenNetworkOf(*net));
+    eigen = std::make_unique<EigenEvaluator>(eigenNetworkOf(*net), kernel);
   } catch (const UnsupportedNetwork& e) {
-    if (inference == Inference::kEigen)
-      throw std::runtime_error(what + ": inference eigen cannot run this network: " + e.what() +
-                               " (use inference torch or auto)");
+    if (eigenOnly)
+      throw std::runtime_error(what + ": inference " + inferenceName(inference) + " cannot run this network: " +
+                               e.what() + " (use inference torch or auto)");
     std::fprintf(stderr, "poppy: %s: the Eigen forward cannot run this network (%s); using LibTorch for every call\n",
                  what.c_str(), e.what());
     return std::make_unique<TorchEvaluator>(net, d);
   }
-  if (inference == Inference::kEigen) return eigen;
+  if (eigenOnly) return eigen;
   return std::make_unique<SplitEvaluator>(std::move(eigen), std::make_unique<TorchEvaluator>(net, d), maxEigenBatch);
 }
 

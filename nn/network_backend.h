@@ -33,7 +33,7 @@ struct NetworkBenchOptions {
   std::string eigenKernel;         // bench nn: the Eigen forward's instruction set ("": the best this CPU runs)
   std::string tactics = "on";  // bench selfplay: exact tactics on, off, or both (compared)
   int workers = 0;       // bench selfplay: self-play workers (0: the config's)
-  std::string selfplayInference;  // bench selfplay: auto, torch or eigen ("": the config's `inference`)
+  std::string selfplayInference;  // bench selfplay: auto, torch, eigen or int8 ("": the config's `inference`)
   std::string precision;          // fp32 or bf16 ("": the config's `precision`)
   int maxBatch = 0;               // bench nn: the largest batch timed (0: 256 on the CPU, 8192 on a GPU)
   std::string layout;  // bench train: auto, nchw, channels_last or both ("": the config's training.memory_layout)

@@ -14,12 +14,12 @@ CLI::Option* addInferenceOption(CLI::App* cmd, nn::Inference& inference) {
           return std::string(e.what());
         }
       },
-      "auto|torch|eigen");
+      "auto|torch|eigen|int8");
   return cmd
       ->add_option_function<std::string>(
           "--inference", [&inference](const std::string& text) { inference = nn::parseInference(text); },
-          "What runs the network on the CPU: auto (Eigen for small batches, LibTorch for large ones), torch or "
-          "eigen")
+          "What runs the network on the CPU: auto (Eigen for small batches, LibTorch for large ones), torch, "
+          "eigen, or int8 (Eigen with the residual tower in 8-bit integers, where the CPU has AVX-512 VNNI)")
       ->check(known)
       ->default_str(nn::inferenceName(inference));
 }

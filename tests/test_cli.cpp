@@ -486,7 +486,7 @@ TEST(CliErrors, BadInferenceIsNamed) {
     args.insert(args.end(), {"--inference", "fast"});
     const CmdResult r = poppy(args);
     EXPECT_EQ(r.code, 2) << r.describe();
-    expectCleanError(r, "unknown inference 'fast' (use auto, torch or eigen)");
+    expectCleanError(r, "unknown inference 'fast' (use auto, torch, eigen or int8)");
   }
 }
 

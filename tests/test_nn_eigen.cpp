@@ -245,20 +245,21 @@ TEST(EigenFolding, InconsistentWeightsAreRefused) {
 // ---------------------------------------------------------------------------------------------
 // The inference setting
 
-TEST(Inference, ParsesItsThreeValuesAndNamesABadOne) {
+TEST(Inference, ParsesItsFourValuesAndNamesABadOne) {
   EXPECT_EQ(nn::parseInference("auto"), nn::Inference::kAuto);
   EXPECT_EQ(nn::parseInference("torch"), nn::Inference::kTorch);
   EXPECT_EQ(nn::parseInference("eigen"), nn::Inference::kEigen);
+  EXPECT_EQ(nn::parseInference("int8"), nn::Inference::kInt8);
   for (const std::string bad : {"fast", "", "Eigen", "auto "}) {
     try {
       nn::parseInference(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("'" + bad + "'"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("auto, torch or eigen"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("auto, torch, eigen or int8"), std::string::npos) << e.what();
     }
   }
-  for (auto i : {nn::Inference::kAuto, nn::Inference::kTorch, nn::Inference::kEigen})
+  for (auto i : {nn::Inference::kAuto, nn::Inference::kTorch, nn::Inference::kEigen, nn::Inference::kInt8})
     EXPECT_EQ(nn::parseInference(nn::inferenceName(i)), i);
 }
 
@@ -271,6 +272,12 @@ TEST(Inference, EachSettingRunsTheNetworkItNames) {
             nullptr);
   EXPECT_NE(dynamic_cast<nn::EigenEvaluator*>(nn::makeEvaluator(net, "cpu", nn::Inference::kEigen, "net").get()),
             nullptr);
+  // int8: the fast int8 kernel where the CPU has one, else the float forward (with a note).
+  const auto int8Eval = nn::makeEvaluator(net, "cpu", nn::Inference::kInt8, "net");
+  auto* int8 = dynamic_cast<nn::EigenEvaluator*>(int8Eval.get());
+  ASSERT_NE(int8, nullptr);
+  EXPECT_EQ(int8->kernel(), nn::fastInt8Kernel().empty() ? nn::bestEigenKernel() : nn::fastInt8Kernel());
+  EXPECT_THROW(nn::makeEvaluator(net, "cuda", nn::Inference::kInt8, "net"), std::runtime_error);
   const auto autoEval = nn::makeEvaluator(net, "cpu", nn::Inference::kAuto, "net");
   auto* split = dynamic_cast<nn::SplitEvaluator*>(autoEval.get());
   ASSERT_NE(split, nullptr);

@@ -579,7 +579,7 @@ TEST(Usi, DeviceInferenceAndBatchSizeReachTheModelAndTheSearch) {
   EXPECT_TRUE(contains(out, "info string error: setoption Device: 'gpu' is not a device (cpu, cuda or cuda:N)"))
       << joined(out);
   out = s.send("setoption name Inference value fast");
-  EXPECT_TRUE(contains(out, "info string error: setoption Inference: 'fast' is not auto, torch or eigen")) << joined(out);
+  EXPECT_TRUE(contains(out, "info string error: setoption Inference: 'fast' is not auto, torch, eigen or int8")) << joined(out);
   for (const char* bad : {"0", "257", "many"}) {
     out = s.send(std::string("setoption name BatchSize value ") + bad);
     EXPECT_TRUE(contains(out, "info string error: setoption BatchSize: '" + std::string(bad) + "'")) << joined(out);

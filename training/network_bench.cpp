@@ -170,6 +170,7 @@ void benchNetwork(const nn::NetworkBenchOptions& a) {
     eigenEval = std::make_unique<nn::EigenEvaluator>(nn::eigenNetworkOf(*net), a.eigenKernel);
     std::string supported;
     for (const std::string& k : nn::eigenKernelsSupported()) supported += (supported.empty() ? "" : ", ") + k;
+    for (const std::string& k : nn::int8KernelsSupported()) supported += ", " + k;
     std::printf("eigen: kernel %s (this CPU runs %s), one thread, on the CPU whatever the device\n",
                 eigenEval->kernel().c_str(), supported.c_str());
   }

@@ -89,9 +89,10 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
                        "distributed"});
   c.variant = r.text(root, "", "variant", c.variant);
   c.device = r.text(root, "", "device", c.device);
-  c.inference = nn::parseInference(r.choice(root, "", "inference", {"auto", "torch", "eigen"}, "auto"));
-  if (c.inference == nn::Inference::kEigen && c.device != "cpu")
-    r.fail("inference", "eigen runs on the CPU, not on device " + c.device + ": use auto or torch with a GPU",
+  c.inference = nn::parseInference(r.choice(root, "", "inference", {"auto", "torch", "eigen", "int8"}, "auto"));
+  if ((c.inference == nn::Inference::kEigen || c.inference == nn::Inference::kInt8) && c.device != "cpu")
+    r.fail("inference", std::string(nn::inferenceName(c.inference)) + " runs on the CPU, not on device " + c.device +
+                            ": use auto or torch with a GPU",
            root["inference"]);
   c.precision = nn::parsePrecision(r.choice(root, "", "precision", {"fp32", "bf16"}, "fp32"));
   if (c.precision == nn::Precision::kBfloat16 && c.device.rfind("cuda", 0) != 0)

@@ -244,7 +244,7 @@ void UsiEngine::cmdUsi() {
   send("option name USI_Hash type spin default " + std::to_string(options_.hashMiB) + " min 1 max " +
        std::to_string(kMaxHashMiB));
   send("option name Device type string default " + options_.device);
-  send("option name Inference type combo default " + options_.inference + " var auto var torch var eigen");
+  send("option name Inference type combo default " + options_.inference + " var auto var torch var eigen var int8");
   for (const mcts::SearchOption& o : mcts::searchOptions()) {
     if (!(o.where & mcts::SearchOption::kUsi)) continue;
     // USI has no type for fractions: those are strings, as lc0's are.
@@ -353,7 +353,7 @@ void UsiEngine::cmdSetOption(const std::string& line) {
     try {
       options_.inference = nn::inferenceName(nn::parseInference(lower(value)));
     } catch (const std::exception&) {
-      refuse("is not auto, torch or eigen");
+      refuse("is not auto, torch, eigen or int8");
     }
   } else if (const mcts::SearchOption* o = mcts::searchOptionByUsiName(name)) {
     double v = 0;

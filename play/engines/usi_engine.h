@@ -44,7 +44,7 @@ struct UsiOptions {
   int64_t evalCoef = 756;
   bool showWdl = false;           // UCI_ShowWDL: `wdl W D L` (per mille) after each score
   std::string device = "cpu";     // Device: where the network runs: cpu, cuda or cuda:N
-  std::string inference = "auto"; // Inference: auto, torch or eigen (nn/inference.h)
+  std::string inference = "auto"; // Inference: auto, torch, eigen or int8 (nn/inference.h)
   // The search settings of mcts/search_options.h marked kUsi, each its own option (BatchSize =
   // leaves_per_tree, CPuct, PolicyTemperature, Tactics, ...), from the play-time defaults.
   mcts::SearchParams search = mcts::playTimeSearchParams();
