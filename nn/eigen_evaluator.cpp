@@ -26,6 +26,7 @@ struct Int8Kernel {
   eigen_kernels::Int8ConvolveFunction convolve;
   bool (*supported)();
   bool fast;  // false: the reference, for tests and CPUs without the instructions, not for play
+  const char* floatKernel;  // the float forward it runs, whose auto budgets it keeps (unmeasured for int8)
 };
 
 // The budgets: `poppy bench nn --inference both --eigen-kernel K` on this 2-core AMD EPYC (Zen 5,
@@ -67,10 +68,10 @@ bool avx512Supported() {
 const std::vector<Int8Kernel>& int8Kernels() {
   static const std::vector<Int8Kernel> all = {
       {"baseline-int8", &eigen_kernels::forwardBaseline, &eigen_kernels::convolveInt8Reference, [] { return true; },
-       false},
+       false, "baseline"},
 #ifdef POPPY_EIGEN_X86_KERNELS
       {"avx512-int8", &eigen_kernels::forwardAvx512, &eigen_kernels::convolveInt8Vnni,
-       [] { return avx512Supported() && __builtin_cpu_supports("avx512vnni"); }, true},
+       [] { return avx512Supported() && __builtin_cpu_supports("avx512vnni"); }, true, "avx512"},
 #endif
   };
   return all;
@@ -116,10 +117,18 @@ std::string fastInt8Kernel() {
   return best;
 }
 
+std::string autoEigenKernel() {
+  const std::string int8 = fastInt8Kernel();
+  return int8.empty() ? bestEigenKernel() : int8;
+}
+
 int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape) {
+  std::string name = kernel;
+  for (const Int8Kernel& k : int8Kernels())
+    if (kernel == k.name) name = k.floatKernel;
   const double mflop = flopsPerPosition(shape) / 1e6;
   for (const Kernel& k : kernels())
-    if (kernel == k.name) return std::max(int(k.callMflop / mflop), mflop <= k.singleMflop ? 1 : 0);
+    if (name == k.name) return std::max(int(k.callMflop / mflop), mflop <= k.singleMflop ? 1 : 0);
   throw std::invalid_argument("no Eigen kernel '" + kernel + "' in this build");
 }
 

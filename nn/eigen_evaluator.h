@@ -29,6 +29,10 @@ std::string bestEigenKernel();
 std::vector<std::string> int8KernelsSupported();
 // The fast one this CPU runs, or "" where it has none (no VNNI: inference int8 falls back to float).
 std::string fastInt8Kernel();
+// What `inference: auto` runs its small calls with: the fast int8 kernel where the CPU has one
+// (at equal time it won +45 Elo, -3 to +94, against the float forward: docs/experiments/
+// play-time-search.md), else bestEigenKernel().
+std::string autoEigenKernel();
 
 // Under `inference: auto` (nn/inference.h) calls of at most this many positions of a network of
 // this shape go to the Eigen forward with this kernel, larger ones to LibTorch (one thread); 0:
@@ -36,7 +40,8 @@ std::string fastInt8Kernel();
 // faster on large ones, so where they cross depends on the arithmetic of a call: Eigen takes
 // calls of up to a budget of FLOPs per kernel, measured with `poppy bench nn --inference both`
 // on networks of 3 to 172 MFLOP per position (docs/commands/play.md, "Inference"), and single positions of
-// networks up to another. Throws std::invalid_argument for an unknown kernel.
+// networks up to another. An int8 kernel keeps its float forward's budgets (a conservative choice:
+// it is faster than the float one at every batch). Throws std::invalid_argument for an unknown kernel.
 int autoEigenMaxBatch(const std::string& kernel, const NetworkShape& shape);
 
 class EigenEvaluator : public mcts::Evaluator {

@@ -8,8 +8,8 @@
 namespace poppy::nn {
 
 enum class Inference {
-  kAuto,   // Eigen for small calls, LibTorch for large ones (nn/eigen_evaluator.h:
-           // autoEigenMaxBatch), and always LibTorch on a GPU
+  kAuto,   // Eigen for small calls (int8 where the CPU has AVX-512 VNNI: nn/eigen_evaluator.h,
+           // autoEigenKernel), LibTorch for large ones (autoEigenMaxBatch); always LibTorch on a GPU
   kTorch,  // LibTorch for every call
   kEigen,  // the Eigen forward (nn/eigen_evaluator.h) for every call; CPU only
   kInt8,   // the Eigen forward with the residual tower in int8 (nn/int8_weights.h) for every call,

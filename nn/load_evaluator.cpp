@@ -25,6 +25,7 @@ std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::st
   const int maxEigenBatch = autoEigenMaxBatch(bestEigenKernel(), net->shape());
   if (inference == Inference::kAuto && maxEigenBatch == 0) return std::make_unique<TorchEvaluator>(net, d);
   std::string kernel;  // "": the best float one
+  if (inference == Inference::kAuto) kernel = autoEigenKernel();
   if (inference == Inference::kInt8) {
     kernel = fastInt8Kernel();
     if (kernel.empty())
