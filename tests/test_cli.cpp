@@ -798,7 +798,7 @@ TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   // The summary's rate counts the six games this session played, not the four it kept.
   const auto s = nlohmann::json::parse(slurp(summary));
   EXPECT_EQ(s.at("resumed_games"), 4);
-  EXPECT_EQ(s.at("settings").at("leaf_mate_plies"), 3);  // the defaults
+  EXPECT_EQ(s.at("settings").at("leaf_mate_plies"), 1);  // the play-time defaults (mcts/play_time_search.h)
   EXPECT_EQ(s.at("settings").at("root_mate_plies"), 5);
   EXPECT_NEAR(s.at("games_per_hour").get<double>(), 6 * 3600.0 / s.at("seconds").get<double>(), 1e-6);
   // Nothing left to play: the summary stays; other players are refused by name.

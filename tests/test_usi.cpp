@@ -619,21 +619,21 @@ TEST(Usi, SearchSettingsAreOptions) {
                            "option name PolicyTemperature type string default 3.2",
                            "option name BatchSize type spin default 4 min 1 max 256",
                            "option name Tactics type check default true",
-                           "option name LeafMatePlies type spin default 3 min 0 max 3",
+                           "option name LeafMatePlies type spin default 1 min 0 max 3",  // play time: docs/experiments/play-time-search.md
                            "option name RootMatePlies type spin default 5 min 0 max 31",
                            "option name RepetitionContempt type string default 0"})
     EXPECT_TRUE(contains(listed, line)) << line << "\n" << joined(listed);
-  s.send("setoption name CPuct value 2.5\nsetoption name tactics value false\nsetoption name LeafMatePlies value 1");
+  s.send("setoption name CPuct value 2.5\nsetoption name tactics value false\nsetoption name LeafMatePlies value 3");
   EXPECT_FLOAT_EQ(s.engine.options().search.cpuct, 2.5f);
   EXPECT_FALSE(s.engine.options().search.solver);
-  EXPECT_EQ(s.engine.options().search.leafMatePlies, 1);
+  EXPECT_EQ(s.engine.options().search.leafMatePlies, 3);
   for (const char* bad : {"setoption name LeafMatePlies value 2", "setoption name CPuct value 0",
                           "setoption name CPuct value fast", "setoption name Tactics value 1"}) {
     const auto out = s.send(bad);
     EXPECT_TRUE(contains(out, "info string error: setoption ")) << bad << "\n" << joined(out);
   }
   EXPECT_FLOAT_EQ(s.engine.options().search.cpuct, 2.5f) << "a refused value leaves the option as it was";
-  EXPECT_EQ(s.engine.options().search.leafMatePlies, 1);
+  EXPECT_EQ(s.engine.options().search.leafMatePlies, 3);
   // The settings reach the search: with the solver and mate searches off, a search still moves.
   const auto out = s.send("position startpos\ngo nodes 50");
   EXPECT_FALSE(bestmoveOf(out).empty()) << joined(out);
