@@ -86,7 +86,7 @@ void runPlay(const PlayArgs& a, bool variantGiven) {
     if (s.human < 0) throw std::runtime_error("--side '" + a.side + "': use sente, gote or random");
   }
   s.startSfen = a.sfen;
-  s.clock = play::parseClock(a.clock);  // a bad clock fails before the game starts, naming it
+  s.clock = common::parseClock(a.clock);  // a bad clock fails before the game starts, naming it
   s.searchThreads = a.searchThreads;
   s.search = mcts::playTimeSearchParams();
   s.search.playouts = a.playouts > 0 ? a.playouts : kDefaultPlayouts;

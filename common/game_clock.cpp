@@ -1,11 +1,11 @@
-#include "play/engines/game_clock.h"
+#include "common/game_clock.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <stdexcept>
 
-namespace poppy::play {
+namespace poppy::common {
 namespace {
 
 // "30s", "5m", "1h", "90" (seconds), "1.5m" -> milliseconds.
@@ -113,4 +113,4 @@ int64_t GameClock::flagAtMs(int64_t nowMs) const {
   return startedMs_ + mainMs_[running_] + settings_.byoyomiMs;
 }
 
-}  // namespace poppy::play
+}  // namespace poppy::common

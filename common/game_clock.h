@@ -1,4 +1,4 @@
-// A game's clock for `poppy serve` and `poppy play`: main time for each side, then byoyomi
+// A game's clock for `poppy serve`, `poppy play` and `poppy match --tc`: main time for each side, then byoyomi
 // (Japanese: once the main time is spent, every move must be made within the byoyomi period,
 // which starts afresh each move) and/or a Fischer increment (added to the main time after each
 // move). The running side is charged the time between start() and its move; a side flags when
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-namespace poppy::play {
+namespace poppy::common {
 
 struct ClockSettings {
   int64_t mainMs = 0;       // each side's main time
@@ -62,4 +62,4 @@ class GameClock {
   int64_t startedMs_ = 0;
 };
 
-}  // namespace poppy::play
+}  // namespace poppy::common

@@ -3,35 +3,35 @@
 
 #include <stdexcept>
 
-#include "play/engines/game_clock.h"
+#include "common/game_clock.h"
 
 namespace poppy {
 namespace {
 
 TEST(GameClock, ParsesTheClockNotations) {
-  play::ClockSettings s = play::parseClock("5m+10s");
+  common::ClockSettings s = common::parseClock("5m+10s");
   EXPECT_EQ(s.mainMs, 300000);
   EXPECT_EQ(s.incrementMs, 10000);
   EXPECT_EQ(s.byoyomiMs, 0);
-  s = play::parseClock(" 10m / 30s ");
+  s = common::parseClock(" 10m / 30s ");
   EXPECT_EQ(s.mainMs, 600000);
   EXPECT_EQ(s.byoyomiMs, 30000);
-  EXPECT_EQ(play::parseClock("90").mainMs, 90000);  // seconds by default
-  EXPECT_EQ(play::parseClock("1.5m").mainMs, 90000);
-  EXPECT_EQ(play::parseClock("0/30s").byoyomiMs, 30000);  // byoyomi only
-  EXPECT_FALSE(play::parseClock("none").enabled());
-  EXPECT_FALSE(play::parseClock("").enabled());
-  for (const char* bad : {"5m+10s/3s", "5q", "m", "-5m", "0", "5m+"}) EXPECT_THROW(play::parseClock(bad), std::invalid_argument) << bad;
-  EXPECT_EQ(play::clockText(play::parseClock("5m/30s")), "5:00 + 30s byoyomi");
-  EXPECT_EQ(play::clockText(play::parseClock("3m+2s")), "3:00 + 2s a move");
-  EXPECT_EQ(play::formatClockMs(9400), "0:09.4");
-  EXPECT_EQ(play::formatClockMs(272000), "4:32");
-  EXPECT_EQ(play::formatClockMs(3723000), "1:02:03");
+  EXPECT_EQ(common::parseClock("90").mainMs, 90000);  // seconds by default
+  EXPECT_EQ(common::parseClock("1.5m").mainMs, 90000);
+  EXPECT_EQ(common::parseClock("0/30s").byoyomiMs, 30000);  // byoyomi only
+  EXPECT_FALSE(common::parseClock("none").enabled());
+  EXPECT_FALSE(common::parseClock("").enabled());
+  for (const char* bad : {"5m+10s/3s", "5q", "m", "-5m", "0", "5m+"}) EXPECT_THROW(common::parseClock(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(common::clockText(common::parseClock("5m/30s")), "5:00 + 30s byoyomi");
+  EXPECT_EQ(common::clockText(common::parseClock("3m+2s")), "3:00 + 2s a move");
+  EXPECT_EQ(common::formatClockMs(9400), "0:09.4");
+  EXPECT_EQ(common::formatClockMs(272000), "4:32");
+  EXPECT_EQ(common::formatClockMs(3723000), "1:02:03");
 }
 
 // 10 s main time + 5 s byoyomi.
 TEST(GameClock, ByoyomiStartsAfreshEachMove) {
-  play::GameClock c(play::parseClock("10s/5s"));
+  common::GameClock c(common::parseClock("10s/5s"));
   c.start(0, 0);
   EXPECT_TRUE(c.moved(4000));  // sente 4 s: 6 s main left
   EXPECT_EQ(c.mainLeftMs(0, 4000), 6000);
@@ -52,7 +52,7 @@ TEST(GameClock, ByoyomiStartsAfreshEachMove) {
 
 // 10 s + 2 s a move.
 TEST(GameClock, FischerAddsTheIncrementAfterEachMove) {
-  play::GameClock c(play::parseClock("10s+2s"));
+  common::GameClock c(common::parseClock("10s+2s"));
   c.start(0, 0);
   EXPECT_TRUE(c.moved(3000));
   EXPECT_EQ(c.mainLeftMs(0, 3000), 9000);  // 10 - 3 + 2

@@ -442,7 +442,7 @@ class TimedLines : public std::streambuf {
 TEST(TerminalGame, TheFlagFallsOnTheClock) {
   const fs::path dir = freshTempDir(kTmp, "clock");
   play::PlaySettings settings = rolloutSettings(dir);
-  settings.clock = play::parseClock("10s/5s");
+  settings.clock = common::parseClock("10s/5s");
   int64_t now = 0;
   settings.nowMs = [&now] { return now; };
   TimedLines lines({{12000, "3e3d"}, {1000, "undo"}, {5001, "moves"}}, now);

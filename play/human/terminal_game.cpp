@@ -128,7 +128,7 @@ TerminalGame::TerminalGame(PlaySettings settings, mcts::Evaluator* evaluator, st
     settings_.gameId = timeStamp(std::time(nullptr)) + "-human-" + colorName(settings_.human);
   }
   flipped_ = settings_.human == 1;  // the person's side at the bottom
-  if (timed()) clock_ = GameClock(settings_.clock);
+  if (timed()) clock_ = common::GameClock(settings_.clock);
 }
 
 int64_t TerminalGame::now() const {
@@ -143,10 +143,10 @@ std::string TerminalGame::clockLine() const {
   for (game::Color c = 0; c < 2; ++c) {
     const int64_t main = clock_.mainLeftMs(c, t);
     line += std::string(c ? " · " : " ") + colorName(c) + " " +
-            (main > 0 || settings_.clock.byoyomiMs == 0 ? formatClockMs(main)
-                                                         : "byoyomi " + formatClockMs(clock_.byoyomiLeftMs(c, t)));
+            (main > 0 || settings_.clock.byoyomiMs == 0 ? common::formatClockMs(main)
+                                                         : "byoyomi " + common::formatClockMs(clock_.byoyomiLeftMs(c, t)));
   }
-  return line + " (" + clockText(settings_.clock) + ")";
+  return line + " (" + common::clockText(settings_.clock) + ")";
 }
 
 bool TerminalGame::chargeMove(int64_t nowMs) {
@@ -184,7 +184,7 @@ selfplay::GameRecord TerminalGame::run() {
   out_ << "Sente's pieces are upper case (K, +B); gote's are lower case behind a 'v' (vk, v+b).\n";
   out_ << "Type a move in USI notation (like " << exampleMoves() << ") or 'help'. The game is saved to "
        << settings_.savePath << " when the session ends.\n";
-  if (timed()) out_ << "On a clock: " << clockText(settings_.clock) << " each; no take-backs.\n";
+  if (timed()) out_ << "On a clock: " << common::clockText(settings_.clock) << " each; no take-backs.\n";
   out_ << "\n";
 
   for (;;) {

@@ -25,7 +25,7 @@
 #include "mcts/evaluator.h"
 #include "play/analyzer.h"
 #include "play/human/board_text.h"
-#include "play/engines/game_clock.h"
+#include "common/game_clock.h"
 #include "selfplay/game_record.h"
 
 namespace poppy::play {
@@ -51,7 +51,7 @@ struct PlaySettings {
   // A clock for both sides (not enabled: none). The person's time runs from the prompt to the
   // move; the engine thinks within its own (play/engines/time_manager.h), and a side whose time runs
   // out loses. No take-backs on a clock.
-  ClockSettings clock;
+  common::ClockSettings clock;
   std::function<int64_t()> nowMs;  // milliseconds, steady; empty: the steady clock (tests script it)
 };
 
@@ -113,7 +113,7 @@ class TerminalGame {
   Analyzer analyzer_;
   bool flipped_ = false;
   bool boardShown_ = false;  // the current position was drawn since the last change
-  GameClock clock_;
+  common::GameClock clock_;
   game::Color flagged_ = -1;  // the side whose time ran out
 };
 

@@ -370,8 +370,8 @@ json WebApi::stateJson(const Game& g) const {
     out["clock"] = nullptr;
   } else {
     const int64_t t = now();
-    const ClockSettings& cs = g.clock.settings();
-    json clock = {{"text", clockText(cs)},
+    const common::ClockSettings& cs = g.clock.settings();
+    json clock = {{"text", common::clockText(cs)},
                   {"main_ms", cs.mainMs},
                   {"byoyomi_ms", cs.byoyomiMs},
                   {"increment_ms", cs.incrementMs},
@@ -398,9 +398,9 @@ json WebApi::newGame(const json& request) {
   if (!v) throw ApiError(400, "unknown variant \"" + variantName + "\"");
   const unsigned humans = humanSeats(*v, request);
   const std::string sfen = stringField(request, "sfen", false);
-  ClockSettings clock;
+  common::ClockSettings clock;
   try {
-    clock = parseClock(stringField(request, "clock", false));
+    clock = common::parseClock(stringField(request, "clock", false));
   } catch (const std::invalid_argument& e) {
     throw ApiError(400, e.what());
   }
@@ -416,7 +416,7 @@ json WebApi::newGame(const json& request) {
   g->humans = humans;
   g->startSfen = g->pos.sfen();
   if (clock.enabled()) {
-    g->clock = GameClock(clock);
+    g->clock = common::GameClock(clock);
     if (!g->pos.outcome(options_.plyCap).over()) g->clock.start(g->pos.sideToMove(), now());
   }
   std::shared_ptr<Game> shared = keep(std::move(g));
@@ -461,7 +461,7 @@ json WebApi::state(const std::string& gameId) {
 namespace {
 
 // After a move: the clock of the side now to move runs, unless the game ended.
-void passTheClock(GameClock& clock, const game::Position& pos, int plyCap, int64_t nowMs) {
+void passTheClock(common::GameClock& clock, const game::Position& pos, int plyCap, int64_t nowMs) {
   if (!clock.settings().enabled()) return;
   if (pos.outcome(plyCap).over()) clock.stop();
   else clock.start(pos.sideToMove(), nowMs);
@@ -510,7 +510,7 @@ json WebApi::engineMove(const json& request, const std::atomic<bool>* abandoned)
   double seconds = 0;
   if (g->clock.settings().enabled()) {
     const int side = g->pos.sideToMove();
-    const ClockSettings& cs = g->clock.settings();
+    const common::ClockSettings& cs = g->clock.settings();
     seconds = std::max<int64_t>(1, clockBudgetMs(g->clock.mainLeftMs(side, now()), cs.incrementMs, cs.byoyomiMs,
                                                  TimeSettings{})) /
               1000.0;

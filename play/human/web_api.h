@@ -10,7 +10,7 @@
 //                                            west, north, east) or "all" (four players);
 //                                            humans: a list of seats, any of them (instead of
 //                                            side); clock: "5m/30s" (byoyomi) or "5m+10s"
-//                                            (Fischer), play/engines/game_clock.h, two players only
+//                                            (Fischer), common/game_clock.h, two players only
 //   GET  /api/state   ?game=ID
 //   POST /api/move    {game, move}           a person's move (USI); illegal -> 400 with the reason
 //   POST /api/engine-move {game, playouts?}  the engine plays the side to move -> {move, state, analysis}
@@ -52,7 +52,7 @@
 #include "game/position.h"
 #include "mcts/evaluator.h"
 #include "play/analyzer.h"
-#include "play/engines/game_clock.h"
+#include "common/game_clock.h"
 #include "play/openings/opening_book.h"
 
 namespace poppy::play {
@@ -147,7 +147,7 @@ class WebApi {
     bool isHuman(game::Color seat) const { return (humans >> seat) & 1; }
     std::vector<std::string> history;  // USI moves since startSfen
     std::vector<std::string> record;   // the whole line: history, then the moves stepped back over
-    GameClock clock;    // settings().enabled() false: no clock
+    common::GameClock clock;    // settings().enabled() false: no clock
     int flagged = -1;   // the side whose time ran out (the game is then over), -1 none
     explicit Game(game::Position p) : pos(std::move(p)) {}
   };
