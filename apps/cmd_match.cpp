@@ -68,6 +68,9 @@ void addMatchCommand(CLI::App& app) {
                   "ELO0 ELO1 [ALPHA BETA]: stop when the SPRT on colour-swapped pairs accepts Elo ELO0 or ELO1 "
                   "(alpha, beta default 0.05); --games is then the most games (default 20000)")
       ->expected(2, 4);
+  cmd->add_option("--tc", o->clock,
+                  "Both sides' clock, usi: players only: MAIN+INC (Fischer, e.g. 10s+0.1s) or MAIN/BYOYOMI (e.g. 1m/1s); "
+                  "a move answered more than --grace ms after its time ran out loses on time");
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->callback([o, games] { program::runMatchCommand(*o, games->count() > 0); });
 }

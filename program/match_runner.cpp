@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
+#include "common/game_clock.h"
 #include "common/progress_line.h"
 #include "common/stop_signal.h"
 #include "game/position.h"
@@ -67,6 +69,22 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
         throw std::invalid_argument("--openings " + o.openings + ": the xboard: player starts from the start position only; '" +
                                     opening.sfen + "' is another (write openings as 'startpos moves ...')");
   }
+  try {
+    ms.clock = common::parseClock(o.clock);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--tc: ") + e.what());
+  }
+  if (ms.clock.enabled()) {
+    // Poppy plays on a clock through its own USI engine, whose time manager reads it.
+    for (const auto& [side, suffix] : {std::pair{&o.a, "-a"}, std::pair{&o.b, "-b"}}) {
+      if (side->player.rfind("usi:", 0) != 0)
+        throw std::invalid_argument("--tc: player '" + side->player + "' cannot play on a clock; only usi: players can "
+                                    "(Poppy as usi:\"poppy usi --model MODEL\")");
+      if (side->movetimeMs > 0)
+        throw std::invalid_argument(std::string("--tc and --movetime") + suffix + " are two time limits: give one");
+    }
+    ms.flagGraceMs = o.players.graceMs;
+  }
   // An SPRT match plays until it decides; the openings go round as often as needed.
   if (sprt && !gamesGiven) o.games = kSprtDefaultGames;
   const std::string stem = report::defaultMatchFileStem(o.a.player, o.b.player);
@@ -124,6 +142,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.resumedGames = resumed.games();
   info.idPrefix = idPrefix;
   info.sprt = sprt;
+  info.clock = ms.clock.enabled() ? common::clockText(ms.clock) : "";
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -178,7 +197,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   int forfeits = 0;
   for (const bool sideA : {true, false})
     for (const auto& [reason, n] : report::forfeitsOf(r, sideA)) forfeits += n;
-  if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout or crash): see the records\n", forfeits);
+  if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout, loss on time or crash): see the records\n", forfeits);
   int disagreements = 0;
   for (const auto& rec : r.records) disagreements += rec.reason == selfplay::kRuleDisagreement;
   if (disagreements > 0)

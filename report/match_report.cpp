@@ -137,7 +137,8 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
   j["settings"] = {{"parallel", info.parallel},          {"ply_cap", info.plyCap},
                    {"seed", info.seed},                  {"tactics", info.tactics},
                    {"leaf_mate_plies", info.leafMatePlies}, {"root_mate_plies", info.rootMatePlies},
-                   {"opening_plies", info.openingPlies},  {"gumbel_actions", info.gumbelActions}};
+                   {"opening_plies", info.openingPlies},  {"gumbel_actions", info.gumbelActions},
+                   {"clock", info.clock}};
   return j;
 }
 

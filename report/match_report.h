@@ -50,6 +50,7 @@ struct MatchInfo {
   int gumbelActions = 0;  // model players' Gumbel root (0: PUCT), which replaces the sampling
   std::string idPrefix;   // the records' ids are idPrefix + game number: pairs are games 2k, 2k+1
   std::optional<SprtSettings> sprt;  // --sprt, or none
+  std::string clock;  // --tc as common::clockText says it ("1:00 + 1s byoyomi"), or empty: none
 };
 
 // A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->

@@ -74,7 +74,31 @@ struct Game {
   // This round's move of the player to move:
   game::Move bookMove;
   std::future<MoveChoice> externalMove;
+  // A timed match: both sides' clocks, what the mover was told, and when it was asked and answered.
+  common::GameClock clock;
+  ClockReading reading;
+  int64_t askedMs = 0, answeredMs = 0;
 };
+
+int64_t steadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// Charges the external mover of g for its move (asked at g.askedMs, answered at g.answeredMs).
+// Returns the failure detail when it answered more than graceMs after its time ran out ("": in time).
+std::string chargeTheClock(Game& g, int64_t graceMs) {
+  const int mover = g.pos->sideToMove();
+  g.clock.start(mover, g.askedMs);
+  const int64_t flagAt = g.clock.flagAtMs(g.askedMs);
+  if (g.answeredMs > flagAt + graceMs) {
+    g.clock.stop();
+    return "lost on time: answered after " + std::to_string(g.answeredMs - g.askedMs) + " ms with " +
+           std::to_string(flagAt - g.askedMs) + " ms on its clock (" + common::clockText(g.clock.settings()) + ")";
+  }
+  g.clock.moved(std::min(g.answeredMs, flagAt));  // a late answer within the grace is charged the time it had
+  g.clock.stop();
+  return "";
+}
 
 bool aIsSente(const Game& g) { return g.index % 2 == 0; }
 
@@ -149,6 +173,10 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
                       MatchResult resumed) {
   game::requireTwoPlayers(*variant, "a match");  // sides, colours and Elo are for two
   const PlayerSpec* specs[2] = {&a, &b};
+  const bool timed = settings.clock.enabled();
+  for (const PlayerSpec* s : specs)
+    if (timed && s->kind != PlayerSpec::Kind::kExternal)
+      throw std::invalid_argument("player '" + s->name + "' cannot play on a clock: only external players (usi:) can");
   const int slots = std::max(1, std::min(settings.parallelGames, settings.games));
   Side sides[2];
   for (int p = 0; p < 2; ++p) {
@@ -209,6 +237,7 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       }
       if (!sides[p].external.empty()) sides[p].external[size_t(slot)]->newGame(*g.pos);
     }
+    g.clock = common::GameClock(settings.clock);
     g.record.id = settings.idPrefix + std::to_string(g.index);
     g.record.variant = variant->name;
     g.record.model = (aIsSente(g) ? a.name : b.name) + " vs " + (aIsSente(g) ? b.name : a.name);
@@ -246,8 +275,18 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       g.bookMove = specs[p]->book ? specs[p]->book(*g.pos, rng) : game::Move::none();
       if (g.bookMove == game::Move::none() && !sides[p].external.empty()) {
         MovePlayer* player = sides[p].external[slot].get();
-        g.externalMove = std::async(std::launch::async, [player, &g] {
-          return player->choose(GameSoFar{*g.pos, g.record.start, g.record.moves});
+        const ClockReading* reading = nullptr;
+        if (timed) {
+          const int64_t now = steadyMs();
+          g.reading = ClockReading{g.clock.mainLeftMs(0, now), g.clock.mainLeftMs(1, now), settings.clock.byoyomiMs,
+                                   settings.clock.incrementMs};
+          reading = &g.reading;
+        }
+        g.externalMove = std::async(std::launch::async, [player, &g, reading] {
+          g.askedMs = steadyMs();
+          MoveChoice choice = player->choose(GameSoFar{*g.pos, g.record.start, g.record.moves, reading});
+          g.answeredMs = steadyMs();
+          return choice;
         });
       }
     }
@@ -286,6 +325,10 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
         move = sides[p].random->choose(*g.pos);
       } else {
         MoveChoice choice = g.externalMove.get();
+        if (timed && choice.failure.empty()) {
+          choice.detail = chargeTheClock(g, settings.flagGraceMs);
+          if (!choice.detail.empty()) choice.failure = kLostOnTime;
+        }
         if (choice.failure.empty()) {
           try {
             move = g.pos->parseUsi(choice.usi);

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/game_clock.h"
 #include "mcts/evaluator.h"
 #include "mcts/search_params.h"
 #include "nn/encoder.h"
@@ -26,12 +27,23 @@
 
 namespace poppy::selfplay {
 
+// A timed match's clocks (MatchSettings::clock) as the player to move sees them when asked.
+struct ClockReading {
+  int64_t senteMs = 0, goteMs = 0;  // main time left
+  int64_t byoyomiMs = 0, incrementMs = 0;
+  int64_t moverLeftMs(int side) const { return (side == 0 ? senteMs : goteMs) + byoyomiMs; }
+};
+
 // What an external player sees of a game.
 struct GameSoFar {
   const game::Position& pos;              // the position to move in, history included
   const std::string& startSfen;           // where the game started
   const std::vector<std::string>& moves;  // every USI move since startSfen
+  const ClockReading* clock = nullptr;    // a timed match only
 };
+
+// The reason of a game lost on time in a timed match.
+inline constexpr const char* kLostOnTime = "time";
 
 // The failure of a game that stopped on a rule the two programs disagree about (an XBoard engine
 // refusing a move Poppy's rules allow, or playing one they forbid): the game is recorded as a
@@ -100,6 +112,13 @@ struct MatchSettings {
   // A resumed match: the games numbered here were played before (their results are in
   // `resumed`); the match plays the others, and its result includes them.
   std::set<int> alreadyPlayed;
+  // A clock for both sides of every game (byoyomi and/or Fischer increment), external players
+  // only (they are told the times with each move, as USI's btime/wtime/byoyomi/binc/winc): a
+  // move is charged from when the player is asked to when it answers, and a player whose answer
+  // comes more than flagGraceMs after its time ran out loses on time (kLostOnTime). Book moves
+  // take no time. Not enabled: no clock (the players' own per-move limits).
+  common::ClockSettings clock;
+  int64_t flagGraceMs = 100;
 };
 
 struct MatchResult {
@@ -122,7 +141,8 @@ struct MatchResult {
 using MatchProgress = std::function<void(const MatchResult& soFar, int gamesWanted)>;
 
 // Game i has A as sente when i is even. Throws std::invalid_argument for a network player
-// without an evaluator or an external player without a factory, and whatever a factory throws.
+// without an evaluator, an external player without a factory, a clock with a player that is
+// not external, and whatever a factory throws.
 // `resumed`: the results of settings.alreadyPlayed's games, which the result starts from.
 MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,
                       const PlayerSpec& b, const MatchSettings& settings, const MatchProgress& progress = nullptr,

@@ -771,6 +771,19 @@ TEST(CliTrain, CtrlCStopsARunCleanlyAndSaysHowToGoOn) {
   EXPECT_TRUE(fs::exists(fs::path(runDir) / "models" / "gen-0000.model"));
 }
 
+// --tc: a clock that does not parse, a player that cannot play on one, and two time limits
+// are refused by name before anything is played.
+TEST(CliMatch, ClocksAreRefusedWhereTheyCannotApply) {
+  const std::string engine = "usi:" + std::string(POPPY_BINARY) + " usi --model none";
+  expectCleanError(poppy({"match", "--a", engine, "--b", engine, "--tc", "5q", "--records", "none", "--summary", "none"}),
+                   "--tc: ");
+  expectCleanError(poppy({"match", "--a", "random", "--b", engine, "--tc", "1m", "--records", "none", "--summary", "none"}),
+                   "--tc: player 'random' cannot play on a clock");
+  expectCleanError(poppy({"match", "--a", engine, "--b", engine, "--tc", "1m", "--movetime-b", "100", "--records", "none",
+                          "--summary", "none"}),
+                   "--tc and --movetime-b are two time limits");
+}
+
 TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {
   const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "resume");
   const std::string records = (dir / "r.jsonl").string(), summary = (dir / "s.json").string();

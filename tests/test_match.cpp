@@ -13,7 +13,9 @@
 #include <random>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
+#include "common/game_clock.h"
 #include "mcts/evaluator.h"
 #include "game/variant_loader.h"
 #include "play/openings/match_openings.h"
@@ -932,3 +934,136 @@ TEST(MatchCli, PoppyUsiAgainstPoppyUsi) {
 #endif  // POPPY_BINARY
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Timed matches (MatchSettings::clock, `poppy match --tc`)
+
+namespace {
+
+// An external player that plays its first legal move after `thinkMs`, and writes down the
+// clock readings it was given.
+class SlowPlayer : public selfplay::MovePlayer {
+ public:
+  SlowPlayer(int thinkMs, std::vector<selfplay::ClockReading>* seen) : thinkMs_(thinkMs), seen_(seen) {}
+  selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override {
+    if (game.clock && seen_) seen_->push_back(*game.clock);
+    std::this_thread::sleep_for(std::chrono::milliseconds(thinkMs_));
+    game::MoveList moves;
+    game.pos.generateLegal(moves);
+    selfplay::MoveChoice c;
+    c.usi = game.pos.moveToUsi(moves[0]);
+    return c;
+  }
+
+ private:
+  int thinkMs_;
+  std::vector<selfplay::ClockReading>* seen_;
+};
+
+selfplay::PlayerSpec slowPlayer(const std::string& name, int thinkMs, std::vector<selfplay::ClockReading>* seen) {
+  selfplay::PlayerSpec p;
+  p.kind = selfplay::PlayerSpec::Kind::kExternal;
+  p.name = name;
+  p.external = [thinkMs, seen](int) { return std::make_unique<SlowPlayer>(thinkMs, seen); };
+  return p;
+}
+
+}  // namespace
+
+// Fischer 2 s + 0.5 s: each player is told both main times before each move; one that answers
+// at once gains the increment every move (2.0, 2.5, 3.0 s, ...), one that thinks 100 ms at most
+// 0.4 s a move.
+TEST(TimedMatch, EachMoveIsToldTheClocksAndCharged) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 1;
+  ms.parallelGames = 1;
+  ms.plyCap = 8;  // four moves each, then a draw by the ply cap
+  ms.clock = common::parseClock("2s+0.5s");
+  std::vector<selfplay::ClockReading> fast, slow;
+  const auto r = selfplay::playMatch(v, encoder, slowPlayer("fast", 0, &fast), slowPlayer("slow", 100, &slow), ms);
+  ASSERT_EQ(r.games(), 1);
+  EXPECT_EQ(r.records[0].reason, "ply_cap") << r.records[0].detail;
+  ASSERT_EQ(fast.size(), 4u);
+  ASSERT_EQ(slow.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE("move " + std::to_string(i));
+    EXPECT_EQ(fast[i].incrementMs, 500);
+    EXPECT_EQ(fast[i].byoyomiMs, 0);
+    // A (fast) is sente in game 0.
+    // Upper bounds from the sleeps; the lower ones leave the scheduler 250 ms a move.
+    const int64_t n = int64_t(i);
+    EXPECT_LE(fast[i].senteMs, 2000 + 500 * n);
+    EXPECT_GE(fast[i].senteMs, 2000 + 500 * n - 250 * n);
+    EXPECT_LE(slow[i].goteMs, 2000 + 400 * n);
+    EXPECT_GE(slow[i].goteMs, 2000 + 400 * n - 250 * n);
+    EXPECT_EQ(slow[i].senteMs, i + 1 < fast.size() ? fast[i + 1].senteMs : slow[i].senteMs)
+        << "the other side's clock does not run while it waits";
+  }
+}
+
+// 0.3 s and then 0.05 s byoyomi: a player thinking 200 ms a move spends its main time in two
+// moves and loses on time at its third; the other side never runs out.
+TEST(TimedMatch, APlayerWhoseTimeRunsOutLosesOnTime) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 2;  // each colour once
+  ms.parallelGames = 2;
+  ms.clock = common::parseClock("0.3s/0.05s");
+  ms.flagGraceMs = 20;
+  const auto r = selfplay::playMatch(v, encoder, slowPlayer("quick", 5, nullptr), slowPlayer("slow", 200, nullptr), ms);
+  ASSERT_EQ(r.games(), 2);
+  EXPECT_EQ(r.winsA, 2);
+  for (const auto& rec : r.records) {
+    EXPECT_EQ(rec.reason, selfplay::kLostOnTime);
+    EXPECT_THAT(rec.detail, HasSubstr("(slow) lost on time"));
+    EXPECT_THAT(rec.detail, HasSubstr("0:00.3 + 0.05s byoyomi"));
+    expectRecordReplays(rec, v, ms.plyCap);
+  }
+}
+
+TEST(TimedMatch, OnlyExternalPlayersPlayOnAClock) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  ms.clock = common::parseClock("1m");
+  try {
+    selfplay::playMatch(v, encoder, slowPlayer("engine", 0, nullptr), rollout(50), ms);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'rollout:50' cannot play on a clock"));
+  }
+}
+
+// A USI engine on a clock is sent the times as USI's go says them.
+TEST(TimedMatch, AUsiEngineIsToldTheTimesInItsGoCommand) {
+  const fs::path dir = tempDir("clock");
+  const fs::path said = dir / "go.txt";
+  play::UsiProcessConfig config;
+  config.command = pt::shellQuote(scriptEngine(dir, "engine.sh", "echo \"go $rest\" >> " + said.string() +
+                                                                  "; echo 'bestmove resign'").string());
+  config.variant = "micro";
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  for (const char* tc : {"1m/1s", "30s+0.25s"}) {
+    selfplay::MatchSettings ms;
+    ms.games = 2;
+    ms.parallelGames = 1;
+    ms.clock = common::parseClock(tc);
+    const auto r = selfplay::playMatch(v, encoder, slowPlayer("first", 0, nullptr), usiPlayer(config, "usi:engine"), ms);
+    EXPECT_EQ(r.winsA, 2);  // the engine resigns
+  }
+  std::ifstream in(said);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u);
+  // Game 0: the engine is gote, its first move after A's instant one (charged about 0 ms).
+  // Game 1: the engine is sente, asked before anyone moved.
+  EXPECT_THAT(lines[0], ::testing::MatchesRegex("go btime (60000|59[0-9]+) wtime 60000 byoyomi 1000"));
+  EXPECT_EQ(lines[1], "go btime 60000 wtime 60000 byoyomi 1000");
+  EXPECT_THAT(lines[2], ::testing::MatchesRegex("go btime 302[0-9]+ wtime 30000 binc 250 winc 250"));  // A's increment
+  EXPECT_EQ(lines[3], "go btime 30000 wtime 30000 binc 250 winc 250");
+}

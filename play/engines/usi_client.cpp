@@ -130,7 +130,8 @@ void UsiProcess::newGame() {
   }
 }
 
-selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vector<std::string>& moves) {
+selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vector<std::string>& moves,
+                                    const selfplay::ClockReading* clock, int mover) {
   selfplay::MoveChoice choice;
   std::string position = "position sfen " + startSfen;
   if (!moves.empty()) {
@@ -138,11 +139,19 @@ selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vec
     for (const auto& m : moves) position += " " + m;
   }
   int64_t movetime = config_.movetimeMs;
-  if (config_.nodes <= 0 && movetime <= 0) movetime = 1000;
+  if (config_.nodes <= 0 && movetime <= 0 && !clock) movetime = 1000;
   std::string goLine = "go";
+  if (clock) {
+    goLine += " btime " + std::to_string(clock->senteMs) + " wtime " + std::to_string(clock->goteMs);
+    if (clock->byoyomiMs > 0) goLine += " byoyomi " + std::to_string(clock->byoyomiMs);
+    if (clock->incrementMs > 0)
+      goLine += " binc " + std::to_string(clock->incrementMs) + " winc " + std::to_string(clock->incrementMs);
+  }
   if (config_.nodes > 0) goLine += " nodes " + std::to_string(config_.nodes);
   if (movetime > 0) goLine += " movetime " + std::to_string(movetime);
-  const double limit = movetime > 0 ? movetime / 1000.0 + config_.graceSeconds : config_.moveTimeoutSeconds;
+  const double limit = clock         ? clock->moverLeftMs(mover) / 1000.0 + config_.graceSeconds
+                       : movetime > 0 ? movetime / 1000.0 + config_.graceSeconds
+                                      : config_.moveTimeoutSeconds;
   try {
     if (!alive()) throw EngineError("the engine is not running");
     process_->send(position);
@@ -225,9 +234,11 @@ selfplay::MoveChoice UsiPlayer::choose(const selfplay::GameSoFar& game) {
     c.detail = startFailure_.empty() ? "the engine is not running" : startFailure_;
     return c;
   }
-  if (!notation_.translates()) return engine_->go(game.startSfen, game.moves);
-  selfplay::MoveChoice choice = engine_->go(
-      notation_.sfen(game.startSfen), notation_.moves(game.pos.variantPtr(), game.startSfen, game.moves));
+  const int mover = game.pos.sideToMove();
+  if (!notation_.translates()) return engine_->go(game.startSfen, game.moves, game.clock, mover);
+  selfplay::MoveChoice choice =
+      engine_->go(notation_.sfen(game.startSfen), notation_.moves(game.pos.variantPtr(), game.startSfen, game.moves),
+                  game.clock, mover);
   if (choice.failure.empty()) {
     choice.engineText = choice.usi;
     choice.usi = notation_.fromEngine(game.pos, choice.usi);

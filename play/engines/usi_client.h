@@ -2,9 +2,10 @@
 // child process (play/engines/engine_process.h) and asks it for moves, so `poppy match` can play against
 // it: usi -> usiok, setoption ..., isready -> readyok (within startTimeoutSeconds), and per game
 // isready -> readyok, usinewgame; per move `position sfen START moves ...` and
-// `go [nodes N] [movetime MS]`, then everything up to `bestmove` is read (info lines and other
-// chatter are skipped). A move that takes longer than movetime + grace (moveTimeoutSeconds
-// without a movetime) is a timeout: the process group is killed.
+// `go [nodes N] [movetime MS]` (in a timed match `go btime B wtime W [byoyomi Y | binc I winc I]`),
+// then everything up to `bestmove` is read (info lines and other chatter are skipped). A move
+// that takes longer than movetime + grace (the mover's time left + grace on a clock;
+// moveTimeoutSeconds without either) is a timeout: the process group is killed.
 //
 // An engine that lists UCI_Variant as a combo without the variant to be set is refused at the
 // handshake (Fairy-Stockfish would silently stay on shogi). Positions and moves are sent in the
@@ -65,8 +66,11 @@ class UsiProcess {
   // isready -> readyok, usinewgame. Throws UsiError (the engine is then killed).
   void newGame();
   // The engine's move for the game so far, all in the engine's notation (a forfeit when it fails).
-  // After a timeout or a crash the engine is dead (alive() false).
-  selfplay::MoveChoice go(const std::string& startSfen, const std::vector<std::string>& moves);
+  // After a timeout or a crash the engine is dead (alive() false). With a clock (a timed match),
+  // `go btime B wtime W` and `byoyomi Y` or `binc I winc I` instead of movetime, and the move may
+  // take the mover's time left plus the grace.
+  selfplay::MoveChoice go(const std::string& startSfen, const std::vector<std::string>& moves,
+                          const selfplay::ClockReading* clock = nullptr, int mover = 0);
   void gameOver(int result);  // gameover win / lose / draw (nothing when dead)
 
  private:
