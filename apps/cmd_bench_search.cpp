@@ -16,6 +16,7 @@
 #include "apps/commands.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
+#include "mcts/play_time_search.h"
 #include "nn/model_header.h"
 #include "nn/network_backend.h"
 #include "play/analyzer.h"
@@ -28,6 +29,8 @@ struct BenchSearchOptions {
   std::string device = "cpu";
   std::vector<int> threads = {1, 2};
   std::vector<std::string> inference = {"torch", "eigen"};
+  // Leaf mate search depths to measure; empty: the play-time default (mcts/play_time_search.h).
+  std::vector<int> leafMatePlies;
   double seconds = 1.0;   // per position, as `go movetime 1000`
   int positions = 20;     // middle-game positions besides the start
   int plies = 16;         // how deep into the game they are
@@ -83,21 +86,27 @@ void runBenchSearch(const BenchSearchOptions& o) {
   const bool newCsv = !std::filesystem::exists(o.csv);
   std::ofstream csv(o.csv, std::ios::app);
   if (!csv) throw std::runtime_error("cannot write " + o.csv);
-  if (newCsv) csv << "model,inference,threads,position,sfen,playouts,seconds,playouts_per_second,cache_hits,network_leaves\n";
+  if (newCsv) csv << "model,inference,threads,position,sfen,playouts,seconds,playouts_per_second,cache_hits,network_leaves,leaf_mate_plies\n";
 
   struct Row {
     std::string inference;
-    int threads;
+    int leafMate, threads;
     double start, middle;
     double cacheShare;  // leaves answered by the cache (transpositions), of all leaves evaluated
   };
   std::vector<Row> rows;
   common::ProgressLine progress;
-  const int total = int(o.inference.size() * o.threads.size() * positions.size());
+  const std::vector<int> leafDepths =
+      o.leafMatePlies.empty() ? std::vector<int>{mcts::playTimeSearchParams().leafMatePlies} : o.leafMatePlies;
+  const int total = int(o.inference.size() * leafDepths.size() * o.threads.size() * positions.size());
   int done = 0;
-  for (size_t e = 0; e < evaluators.size(); ++e) {
+  for (size_t e = 0; e < evaluators.size(); ++e)
+    for (int leafMate : leafDepths)
     for (int threads : o.threads) {
-      play::Analyzer analyzer(variant, evaluators[e].get(), mcts::SearchParams{});
+      // The search that plays (usi, play, serve), with this leaf mate depth.
+      mcts::SearchParams params = mcts::playTimeSearchParams();
+      params.leafMatePlies = leafMate;
+      play::Analyzer analyzer(variant, evaluators[e].get(), params);
       analyzer.setThreads(threads);
       play::SearchLimits limits;
       limits.seconds = o.seconds;
@@ -117,22 +126,23 @@ void runBenchSearch(const BenchSearchOptions& o) {
         }
         csv << o.model << ',' << o.inference[e] << ',' << threads << ',' << (i == 0 ? std::string("start") : "middle-" + std::to_string(i)) << ','
             << positions[i].sfen() << ',' << a.playouts << ',' << a.seconds << ',' << rate << ',' << analyzer.cacheHits() << ','
-            << analyzer.cacheMisses() << '\n';
+            << analyzer.cacheMisses() << ',' << leafMate << '\n';
         ++done;
         std::ostringstream line;
-        line << "bench search: " << done << '/' << total << " searches, " << o.inference[e] << ", " << threads
+        line << "bench search: " << done << '/' << total << " searches, " << o.inference[e] << ", leaf mate " << leafMate
+             << ", " << threads
              << " thread(s), last "
              << int(rate) << " playouts/s, about " << int((total - done) * o.seconds) << " s left";
         progress.update(line.str(), done == total);
       }
-      rows.push_back({o.inference[e], threads, start, median(middle), leaves > 0 ? double(hits) / double(leaves) : 0.0});
+      rows.push_back({o.inference[e], leafMate, threads, start, median(middle),
+                      leaves > 0 ? double(hits) / double(leaves) : 0.0});
     }
-  }
   progress.finish();
-  std::printf("%-10s %-8s %16s %24s %10s %12s\n", "inference", "threads", "start pos/s", "middle-game median pos/s",
-              "vs first", "from cache");
+  std::printf("%-10s %-10s %-8s %16s %24s %10s %12s\n", "inference", "leaf mate", "threads", "start pos/s",
+              "middle-game median pos/s", "vs first", "from cache");
   for (const Row& r : rows)
-    std::printf("%-10s %-8d %16.0f %24.0f %9.2fx %11.1f%%\n", r.inference.c_str(), r.threads, r.start, r.middle,
+    std::printf("%-10s %-10d %-8d %16.0f %24.0f %9.2fx %11.1f%%\n", r.inference.c_str(), r.leafMate, r.threads, r.start, r.middle,
                 rows.front().middle > 0 ? r.middle / rows.front().middle : 0.0, 100 * r.cacheShare);
   std::printf("(%zu middle-game positions, %d plies in; figures appended to %s)\n", positions.size() - 1, o.plies,
               o.csv.c_str());
@@ -154,6 +164,10 @@ void addSearchBench(CLI::App* bench) {
       ->check(CLI::IsMember({"auto", "torch", "eigen", "int8"}))
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--leaf-mate-plies", o->leafMatePlies,
+                  "Leaf mate search depths to measure (0, 1 or 3; default: the play-time default)")
+      ->check(CLI::IsMember({0, 1, 3}))
+      ->delimiter(',');
   cmd->add_option("--seconds", o->seconds, "Search time per position")->check(CLI::Range(0.01, 600.0))->capture_default_str();
   cmd->add_option("--positions", o->positions, "Middle-game positions besides the start")
       ->check(CLI::Range(0, 1000))
