@@ -490,19 +490,30 @@ TEST(CliErrors, BadInferenceIsNamed) {
   }
 }
 
-// `poppy bench search` searches each position with each setting and thread count, prints one
-// table row per pair and writes one CSV row per search (1 start + 2 middle-game positions, 2 x 2
-// settings: 12 rows).
+// `poppy bench search` searches each position with each setting, leaf mate depth and thread
+// count, prints one table row per combination and writes one CSV row per search (1 start + 2
+// middle-game positions, 2 x 2 x 2 combinations: 24 rows); without --leaf-mate-plies, the
+// play-time default (1).
 TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
   const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v3.model";
   const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_search_" + std::to_string(::getpid()) + ".csv")).string();
   fs::remove(csv);
   const CmdResult r = poppy({"bench", "search", "--model", model, "--inference", "torch,eigen", "--threads", "1,2",
-                             "--seconds", "0.05", "--positions", "2", "--csv", csv});
+                             "--leaf-mate-plies", "3,0", "--seconds", "0.05", "--positions", "2", "--csv", csv});
   expectSuccess(r);
-  for (const char* row : {"torch      1 ", "torch      2 ", "eigen      1 ", "eigen      2 "})
-    EXPECT_THAT(r.out, HasSubstr(row)) << r.describe();
-  EXPECT_EQ(linesOf(csv).size(), size_t(1 + 12)) << "a header and one row per search";
+  for (const char* inference : {"torch      ", "eigen      "})
+    for (const char* leaf : {"3          ", "0          "})
+      for (const char* threads : {"1 ", "2 "})
+        EXPECT_THAT(r.out, HasSubstr(std::string(inference) + leaf + threads)) << r.describe();
+  EXPECT_EQ(linesOf(csv).size(), size_t(1 + 24)) << "a header and one row per search";
+  fs::remove(csv);
+  const CmdResult byDefault = poppy({"bench", "search", "--model", model, "--inference", "eigen", "--threads", "1",
+                                     "--seconds", "0.05", "--positions", "1", "--csv", csv});
+  expectSuccess(byDefault);
+  EXPECT_THAT(byDefault.out, HasSubstr("eigen      1          1 ")) << byDefault.describe();
+  const CmdResult two = poppy({"bench", "search", "--model", model, "--leaf-mate-plies", "2", "--csv", csv});
+  EXPECT_EQ(two.code, 2) << two.describe();
+  EXPECT_THAT(two.err, HasSubstr("--leaf-mate-plies")) << two.describe();
   fs::remove(csv);
 }
 
