@@ -29,6 +29,12 @@ struct Int8Kernel {
   const char* floatKernel;  // the float forward it runs, whose auto budgets it keeps (unmeasured for int8)
 };
 
+// The float AVX-512 kernel's instructions (the int8 one needs VNNI besides).
+bool avx512Supported() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
+}
+
 // The budgets: `poppy bench nn --inference both --eigen-kernel K` on this 2-core AMD EPYC (Zen 5,
 // AVX-512; LibTorch 1.13 on one thread, using AVX-512 itself) with the default network (4 blocks
 // x 32 channels) on all seven variants (3.4 MFLOP per position on micro to 18.7 on shogi), and
@@ -43,8 +49,6 @@ struct Int8Kernel {
 // on shogi (598), 16 on shogi 6 x 96 (2,755), but only to batch 2-4 on chu (68-135: its 144
 // squares), hence avx2's budget of 130 there (from 50, measured against LibTorch's AVX-512).
 //
-bool avx512Supported();
-
 // Widest last. The CPU checks also make sure the operating system saves the wide registers
 // (GCC's __builtin_cpu_supports reads XGETBV as well as CPUID).
 const std::vector<Kernel>& kernels() {
@@ -57,11 +61,6 @@ const std::vector<Kernel>& kernels() {
 #endif
   };
   return all;
-}
-
-bool avx512Supported() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
 }
 
 // Fastest last.
