@@ -7,12 +7,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "common/game_clock.h"
@@ -266,6 +268,55 @@ TEST(MatchOpenings, EveryBadLineIsNamedWithFileAndLine) {
   } catch (const play::OpeningsError& e) {
     EXPECT_THAT(e.what(), HasSubstr("/nonexistent/openings.txt"));
   }
+}
+
+// scripts/make_openings.py against Fairy-Stockfish 11.1 (Debian's, an engine independent of
+// Poppy): the book it writes loads with Poppy's own rules (every move legal in Poppy's notation,
+// no game over), has the lines and plies asked for, each line's stated score within --max-cp,
+// no two lines reaching one position, and the same seed gives the same book. An engine that
+// cannot start is an error naming it, and no file is written.
+TEST(MatchOpenings, MadeBooksLoadInPoppyAndAreBalanced) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good())
+      << pt::FairyStockfish::kPath << " is missing: run scripts/setup.sh";
+  const fs::path dir = tempDir("make_openings");
+  const std::string script = std::string(POPPY_SOURCE_DIR) + "/scripts/make_openings.py";
+  auto make = [&](const fs::path& out, const std::string& engine) {
+    const std::string cmd = "python3 " + pt::shellQuote(script) + " --engine " + pt::shellQuote(engine) +
+                            " --variant micro --plies 4 --count 6 --depth 6 --max-cp 150 --seed 7 --out " +
+                            pt::shellQuote(out.string()) + " 2> " + pt::shellQuote((dir / "stderr.txt").string());
+    return pt::exitCodeOf(std::system(cmd.c_str()));
+  };
+  ASSERT_EQ(make(dir / "a.txt", pt::FairyStockfish::kPath), 0) << pt::slurp(dir / "stderr.txt");
+  ASSERT_EQ(make(dir / "b.txt", pt::FairyStockfish::kPath), 0) << pt::slurp(dir / "stderr.txt");
+  const std::string text = pt::slurp(dir / "a.txt");
+  EXPECT_EQ(text, pt::slurp(dir / "b.txt"));
+
+  const auto v = game::loadVariant("micro");
+  const auto openings = play::parseOpenings(text, "a.txt", v, 200);  // throws on a move Poppy refuses
+  ASSERT_EQ(openings.size(), 6u);
+  std::set<std::string> positions;
+  for (const auto& o : openings) {
+    EXPECT_EQ(o.moves.size(), 4u);
+    game::Position pos = game::Position::fromSfen(v, o.sfen);
+    for (const std::string& m : o.moves) pos.makeMove(pos.parseUsi(m));
+    const std::string sfen = pos.sfen();
+    EXPECT_TRUE(positions.insert(sfen.substr(0, sfen.rfind(' '))).second) << "two lines reach " << sfen;
+  }
+  std::istringstream lines(text);
+  int scored = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("startpos", 0) != 0) continue;
+    const size_t hash = line.find('#');
+    ASSERT_NE(hash, std::string::npos) << line;
+    EXPECT_LE(std::abs(std::stoi(line.substr(hash + 1))), 150) << line;
+    ++scored;
+  }
+  EXPECT_EQ(scored, 6);
+
+  EXPECT_EQ(make(dir / "c.txt", "/nonexistent/engine"), 1);
+  EXPECT_THAT(pt::slurp(dir / "stderr.txt"), HasSubstr("/nonexistent/engine"));
+  EXPECT_FALSE(fs::exists(dir / "c.txt"));
+  fs::remove_all(dir);
 }
 
 TEST(MatchOpenings, EachOpeningIsPlayedTwiceWithColoursSwapped) {
