@@ -71,6 +71,14 @@ void addMatchCommand(CLI::App& app) {
   cmd->add_option("--tc", o->clock,
                   "Both sides' clock, usi: players only: MAIN+INC (Fischer, e.g. 10s+0.1s) or MAIN/BYOYOMI (e.g. 1m/1s); "
                   "a move answered more than --grace ms after its time ran out loses on time");
+  cmd->add_option("--resign", o->resign,
+                  "MOVES:CP: a player whose own score was CP centipawns or worse for MOVES moves in a row loses "
+                  "(adjudication; usi: engines' and model players' scores)");
+  cmd->add_flag("--resign-two-sided", o->resignTwoSided,
+                "With --resign: only when the opponent's last MOVES moves also scored CP or better (both agree)");
+  cmd->add_option("--draw", o->draw,
+                  "FROM:MOVES:CP: from move FROM on, a game where both players scored within CP of zero for MOVES moves "
+                  "each in a row is drawn (adjudication)");
   cmd->add_option("--seed", o->seed, "Random seed")->capture_default_str();
   cmd->callback([o, games] { program::runMatchCommand(*o, games->count() > 0); });
 }

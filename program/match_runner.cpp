@@ -85,6 +85,10 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
     }
     ms.flagGraceMs = o.players.graceMs;
   }
+  if (!o.resign.empty()) selfplay::parseResignRule(o.resign, ms.adjudication);
+  if (!o.draw.empty()) selfplay::parseDrawRule(o.draw, ms.adjudication);
+  if (o.resignTwoSided && o.resign.empty()) throw std::invalid_argument("--resign-two-sided needs --resign MOVES:CP");
+  ms.adjudication.resignTwoSided = o.resignTwoSided;
   // An SPRT match plays until it decides; the openings go round as often as needed.
   if (sprt && !gamesGiven) o.games = kSprtDefaultGames;
   const std::string stem = report::defaultMatchFileStem(o.a.player, o.b.player);
@@ -143,6 +147,8 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   info.idPrefix = idPrefix;
   info.sprt = sprt;
   info.clock = ms.clock.enabled() ? common::clockText(ms.clock) : "";
+  if (!o.resign.empty()) info.adjudication = "resign " + o.resign + (o.resignTwoSided ? " two-sided" : "");
+  if (!o.draw.empty()) info.adjudication += (info.adjudication.empty() ? "draw " : ", draw ") + o.draw;
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -198,6 +204,10 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   for (const bool sideA : {true, false})
     for (const auto& [reason, n] : report::forfeitsOf(r, sideA)) forfeits += n;
   if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout, loss on time or crash): see the records\n", forfeits);
+  const auto adjudicated = std::count_if(r.records.begin(), r.records.end(), [](const selfplay::GameRecord& rec) {
+    return rec.reason == selfplay::kAdjudication;
+  });
+  if (adjudicated > 0) std::printf("%ld games adjudicated (--resign, --draw): see the records\n", long(adjudicated));
   int disagreements = 0;
   for (const auto& rec : r.records) disagreements += rec.reason == selfplay::kRuleDisagreement;
   if (disagreements > 0)

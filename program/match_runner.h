@@ -24,6 +24,9 @@ struct MatchRunArgs {
   // --tc: both sides' clock (common/game_clock.h notation: "10s+0.1s", "1m/1s"); usi: players
   // only, without --movetime. Empty: none.
   std::string clock;
+  // --resign MOVES:CP, --draw FROM:MOVES:CP, --resign-two-sided (selfplay/adjudication.h). Empty: none.
+  std::string resign, draw;
+  bool resignTwoSided = false;
 };
 
 // Plays the match; `gamesGiven`: --games was given (with --openings the default is two games

@@ -1,5 +1,6 @@
 #include "report/match_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -76,7 +77,8 @@ std::map<std::string, int> forfeitsOf(const selfplay::MatchResult& r, bool sideA
   std::map<std::string, int> forfeits;
   for (size_t i = 0; i < r.records.size(); ++i) {
     const auto& rec = r.records[i];
-    if (rec.detail.empty() || rec.result == "draw") continue;
+    // A detail says why a game ended off the board; an adjudication is no forfeit.
+    if (rec.detail.empty() || rec.result == "draw" || rec.reason == selfplay::kAdjudication) continue;
     const bool senteLost = rec.result == "gote";
     const bool aLost = senteLost == bool(r.aWasSente[i]);
     if (aLost == sideA) ++forfeits[rec.reason];
@@ -116,6 +118,8 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
                     {"losses", r.lossesA - r.lossesAAsSente}};
   j["reasons"] = endReasons(r);
   j["forfeits"] = {{"a", forfeitsOf(r, true)}, {"b", forfeitsOf(r, false)}};
+  j["adjudicated"] = std::count_if(r.records.begin(), r.records.end(),
+                                   [](const selfplay::GameRecord& rec) { return rec.reason == selfplay::kAdjudication; });
   if (!info.idPrefix.empty()) {
     const Pentanomial pairs = pentanomialOf(r, info.idPrefix);
     j["pentanomial"] = pairs.counts;
@@ -138,7 +142,7 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
                    {"seed", info.seed},                  {"tactics", info.tactics},
                    {"leaf_mate_plies", info.leafMatePlies}, {"root_mate_plies", info.rootMatePlies},
                    {"opening_plies", info.openingPlies},  {"gumbel_actions", info.gumbelActions},
-                   {"clock", info.clock}};
+                   {"clock", info.clock},                {"adjudication", info.adjudication}};
   return j;
 }
 

@@ -51,6 +51,7 @@ struct MatchInfo {
   std::string idPrefix;   // the records' ids are idPrefix + game number: pairs are games 2k, 2k+1
   std::optional<SprtSettings> sprt;  // --sprt, or none
   std::string clock;  // --tc as common::clockText says it ("1:00 + 1s byoyomi"), or empty: none
+  std::string adjudication;  // --resign and --draw as given ("resign 3:1000 two-sided, draw 40:8:10"), or empty
 };
 
 // A file-name-safe short name of a player description: model:runs/x/gen-0042.model:128 ->

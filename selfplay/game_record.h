@@ -13,7 +13,9 @@
 // other side wins) and an optional "detail" string saying what happened, e.g.
 //   "detail":"gote (usi:./engine) played 5a5a: illegal move 5a5a in ..."
 // and "rule_disagreement" (result "draw"): an XBoard engine refused a move Poppy's rules allow,
-// or played one they forbid (selfplay::kRuleDisagreement; play/engines/xboard_client.h).
+// or played one they forbid (selfplay::kRuleDisagreement; play/engines/xboard_client.h), and
+// "adjudication" (result the winner or "draw"): ended early on the players' scores
+// (selfplay/adjudication.h), the detail saying which rule and scores.
 // Games a person plays (`poppy play`) may also end with reason "resign" (result: the winner) or
 // "unfinished" (left before the end; result "draw", meaning nobody won). Games read from KIF or
 // CSA files (play/game_files/game_file.h) may end with "impasse" (持将棋, a draw; 入玉勝ち, a win).

@@ -78,6 +78,7 @@ struct Game {
   common::GameClock clock;
   ClockReading reading;
   int64_t askedMs = 0, answeredMs = 0;
+  Adjudicator adjudicator;
 };
 
 int64_t steadyMs() {
@@ -238,6 +239,7 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       if (!sides[p].external.empty()) sides[p].external[size_t(slot)]->newGame(*g.pos);
     }
     g.clock = common::GameClock(settings.clock);
+    g.adjudicator = Adjudicator(settings.adjudication);
     g.record.id = settings.idPrefix + std::to_string(g.index);
     g.record.variant = variant->name;
     g.record.model = (aIsSente(g) ? a.name : b.name) + " vs " + (aIsSente(g) ? b.name : a.name);
@@ -311,12 +313,14 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
       if (!g.active) continue;
       const int p = playerToMove(g);
       game::Move move = g.bookMove;
+      std::optional<int> scoreCp;  // the mover's own score, for adjudication
       if (move != game::Move::none()) {
       } else if (sides[p].driver) {
         // Sampled plies count from the end of the opening: an opening played more than twice
         // then still gives different games.
         const float t = g.pos->gamePly() - g.firstFreePly < settings.openingTemperaturePlies ? 1.0f : 0.0f;
         move = g.trees[p]->pickMove(t, rng);
+        scoreCp = centipawnsOfValue(g.trees[p]->rootValue());
       } else if (sides[p].rollout) {
         move = specs[p]->moveSeconds > 0
                    ? timedRolloutMove(*sides[p].rollout, *g.pos, specs[p]->simulations, specs[p]->moveSeconds)
@@ -357,15 +361,26 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
           endGame(g, int(slot), game::Color(1 - mover));
           continue;
         }
+        scoreCp = choice.scoreCp;
       }
+      const game::Color mover = g.pos->sideToMove();
       g.record.moves.push_back(g.pos->moveToUsi(move));
       g.pos->makeMove(move);
       for (auto& tree : g.trees)
         if (tree) tree->advance(move);
       const game::Outcome outcome = g.pos->outcome(settings.plyCap);
-      if (!outcome.over()) continue;
-      finishRecord(g.record, outcome, 2);
-      endGame(g, int(slot), outcome.winner);
+      if (outcome.over()) {
+        finishRecord(g.record, outcome, 2);
+        endGame(g, int(slot), outcome.winner);
+      } else if (settings.adjudication.enabled()) {
+        if (const auto verdict = g.adjudicator.afterMove(mover, scoreCp, g.pos->gamePly())) {
+          g.record.result = verdict->winner < 0 ? "draw" : verdict->winner == 0 ? "sente" : "gote";
+          g.record.reason = kAdjudication;
+          g.record.detail = verdict->detail;
+          g.record.plies = int(g.record.moves.size());
+          endGame(g, int(slot), verdict->winner < 0 ? game::Color(-1) : game::Color(verdict->winner));
+        }
+      }
     }
   }
   return result;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -23,6 +24,7 @@
 #include "mcts/evaluator.h"
 #include "mcts/search_params.h"
 #include "nn/encoder.h"
+#include "selfplay/adjudication.h"
 #include "selfplay/game_record.h"
 
 namespace poppy::selfplay {
@@ -58,6 +60,9 @@ struct MoveChoice {
   // kRuleDisagreement: the game is drawn.
   std::string failure;
   std::string detail;  // what happened, for the game record
+  // The player's score of the position it moved in, centipawns from its own view (a USI
+  // engine's last `score cp` / `score mate` before bestmove), for adjudication; none if it gave none.
+  std::optional<int> scoreCp;
 };
 
 // A player that picks its own moves. playMatch makes one per game slot (games played at once)
@@ -119,7 +124,13 @@ struct MatchSettings {
   // take no time. Not enabled: no clock (the players' own per-move limits).
   common::ClockSettings clock;
   int64_t flagGraceMs = 100;
+  // Games ended early on the players' agreed scores (selfplay/adjudication.h): network players
+  // score their root value, USI engines their last `score`; the others give none. Not enabled: none.
+  AdjudicationRules adjudication;
 };
+
+// The reason of a game ended by MatchSettings::adjudication (result: the winner, or a draw).
+inline constexpr const char* kAdjudication = "adjudication";
 
 struct MatchResult {
   int winsA = 0, draws = 0, lossesA = 0;

@@ -11,11 +11,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "common/game_clock.h"
 #include "mcts/evaluator.h"
@@ -910,6 +913,37 @@ TEST(MatchCli, SprtStopsTheMatchOnceDecided) {
   fs::remove_all(dir);
 }
 
+// --draw 0:2:10 between two searches with the uniform network, no sampled first moves
+// (--opening-plies 0): both score the start's quiet positions 0 (a sure draw: no mate within
+// reach), so every game is adjudicated a draw as soon as each side has made 2 moves (ply 4); the
+// summary, the stdout line and the records say so. (Sampled first moves can blunder into a mate
+// the search sees, a score far from level.) Bad rules exit 2 naming the option.
+TEST(MatchCli, DrawAdjudicationEndsGamesBothScoreLevel) {
+  const fs::path dir = tempDir("adjudication");
+  const std::string base = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
+                           pt::shellQuote(POPPY_BINARY) + " match --variant micro --a uniform:16 --b uniform:16 ";
+  int code = pt::exitCodeOf(std::system(
+      (base + "--games 4 --parallel 2 --opening-plies 0 --draw 0:2:10 --records r.jsonl --summary s.json >out.txt 2>err.txt").c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err.txt");
+  EXPECT_THAT(pt::slurp(dir / "out.txt"), HasSubstr("4 games adjudicated (--resign, --draw)"));
+  EXPECT_THAT(pt::slurp(dir / "out.txt"), Not(HasSubstr("forfeit")));
+  const auto summary = nlohmann::json::parse(pt::slurp(dir / "s.json"));
+  EXPECT_EQ(summary["adjudicated"], 4);
+  EXPECT_EQ(summary["draws"], 4);
+  EXPECT_EQ(summary["settings"]["adjudication"], "draw 0:2:10");
+  for (const auto& rec : selfplay::readGameRecordFile((dir / "r.jsonl").string()).records) {
+    EXPECT_EQ(rec.reason, "adjudication");
+    EXPECT_EQ(rec.result, "draw");
+    EXPECT_EQ(rec.plies, 4);
+  }
+  for (const std::string bad : {"--draw 0:2", "--resign 3:x", "--resign-two-sided"}) {
+    code = pt::exitCodeOf(std::system((base + "--games 2 " + bad + " >out2.txt 2>err2.txt").c_str()));
+    EXPECT_EQ(code, 2) << bad;
+    EXPECT_THAT(pt::slurp(dir / "err2.txt"), HasSubstr(bad.substr(0, bad.find(' ')))) << bad;
+  }
+  fs::remove_all(dir);
+}
+
 // xboard: players from the command line: HaChu at depth 1 plays chu to the ply cap or an end, and
 // the limits XBoard cannot say are usage errors naming the option.
 TEST(MatchCli, XboardEngineFromTheCommandLine) {
@@ -1117,4 +1151,207 @@ TEST(TimedMatch, AUsiEngineIsToldTheTimesInItsGoCommand) {
   EXPECT_EQ(lines[1], "go btime 60000 wtime 60000 byoyomi 1000");
   EXPECT_THAT(lines[2], ::testing::MatchesRegex("go btime 302[0-9]+ wtime 30000 binc 250 winc 250"));  // A's increment
   EXPECT_EQ(lines[3], "go btime 30000 wtime 30000 binc 250 winc 250");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adjudication on the players' scores (selfplay/adjudication.h, `poppy match --resign --draw`)
+
+namespace {
+
+// Plays `scores` (sente's and gote's moves alternating, sente first; nullopt: no score) through an
+// Adjudicator; the ply and verdict where it ends the game, or ply 0 and none.
+std::pair<int, std::optional<selfplay::Verdict>> adjudicate(const selfplay::AdjudicationRules& rules,
+                                                             const std::vector<std::optional<int>>& scores) {
+  selfplay::Adjudicator a(rules);
+  for (size_t i = 0; i < scores.size(); ++i)
+    if (auto v = a.afterMove(int(i % 2), scores[i], int(i + 1))) return {int(i + 1), v};
+  return {0, std::nullopt};
+}
+
+}  // namespace
+
+// Resign 3:500: sente's own scores -600 -700 -100 -600 -600 -600: the -100 breaks the first
+// streak, so the third move in a row at -500 or less is sente's sixth move, ply 11; gote wins.
+// Gote's scores do not matter one-sided; two-sided they must be +500 or more for its last 3.
+TEST(Adjudication, ResignNeedsItsMovesInARowAndTwoSidedTheOpponentsToo) {
+  selfplay::AdjudicationRules rules;
+  selfplay::parseResignRule("3:500", rules);
+  const std::vector<std::optional<int>> game = {-600, 0, -700, 0, -100, 600, -600, 600, -600, 400, -600, 700, -900};
+  auto [ply, verdict] = adjudicate(rules, game);
+  EXPECT_EQ(ply, 11);
+  ASSERT_TRUE(verdict);
+  EXPECT_EQ(verdict->winner, 1);
+  EXPECT_THAT(verdict->detail, HasSubstr("sente scored -500 cp or less for 3 moves in a row (last move's score -600)"));
+  // Two-sided: at ply 11 gote's last three were 600, 600, 400 (not all >= 500), at ply 12 and 13
+  // 600, 400, 700: never. Where gote agrees (600 each time), the agreement is complete at ply 6,
+  // gote's third move, after sente's third at -500 or less at ply 5.
+  rules.resignTwoSided = true;
+  EXPECT_EQ(adjudicate(rules, game).first, 0);
+  std::tie(ply, verdict) = adjudicate(rules, {-600, 600, -600, 600, -600, 600});
+  EXPECT_EQ(ply, 6);
+  ASSERT_TRUE(verdict);
+  EXPECT_EQ(verdict->winner, 1);
+  EXPECT_THAT(verdict->detail, HasSubstr("and gote 500 or more for as many"));
+  // Gote resigning one-sided: the winner is sente.
+  rules.resignTwoSided = false;
+  std::tie(ply, verdict) = adjudicate(rules, {0, -500, 0, -501, 0, -30000});
+  EXPECT_EQ(ply, 6);
+  ASSERT_TRUE(verdict);
+  EXPECT_EQ(verdict->winner, 0);
+}
+
+// Draw 3:2:10 (from move 3, 2 moves each, within 10 cp): the scores are level from ply 1 on, but
+// move 3 is complete only at ply 6. A move without a score (nullopt) starts the count again.
+TEST(Adjudication, DrawWaitsForItsMoveAndAMoveWithoutAScoreBreaksTheStreak) {
+  selfplay::AdjudicationRules rules;
+  selfplay::parseDrawRule("3:2:10", rules);
+  auto [ply, verdict] = adjudicate(rules, {5, -10, 0, 10, 3, 2, 0});
+  EXPECT_EQ(ply, 6);
+  ASSERT_TRUE(verdict);
+  EXPECT_EQ(verdict->winner, -1);
+  EXPECT_THAT(verdict->detail, HasSubstr("within 10 cp of zero for 2 moves in a row, from move 3"));
+  // Sente's score at ply 5 is missing: sente's streak restarts at ply 7 and is 2 at ply 9.
+  std::tie(ply, verdict) = adjudicate(rules, {5, -10, 0, 10, std::nullopt, 2, 0, 1, 4, 0});
+  EXPECT_EQ(ply, 9);
+  // 11 cp is not level.
+  EXPECT_EQ(adjudicate(rules, {5, 11, 5, 11, 5, 11, 5, 11}).first, 0);
+  // Resign comes before a draw, and neither rule without its option.
+  EXPECT_EQ(adjudicate({}, {-900, 900, -900, 900, -900, 900}).first, 0);
+}
+
+TEST(Adjudication, RulesAreParsedAndBadOnesNamed) {
+  selfplay::AdjudicationRules rules;
+  selfplay::parseResignRule("4:800", rules);
+  selfplay::parseDrawRule("40:8:10", rules);
+  EXPECT_EQ(rules.resignMoves, 4);
+  EXPECT_EQ(rules.resignCp, 800);
+  EXPECT_EQ(rules.drawFromMove, 40);
+  EXPECT_EQ(rules.drawMoves, 8);
+  EXPECT_EQ(rules.drawCp, 10);
+  EXPECT_TRUE(rules.enabled());
+  for (const char* bad : {"4", "4:", "4:x", "x:800", "0:800", "4:-1", "4:800:1", ""}) {
+    try {
+      selfplay::parseResignRule(bad, rules);
+      ADD_FAILURE() << "accepted --resign '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--resign '" + std::string(bad) + "'"));
+    }
+  }
+  for (const char* bad : {"40:8", "40:0:10", "-1:8:10", "40:8:-1", "40:8:10:1", "a:b:c"}) {
+    try {
+      selfplay::parseDrawRule(bad, rules);
+      ADD_FAILURE() << "accepted --draw '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--draw '" + std::string(bad) + "'"));
+    }
+  }
+}
+
+// The network's value as shogi engines' centipawns: 756 ln(p / (1 - p)), p = (1 + v) / 2. By
+// hand: v = 0.46, p = 0.73: 756 x ln(2.7037) = 756 x 0.99462 = 751.9 -> 752.
+TEST(Adjudication, ValuesBecomeCentipawnsOnTheShogiEnginesScale) {
+  EXPECT_EQ(selfplay::centipawnsOfValue(0.0), 0);
+  EXPECT_EQ(selfplay::centipawnsOfValue(0.46), 752);
+  EXPECT_EQ(selfplay::centipawnsOfValue(-0.46), -752);
+  EXPECT_LT(selfplay::centipawnsOfValue(1.0), selfplay::kMateScoreCp);
+  EXPECT_GT(selfplay::centipawnsOfValue(-1.0), -selfplay::kMateScoreCp);
+}
+
+namespace {
+
+// An external player that plays its first legal move and says `scoreCp` of every position.
+class ScoringPlayer : public selfplay::MovePlayer {
+ public:
+  explicit ScoringPlayer(std::optional<int> scoreCp) : scoreCp_(scoreCp) {}
+  selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override {
+    game::MoveList moves;
+    game.pos.generateLegal(moves);
+    selfplay::MoveChoice c;
+    c.usi = game.pos.moveToUsi(moves[0]);
+    c.scoreCp = scoreCp_;
+    return c;
+  }
+
+ private:
+  std::optional<int> scoreCp_;
+};
+
+selfplay::PlayerSpec scoringPlayer(const std::string& name, std::optional<int> scoreCp) {
+  selfplay::PlayerSpec p;
+  p.kind = selfplay::PlayerSpec::Kind::kExternal;
+  p.name = name;
+  p.external = [scoreCp](int) { return std::make_unique<ScoringPlayer>(scoreCp); };
+  return p;
+}
+
+}  // namespace
+
+// A match with --resign 2:500: the player who says -900 of every position loses each game, with
+// either colour, at its second move (ply 3 as sente, ply 4 as gote), recorded as an adjudication;
+// a player with no score is never adjudicated.
+TEST(Adjudication, AMatchEndsGamesOnTheLosersOwnScores) {
+  const auto v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  selfplay::MatchSettings ms;
+  ms.games = 2;
+  ms.parallelGames = 2;
+  selfplay::parseResignRule("2:500", ms.adjudication);
+  auto r = selfplay::playMatch(v, encoder, scoringPlayer("hopeful", 900), scoringPlayer("gloomy", -900), ms);
+  ASSERT_EQ(r.games(), 2);
+  EXPECT_EQ(r.winsA, 2);
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const auto& rec = r.records[i];
+    EXPECT_EQ(rec.reason, selfplay::kAdjudication);
+    EXPECT_EQ(rec.plies, r.aWasSente[i] ? 4 : 3) << rec.detail;
+    EXPECT_EQ(rec.result, r.aWasSente[i] ? "sente" : "gote");
+    EXPECT_THAT(rec.detail, HasSubstr(r.aWasSente[i] ? "gote scored -500 cp or less" : "sente scored -500 cp or less"));
+    // Legal moves, and a game the rules had not ended.
+    game::Position pos = game::Position::fromSfen(v, rec.start);
+    for (const std::string& m : rec.moves) pos.makeMove(pos.parseUsi(m));
+    EXPECT_FALSE(pos.outcome(ms.plyCap).over());
+  }
+  ms.plyCap = 30;
+  r = selfplay::playMatch(v, encoder, scoringPlayer("hopeful", 900), scoringPlayer("silent", std::nullopt), ms);
+  for (const auto& rec : r.records) EXPECT_NE(rec.reason, selfplay::kAdjudication);
+}
+
+// A USI engine's score is its last `info ... score` before bestmove, `score mate N` a mate score;
+// `info string` text and garbled scores are none.
+TEST(Adjudication, AUsiEnginesScoreIsItsLastInfoScore) {
+  const fs::path dir = tempDir("scores");
+  const auto v = game::loadVariant("micro");
+  game::Position start(v);
+  game::MoveList moves;
+  start.generateLegal(moves);
+  const std::string move = start.moveToUsi(moves[0]);
+  struct Case {
+    std::string infoLines;
+    std::optional<int> want;
+  };
+  const Case cases[] = {
+      {"echo 'info depth 1 score cp 20 pv x'; echo 'info depth 2 seldepth 4 score cp -350 lowerbound nodes 9'; "
+       "echo 'info string score cp 999'",
+       -350},
+      {"echo 'info depth 9 score mate 5 pv x'", selfplay::kMateScoreCp - 5},
+      {"echo 'info depth 9 score mate -4'", -(selfplay::kMateScoreCp - 4)},
+      {"echo 'info depth 9 score mate +'", selfplay::kMateScoreCp},
+      {"echo 'info depth 9 nodes 100'", std::nullopt},
+      {"echo 'info string score cp 40'", std::nullopt},
+      {"echo 'info depth 3 score cp abc'", std::nullopt},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.infoLines);
+    play::UsiProcessConfig config;
+    config.command = pt::shellQuote(
+        scriptEngine(dir, "engine" + std::to_string(n++) + ".sh", c.infoLines + "; echo 'bestmove " + move + "'").string());
+    config.variant = "micro";
+    config.movetimeMs = 100;
+    play::UsiProcess engine(config);
+    engine.newGame();
+    const selfplay::MoveChoice choice = engine.go(start.sfen(), {});
+    EXPECT_EQ(choice.usi, move);
+    EXPECT_EQ(choice.scoreCp, c.want);
+  }
+  fs::remove_all(dir);
 }

@@ -1,10 +1,40 @@
 #include "play/engines/usi_client.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <sstream>
 
 namespace poppy::play {
 namespace {
+
+// The score of a USI `info` line in centipawns from the engine's view: `score cp X`, or
+// `score mate N` as selfplay::kMateScoreCp less the plies to the mate (negative when the engine
+// is mated; `mate +` and `mate -` without a count as the largest); none without a score (and
+// none from `info string`, whose text is free).
+std::optional<int> usiScoreCp(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> w;
+  for (std::string word; in >> word;) w.push_back(word);
+  if (w.size() < 2 || w[0] != "info" || w[1] == "string") return std::nullopt;
+  for (size_t i = 1; i + 2 < w.size(); ++i) {
+    if (w[i] != "score") continue;
+    const std::string& kind = w[i + 1];
+    const std::string& value = w[i + 2];
+    try {
+      if (kind == "cp") return std::stoi(value);
+      if (kind == "mate") {
+        const bool mated = value[0] == '-';
+        const int plies = value == "+" || value == "-" ? 0 : std::abs(std::stoi(value));
+        return mated ? -(selfplay::kMateScoreCp - plies) : selfplay::kMateScoreCp - plies;
+      }
+    } catch (const std::exception&) {
+      // a garbled score is no score
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -179,7 +209,11 @@ selfplay::MoveChoice UsiProcess::go(const std::string& startSfen, const std::vec
       kill();
       return choice;
     }
-    if (firstWord(line) != "bestmove") continue;  // info lines and other chatter
+    if (firstWord(line) == "info") {
+      if (const auto score = usiScoreCp(line)) choice.scoreCp = score;  // the last one before bestmove counts
+      continue;
+    }
+    if (firstWord(line) != "bestmove") continue;  // other chatter
     std::istringstream in(line);
     std::string word, move;
     in >> word >> move;
