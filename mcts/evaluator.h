@@ -2,6 +2,7 @@
 // behind this interface (nn/), and tests plug in the uniform evaluator below or a scripted one.
 #pragma once
 #include <algorithm>
+#include <string>
 
 namespace poppy::mcts {
 
@@ -16,6 +17,9 @@ class Evaluator {
   // Whether evaluate() may run on several threads at once (play::Analyzer's search threads);
   // when not, those threads take turns.
   virtual bool threadSafe() const { return false; }
+  // What runs the network, for the lines that report a loaded model ("Eigen, kernel
+  // avx512-int8"); empty where there is nothing to say.
+  virtual std::string description() const { return {}; }
 };
 
 // No knowledge at all: equal logits and a certain draw. The search then plays on exact game

@@ -58,6 +58,7 @@ class EigenEvaluator : public mcts::Evaluator {
   // reused (Eigen's matrix product still takes its packing buffers from malloc per product).
   void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override;
   bool threadSafe() const override { return true; }
+  std::string description() const override { return "Eigen, kernel " + kernelName_; }
   const EigenNetwork& network() const { return net_; }
   const std::string& kernel() const { return kernelName_; }
 

@@ -3,6 +3,7 @@
 // with faster arithmetic. No LibTorch: the two come in as mcts::Evaluator.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "mcts/evaluator.h"
 
@@ -17,6 +18,10 @@ class SplitEvaluator : public mcts::Evaluator {
     (batch <= maxSmallBatch_ ? small_ : large_)->evaluate(planes, batch, policyLogits, wdl);
   }
   bool threadSafe() const override { return small_->threadSafe() && large_->threadSafe(); }
+  std::string description() const override {
+    return small_->description() + " for calls of up to " + std::to_string(maxSmallBatch_) + " positions, " +
+           large_->description() + " above";
+  }
   mcts::Evaluator& small() { return *small_; }
   mcts::Evaluator& large() { return *large_; }
   int maxSmallBatch() const { return maxSmallBatch_; }

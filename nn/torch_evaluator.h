@@ -28,6 +28,9 @@ class TorchEvaluator : public mcts::Evaluator {
   void evaluate(const float* planes, int batch, float* policyLogits, float* wdl) override;
   // LibTorch runs inference (no gradients, eval mode) on one module from several threads.
   bool threadSafe() const override { return true; }
+  std::string description() const override {
+    return "LibTorch on " + device_.str() + (precision_ == Precision::kBfloat16 ? " (bf16)" : "");
+  }
   PolicyValueNet& net() { return net_; }
   const torch::Device& device() const { return device_; }
   Precision precision() const { return precision_; }

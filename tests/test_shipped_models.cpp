@@ -190,9 +190,11 @@ TEST(ShippedModelsCli, UsiFollowsTheVariantWithItsShippedModel) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("option name ModelFile type string default shipped"));
   EXPECT_THAT(r.err, HasSubstr("micro plays the shipped model"));
-  EXPECT_THAT(r.out, HasSubstr(micro + " loaded on cpu (inference auto) (micro's shipped model"));
-  EXPECT_THAT(r.out, HasSubstr(fileName(poppy::play::shippedModel(whale)) + " loaded on cpu (inference auto) (" + whale +
-                               "'s shipped model"));
+  // `auto` says what runs the network: Eigen (the kernel this CPU picked) for small calls, LibTorch above.
+  EXPECT_THAT(r.out, HasSubstr(micro + " loaded on cpu (inference auto: Eigen, kernel "));
+  EXPECT_THAT(r.out, HasSubstr(" positions, LibTorch on cpu above) (micro's shipped model"));
+  EXPECT_THAT(r.out, HasSubstr(fileName(poppy::play::shippedModel(whale)) + " loaded on cpu (inference auto: "));
+  EXPECT_THAT(r.out, HasSubstr(") (" + whale + "'s shipped model"));
   EXPECT_THAT(r.out, HasSubstr("info string " + other + " has no shipped model"));
   EXPECT_THAT(r.out, HasSubstr("bestmove "));
   // ModelFile none: micro again, without its model this time.
@@ -220,8 +222,10 @@ TEST(ShippedModelsCli, PoppyUsiIsTheUsiEngineWithoutArguments) {
     const std::string shipped = poppy::play::shippedModel(variant);
     if (shipped.empty())  // standard shogi has none yet: the search without a network, and it says so
       EXPECT_THAT(out, HasSubstr("info string " + variant + " has no shipped model"));
-    else
-      EXPECT_THAT(out, HasSubstr(fileName(shipped) + " loaded on cpu (inference auto) (" + variant + "'s shipped model"));
+    else {
+      EXPECT_THAT(out, HasSubstr(fileName(shipped) + " loaded on cpu (inference auto: "));
+      EXPECT_THAT(out, HasSubstr(") (" + variant + "'s shipped model"));
+    }
     // The move is one of the variant's legal moves from its start (Poppy's own generator here;
     // test_usi checks Poppy's moves against Fairy-Stockfish's).
     const size_t at = out.find("bestmove ");

@@ -424,7 +424,9 @@ void UsiEngine::prepare() {
       try {
         if (!factory_) throw std::runtime_error("this program cannot load models");
         setup_->evaluator = factory_(ModelRequest{path, options_.device, options_.inference}, *setup_->variant);
-        send("info string model " + path + " loaded on " + options_.device + " (inference " + options_.inference + ")" +
+        const std::string runs = setup_->evaluator->description();
+        send("info string model " + path + " loaded on " + options_.device + " (inference " + options_.inference +
+             (runs.empty() ? "" : ": " + runs) + ")" +
              (shipped ? " (" + setup_->variant->name + "'s shipped model; ModelFile none: no network)" : ""));
       } catch (const std::exception& e) {
         if (shipped) {
