@@ -627,7 +627,9 @@ TEST(TrainConfig, ShippedMicroConfigLoads) {
   EXPECT_EQ(c.sourcePath, path);
   EXPECT_EQ(c.variant, "micro");
   EXPECT_EQ(c.device, "cpu");
-  EXPECT_EQ(c.inference, nn::Inference::kEigen);  // micro's network is fastest with Eigen (faster-learning.md)
+  // int8 self-play with one-ply leaf mates: 3.6x the games of an hour (faster-learning.md, 2026-11-28).
+  EXPECT_EQ(c.inference, nn::Inference::kInt8);
+  EXPECT_EQ(c.selfplaySearch.values.leafMatePlies, 1);
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.channels, 32);
   EXPECT_EQ(c.gamesPerIteration, 96);
