@@ -204,15 +204,12 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   for (const bool sideA : {true, false})
     for (const auto& [reason, n] : report::forfeitsOf(r, sideA)) forfeits += n;
   if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout, loss on time or crash): see the records\n", forfeits);
-  const auto adjudicated = std::count_if(r.records.begin(), r.records.end(), [](const selfplay::GameRecord& rec) {
-    return rec.reason == selfplay::kAdjudication;
-  });
-  if (adjudicated > 0) std::printf("%ld games adjudicated (--resign, --draw): see the records\n", long(adjudicated));
-  int disagreements = 0;
-  for (const auto& rec : r.records) disagreements += rec.reason == selfplay::kRuleDisagreement;
-  if (disagreements > 0)
+  const std::map<std::string, int> reasons = report::endReasons(r);
+  if (reasons.count(selfplay::kAdjudication))
+    std::printf("%d games adjudicated (--resign, --draw): see the records\n", reasons.at(selfplay::kAdjudication));
+  if (reasons.count(selfplay::kRuleDisagreement))
     std::printf("%d games stopped on a rule the two programs disagree about, scored as draws: see the records' "
-                "reason rule_disagreement\n", disagreements);
+                "reason rule_disagreement\n", reasons.at(selfplay::kRuleDisagreement));
   if (!o.records.empty()) std::printf("records: %s\n", o.records.c_str());
   if (!o.summary.empty()) std::printf("summary: %s\n", o.summary.c_str());
 }

@@ -1,6 +1,5 @@
 #include "report/match_report.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -116,10 +115,10 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
   j["a_as_gote"] = {{"wins", r.winsA - r.winsAAsSente},
                     {"draws", r.draws - r.drawsAAsSente},
                     {"losses", r.lossesA - r.lossesAAsSente}};
-  j["reasons"] = endReasons(r);
+  const std::map<std::string, int> reasons = endReasons(r);
+  j["reasons"] = reasons;
   j["forfeits"] = {{"a", forfeitsOf(r, true)}, {"b", forfeitsOf(r, false)}};
-  j["adjudicated"] = std::count_if(r.records.begin(), r.records.end(),
-                                   [](const selfplay::GameRecord& rec) { return rec.reason == selfplay::kAdjudication; });
+  j["adjudicated"] = reasons.count(selfplay::kAdjudication) ? reasons.at(selfplay::kAdjudication) : 0;
   if (!info.idPrefix.empty()) {
     const Pentanomial pairs = pentanomialOf(r, info.idPrefix);
     j["pentanomial"] = pairs.counts;

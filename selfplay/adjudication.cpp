@@ -1,10 +1,11 @@
 #include "selfplay/adjudication.h"
 
-#include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include "mcts/centipawns.h"
 
 namespace poppy::selfplay {
 namespace {
@@ -53,11 +54,7 @@ void parseDrawRule(const std::string& text, AdjudicationRules& rules) {
   rules.drawCp = n[2];
 }
 
-int centipawnsOfValue(double v) {
-  const double p = std::clamp((1.0 + v) / 2.0, 1e-9, 1.0 - 1e-9);
-  const double cp = 756.0 * std::log(p / (1.0 - p));
-  return int(std::lround(std::clamp(cp, -double(kMateScoreCp - 1000), double(kMateScoreCp - 1000))));
-}
+int centipawnsOfValue(double v) { return int(mcts::centipawnsOfWinRate((1.0 + v) / 2.0)); }
 
 std::optional<Verdict> Adjudicator::afterMove(int mover, std::optional<int> scoreCp, int ply) {
   if (!scoreCp) {

@@ -28,9 +28,9 @@ struct AdjudicationRules {
 void parseResignRule(const std::string& text, AdjudicationRules& rules);
 void parseDrawRule(const std::string& text, AdjudicationRules& rules);
 
-// A win rate's value v in [-1, 1] (the network's win - loss) as centipawns on the shogi engines'
-// scale: 756 ln(p / (1 - p)) with p = (1 + v) / 2 (play/engines/usi_engine.h: EvalCoef), clamped
-// below kMateScoreCp.
+// A value v in [-1, 1] (the network's win - loss) as centipawns on the shogi engines' scale, as
+// `poppy usi` reports it: mcts::centipawnsOfWinRate of p = (1 + v) / 2 (at most +-6,963, below
+// any mate score).
 int centipawnsOfValue(double v);
 
 struct Verdict {

@@ -1025,11 +1025,12 @@ TEST(MatchCli, PoppyUsiAgainstPoppyUsi) {
 
 namespace {
 
-// An external player that plays its first legal move after `thinkMs`, and writes down the
-// clock readings it was given.
+// An external player that plays its first legal move after `thinkMs`, writes down the clock
+// readings it was given, and says `scoreCp` of every position (for adjudication; none: no score).
 class SlowPlayer : public selfplay::MovePlayer {
  public:
-  SlowPlayer(int thinkMs, std::vector<selfplay::ClockReading>* seen) : thinkMs_(thinkMs), seen_(seen) {}
+  SlowPlayer(int thinkMs, std::vector<selfplay::ClockReading>* seen, std::optional<int> scoreCp)
+      : thinkMs_(thinkMs), seen_(seen), scoreCp_(scoreCp) {}
   selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override {
     if (game.clock && seen_) seen_->push_back(*game.clock);
     std::this_thread::sleep_for(std::chrono::milliseconds(thinkMs_));
@@ -1037,19 +1038,22 @@ class SlowPlayer : public selfplay::MovePlayer {
     game.pos.generateLegal(moves);
     selfplay::MoveChoice c;
     c.usi = game.pos.moveToUsi(moves[0]);
+    c.scoreCp = scoreCp_;
     return c;
   }
 
  private:
   int thinkMs_;
   std::vector<selfplay::ClockReading>* seen_;
+  std::optional<int> scoreCp_;
 };
 
-selfplay::PlayerSpec slowPlayer(const std::string& name, int thinkMs, std::vector<selfplay::ClockReading>* seen) {
+selfplay::PlayerSpec slowPlayer(const std::string& name, int thinkMs, std::vector<selfplay::ClockReading>* seen,
+                                std::optional<int> scoreCp = std::nullopt) {
   selfplay::PlayerSpec p;
   p.kind = selfplay::PlayerSpec::Kind::kExternal;
   p.name = name;
-  p.external = [thinkMs, seen](int) { return std::make_unique<SlowPlayer>(thinkMs, seen); };
+  p.external = [thinkMs, seen, scoreCp](int) { return std::make_unique<SlowPlayer>(thinkMs, seen, scoreCp); };
   return p;
 }
 
@@ -1257,35 +1261,6 @@ TEST(Adjudication, ValuesBecomeCentipawnsOnTheShogiEnginesScale) {
   EXPECT_GT(selfplay::centipawnsOfValue(-1.0), -selfplay::kMateScoreCp);
 }
 
-namespace {
-
-// An external player that plays its first legal move and says `scoreCp` of every position.
-class ScoringPlayer : public selfplay::MovePlayer {
- public:
-  explicit ScoringPlayer(std::optional<int> scoreCp) : scoreCp_(scoreCp) {}
-  selfplay::MoveChoice choose(const selfplay::GameSoFar& game) override {
-    game::MoveList moves;
-    game.pos.generateLegal(moves);
-    selfplay::MoveChoice c;
-    c.usi = game.pos.moveToUsi(moves[0]);
-    c.scoreCp = scoreCp_;
-    return c;
-  }
-
- private:
-  std::optional<int> scoreCp_;
-};
-
-selfplay::PlayerSpec scoringPlayer(const std::string& name, std::optional<int> scoreCp) {
-  selfplay::PlayerSpec p;
-  p.kind = selfplay::PlayerSpec::Kind::kExternal;
-  p.name = name;
-  p.external = [scoreCp](int) { return std::make_unique<ScoringPlayer>(scoreCp); };
-  return p;
-}
-
-}  // namespace
-
 // A match with --resign 2:500: the player who says -900 of every position loses each game, with
 // either colour, at its second move (ply 3 as sente, ply 4 as gote), recorded as an adjudication;
 // a player with no score is never adjudicated.
@@ -1296,7 +1271,7 @@ TEST(Adjudication, AMatchEndsGamesOnTheLosersOwnScores) {
   ms.games = 2;
   ms.parallelGames = 2;
   selfplay::parseResignRule("2:500", ms.adjudication);
-  auto r = selfplay::playMatch(v, encoder, scoringPlayer("hopeful", 900), scoringPlayer("gloomy", -900), ms);
+  auto r = selfplay::playMatch(v, encoder, slowPlayer("hopeful", 0, nullptr, 900), slowPlayer("gloomy", 0, nullptr, -900), ms);
   ASSERT_EQ(r.games(), 2);
   EXPECT_EQ(r.winsA, 2);
   for (size_t i = 0; i < r.records.size(); ++i) {
@@ -1311,7 +1286,7 @@ TEST(Adjudication, AMatchEndsGamesOnTheLosersOwnScores) {
     EXPECT_FALSE(pos.outcome(ms.plyCap).over());
   }
   ms.plyCap = 30;
-  r = selfplay::playMatch(v, encoder, scoringPlayer("hopeful", 900), scoringPlayer("silent", std::nullopt), ms);
+  r = selfplay::playMatch(v, encoder, slowPlayer("hopeful", 0, nullptr, 900), slowPlayer("silent", 0, nullptr), ms);
   for (const auto& rec : r.records) EXPECT_NE(rec.reason, selfplay::kAdjudication);
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "game/variant_loader.h"
+#include "mcts/centipawns.h"
 #include "mcts/mate_search.h"
 #include "mcts/play_time_search.h"
 #include "mcts/search_options.h"
@@ -91,13 +92,6 @@ std::vector<game::Move> allowedSearchMoves(const game::Position& pos, const std:
   }
   if (moves.empty() && !texts.empty()) send("info string error: go searchmoves: no legal move given; searching every move");
   return moves;
-}
-
-// `score cp` for one move's win rate: coef x ln(p / (1 - p)), the logistic scale of the shogi
-// engines (UsiOptions::evalCoef). p is kept in [1e-4, 1 - 1e-4]: at most +-9.2 x coef.
-int64_t centipawnsOf(float winRate, int64_t coef) {
-  const double p = std::clamp(double(winRate), 1e-4, 1 - 1e-4);
-  return std::llround(double(coef) * std::log(p / (1 - p)));
 }
 
 // " wdl W D L": the chances per mille, summing to 1000 (UCI_ShowWDL).
@@ -664,7 +658,7 @@ void UsiEngine::sendInfo(const Analysis& a, int64_t elapsedMs, const UsiOptions&
                        std::to_string(seldepth) + " nodes " + std::to_string(a.playouts) + " nps " +
                        std::to_string(nps) + " time " + std::to_string(elapsedMs) + " score " +
                        (m.mate != 0 ? "mate " + std::to_string(m.mate)
-                                    : "cp " + std::to_string(centipawnsOf(m.winRate, options.evalCoef))) +
+                                    : "cp " + std::to_string(mcts::centipawnsOfWinRate(m.winRate, options.evalCoef))) +
                        (options.showWdl ? wdlText(m.wdl) : "") + " multipv " + std::to_string(k + 1) + " pv";
     for (const std::string& move : m.pv) line += " " + move;
     send(line);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "game/position.h"
+#include "mcts/centipawns.h"
 #include "mcts/evaluator.h"
 #include "mcts/play_time_search.h"
 #include "play/analyzer.h"
@@ -41,7 +42,7 @@ struct UsiOptions {
   int64_t moveOverheadMs = 30;    // MoveOverhead: GUI and network latency kept in hand per move
   // EvalCoef: `score cp` = EvalCoef x ln(p / (1 - p)) for a win rate p, the scale of the shogi
   // engines (dlshogi's eval_coef 756: +756 cp at p = 0.73), so GUIs' graphs read as theirs do.
-  int64_t evalCoef = 756;
+  int64_t evalCoef = mcts::kShogiEvalCoef;  // mcts/centipawns.h
   bool showWdl = false;           // UCI_ShowWDL: `wdl W D L` (per mille) after each score
   std::string device = "cpu";     // Device: where the network runs: cpu, cuda or cuda:N
   std::string inference = "auto"; // Inference: auto, torch, eigen or int8 (nn/inference.h)
