@@ -32,6 +32,7 @@ struct TrainArgs {
   bool restartCandidate = false;
   bool distributed = false;
   std::string initModel;
+  bool grow = false;
 };
 
 struct SelfplayArgs {
@@ -118,6 +119,10 @@ void addTrainCommands(CLI::App& app) {
   train->add_option("--init-model", t->initModel,
                     "Start a new run from this model's weights and training step instead of random weights (same "
                     "variant and network as the config); a run that exists already is resumed and this is not used");
+  train->add_flag("--grow", t->grow,
+                  "With --init-model: a model of a smaller network (fewer blocks, channels or value-head units) grows "
+                  "into the config's network, new blocks as identities and new channels at zero, so the run starts "
+                  "from what the model plays (docs/commands/train.md, \"Growing the network\")");
   train->add_flag("--distributed", t->distributed,
                   "Under mpirun: rank 0 learns (the run directory), every other rank plays self-play games for it "
                   "(docs/commands/train.md, \"Distributed training\")");
@@ -129,6 +134,7 @@ void addTrainCommands(CLI::App& app) {
     options.runDir = t->runDir;
     options.restartCandidate = t->restartCandidate;
     options.initModel = t->initModel;
+    options.grow = t->grow;
     if (t->distributed) {
 #ifdef POPPY_MPI
       distributed::runDistributedTraining(config, options);

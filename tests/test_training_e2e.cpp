@@ -785,9 +785,10 @@ TEST(TrainE2E, InitModelStartsANewRunFromItsWeightsAndRefusesMisfits) {
     nn::saveModel(file.string(), net, info);
   };
   const fs::path kept = root / "kept.model", wide = root / "wide.model", mini = root / "mini.model",
-                 junk = root / "junk.model";
+                 junk = root / "junk.model", narrow = root / "narrow.model";
   writeModel("micro", 8, kept);
   writeModel("micro", 16, wide);
+  writeModel("micro", 4, narrow);
   writeModel("minishogi", 8, mini);
   spit(junk, "POPPYNET 2\nnot a header\n");
   struct Misfit {
@@ -799,6 +800,7 @@ TEST(TrainE2E, InitModelStartsANewRunFromItsWeightsAndRefusesMisfits) {
       {mini, {mini.string(), "minishogi", "micro"}},
       {junk, {junk.string()}},
       {root / "absent.model", {(root / "absent.model").string(), "no such file"}},
+      {narrow, {narrow.string(), "1 blocks x 4 channels", "add --grow"}},
   };
   for (const Misfit& m : misfits) {
     SCOPED_TRACE(m.model.string());
@@ -808,6 +810,13 @@ TEST(TrainE2E, InitModelStartsANewRunFromItsWeightsAndRefusesMisfits) {
     for (const std::string& s : m.said) EXPECT_NE(r.err.find(s), std::string::npos) << s << " not in: " << r.err;
     EXPECT_FALSE(fs::exists(dir)) << "the run directory was created for a refused model";
   }
+
+  // --grow takes a smaller network but not a larger one.
+  const CmdResult shrink = poppy(
+      {"train", "--config", config.string(), "--run-dir", dir.string(), "--init-model", wide.string(), "--grow"}, root);
+  EXPECT_EQ(shrink.code, 2) << shrink.describe();
+  EXPECT_NE(shrink.err.find("cannot make one into the other"), std::string::npos) << shrink.err;
+  EXPECT_FALSE(fs::exists(dir));
 
   const CmdResult r =
       poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--init-model", kept.string()}, root);
@@ -826,6 +835,20 @@ TEST(TrainE2E, InitModelStartsANewRunFromItsWeightsAndRefusesMisfits) {
   ASSERT_EQ(again.code, 0) << again.describe();
   EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("not used"), std::string::npos) << again.err;
+
+  // Issue 47 (3d): --grow starts a run of the configured (larger) network from a smaller model:
+  // generation 0 has the configured shape and the model's step, and plays as the model does
+  // (nn/network_growth.h; the outputs themselves are compared in test_nn_growth).
+  const fs::path grown = root / "grown";
+  const CmdResult g = poppy(
+      {"train", "--config", config.string(), "--run-dir", grown.string(), "--init-model", narrow.string(), "--grow"},
+      root);
+  ASSERT_EQ(g.code, 0) << g.describe();
+  EXPECT_NE(g.err.find("grew " + narrow.string()), std::string::npos) << g.err;
+  const auto grownGen0 = nn::readModelFile((grown / "models" / "gen-0000.model").string(), true);
+  EXPECT_EQ(grownGen0.info.step, 1234);
+  EXPECT_EQ(grownGen0.info.shape.channels, 8);
+  EXPECT_EQ(grownGen0.info.shape.blocks, 1);
   fs::remove_all(root);
 }
 

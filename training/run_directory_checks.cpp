@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "nn/network_growth.h"
 #include "selfplay/replay_window.h"
 
 namespace poppy::training {
@@ -40,14 +41,19 @@ void refuseChangedNetwork(const std::string& bestModelPath, const nn::NetworkSha
 }
 
 nn::ModelInfo checkInitModel(const std::string& modelPath, const game::Variant& variant, int encoderVersion,
-                             const nn::NetworkShape& configured, const std::string& configPath) {
+                             const nn::NetworkShape& configured, const std::string& configPath, bool grow) {
   if (!fs::is_regular_file(modelPath)) throw RunDirectoryError("--init-model " + modelPath + ": no such file");
   const nn::ModelInfo info = nn::readModelInfo(modelPath);  // ModelError names the file
   nn::checkModelFits(info, modelPath, &variant, encoderVersion);
-  if (!nn::sameNetwork(info.shape, configured))
-    throw RunDirectoryError("--init-model " + modelPath + " is " + nn::describeNetwork(info.shape) + ", but " + configPath +
-                            " configures " + nn::describeNetwork(configured) +
-                            ": set the config's network to the model's, or start from random weights");
+  if (nn::sameNetwork(info.shape, configured)) return info;
+  const std::string growth = nn::growthRefusal(info.shape, configured);
+  const std::string mismatch = "--init-model " + modelPath + " is " + nn::describeNetwork(info.shape) + ", but " +
+                               configPath + " configures " + nn::describeNetwork(configured);
+  if (grow && !growth.empty()) throw RunDirectoryError(mismatch + ", and --grow cannot make one into the other: " + growth);
+  if (!grow)
+    throw RunDirectoryError(mismatch + ": set the config's network to the model's, start from random weights" +
+                            (growth.empty() ? std::string(", or add --grow to grow the model into the configured network")
+                                            : std::string()));
   return info;
 }
 

@@ -28,8 +28,9 @@ void refuseChangedNetwork(const std::string& bestModelPath, const nn::NetworkSha
                           const std::string& configPath);
 
 // The header of --init-model's file, checked against the run's variant (name, rules, encoder)
-// and configured network; returns it.
+// and configured network; returns it. grow (--grow): a smaller network that can grow into the
+// configured one (nn/network_growth.h) is accepted too.
 nn::ModelInfo checkInitModel(const std::string& modelPath, const game::Variant& variant, int encoderVersion,
-                             const nn::NetworkShape& configured, const std::string& configPath);
+                             const nn::NetworkShape& configured, const std::string& configPath, bool grow);
 
 }  // namespace poppy::training

@@ -20,6 +20,7 @@
 #include "nn/encoder.h"
 #include "nn/load_evaluator.h"
 #include "nn/model_file.h"
+#include "nn/network_growth.h"
 #include "nn/torch_evaluator.h"
 #include "selfplay/chunk_info.h"
 #include "selfplay/replay_window.h"
@@ -68,7 +69,7 @@ class Run {
     refuseRunWithoutState(dir_.string());
     const bool resuming = fs::exists(dir_ / "state.json");
     if (!options_.initModel.empty() && !resuming)
-      checkInitModel(options_.initModel, *variant_, nn::Encoder::kVersion, shape(), config_.sourcePath);
+      checkInitModel(options_.initModel, *variant_, nn::Encoder::kVersion, shape(), config_.sourcePath, options_.grow);
     fs::create_directories(dir_);
     // One trainer per run directory: a second one would interleave games, chunks and state.
     const common::DirectoryLock lock(dir_.string());
@@ -285,7 +286,14 @@ class Run {
   void startFromModel(const std::string& modelPath) {
     nn::ModelInfo info;
     nn::PolicyValueNet model = nn::loadModel(modelPath, &info, variant_.get(), nn::Encoder::kVersion);
-    nn::moduleFromBytes(*trainer_->net(), nn::moduleToBytes(*model));
+    if (nn::sameNetwork(info.shape, shape())) {
+      nn::moduleFromBytes(*trainer_->net(), nn::moduleToBytes(*model));
+    } else {  // --grow (checkInitModel refused other misfits)
+      trainer_->net()->to(torch::kCPU);
+      nn::growNetwork(model, trainer_->net());
+      say("grew " + modelPath + " (" + nn::describeNetwork(info.shape) + ") into " + nn::describeNetwork(shape()) +
+          ": new blocks start as identities and new channels at zero, so generation 0 plays as the model does");
+    }
     trainer_->net()->to(device_);
     trainer_->setSteps(info.step);
   }

@@ -31,6 +31,9 @@ struct TrainOptions {
   // from what it kept. The model must be of the configured variant, rules and network shape; a
   // run directory that already holds a run refuses it. Empty: random weights.
   std::string initModel;
+  // With initModel: a model of a smaller network (fewer blocks, channels or value-head units) is
+  // grown into the configured one (nn/network_growth.h) instead of refused.
+  bool grow = false;
   // Games played elsewhere (`--distributed`'s learner, training/game_feed.h): the run then plays
   // none itself; it saves the feed's games, trains while train_ratio allows and publishes each
   // new best model to the feed. nullptr: self-play on this machine.
