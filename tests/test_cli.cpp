@@ -134,7 +134,8 @@ TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
   // docs/RULES.md, "Reference perft counts from the start position", column d2.
   const std::map<std::string, std::string> d2 = {{"micro", "80"},    {"minishogi", "181"}, {"kyoto", "137"},
                                                  {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
-                                                 {"shogi", "900"},   {"yari", "400"}, {"whale", "49"}};
+                                                 {"shogi", "900"},   {"yari", "400"}, {"whale", "49"},
+                                                 {"small", "400"},   {"quasi", "1024"}};
   for (const auto& [variant, count] : d2) {
     const CmdResult r = poppy({"perft", "--variant", variant, "--depth", "2"});
     expectSuccess(r);
@@ -712,6 +713,32 @@ TEST(CliMatch, SigtermWritesTheSummaryOfEveryRecordedGame) {
   expectSuccess(more);
   EXPECT_EQ(poppy::testing::completeLines(records).size(), played + 2);
   EXPECT_EQ(nlohmann::json::parse(slurp(summary)).at("games").get<size_t>(), played + 2);
+}
+
+// Issue 45: small and quasi shogi through the commands (USI in test_usi.cpp, the web page's
+// variant list in test_serve.cpp): a match with records, the openings of those records, and a
+// training iteration that writes its first generation.
+TEST(CliSeedVariants, SmallAndQuasiPlayThroughTheCommands) {
+  for (const std::string variant : {"small", "quasi"}) {
+    SCOPED_TRACE(variant);
+    const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", variant + "_commands");
+    const std::string records = (dir / "games.jsonl").string();
+    expectSuccess(poppy({"match", "--variant", variant, "--a", "uniform:8", "--b", "random", "--games", "2", "--ply-cap",
+                         "60", "--records", records, "--summary", "none"}));
+    EXPECT_EQ(poppy::testing::completeLines(records).size(), 2u);
+    const CmdResult openings = poppy({"openings", "games", records, "--depth", "2"});
+    expectSuccess(openings);
+    EXPECT_THAT(openings.out, HasSubstr("2 games")) << openings.describe();
+    std::ofstream((dir / "c.yaml").string())
+        << "variant: " << variant
+        << "\nnetwork: {blocks: 1, channels: 8, value_hidden: 8}\n"
+           "selfplay: {games_per_iteration: 2, parallel_games: 2, playouts: 8, ply_cap: 40}\n"
+           "training: {steps_per_iteration: 2, batch_size: 16, min_samples: 1, threads: 1}\n"
+           "gate: {games: 0}\nrun: {iterations: 1}\n";
+    const CmdResult train = poppy({"train", "--config", (dir / "c.yaml").string(), "--run-dir", (dir / "run").string()});
+    expectSuccess(train);
+    EXPECT_TRUE(fs::exists(dir / "run" / "models" / "gen-0001.model")) << train.describe();
+  }
 }
 
 // A four-player training config must leave the two-player tools off; each is named.

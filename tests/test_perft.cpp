@@ -37,6 +37,9 @@ INSTANTIATE_TEST_SUITE_P(
                       PerftCase{"shogi", {30, 900, 25470, 719731}},
                       // Fairy-Stockfish 230826 (ffish) with tests/reference/ffish/yari.ini.
                       PerftCase{"yari", {20, 400, 7960, 158404}},
+                      // Fairy-Stockfish 230826 (ffish) with tests/reference/ffish/small.ini and quasi.ini.
+                      PerftCase{"small", {20, 400, 8280, 170959}},
+                      PerftCase{"quasi", {32, 1024, 31104, 944150}},
                       // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
                       PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).

@@ -883,6 +883,31 @@ TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
   EXPECT_EQ(engine.wait(), 0);
 }
 
+// Issue 45: small and quasi shogi over USI, chosen by --variant and by UCI_Variant, after moves
+// of their new pieces (small: the drunk elephant 5h4h; quasi: the bishop's orthogonal step 8h7h).
+TEST(UsiBinary, SmallAndQuasiShogiPlayLegalMoves) {
+  for (const auto& [variant, opening] : {std::pair<std::string, std::string>{"small", "5h4h"}, {"quasi", "8h7h"}}) {
+    SCOPED_TRACE(variant);
+    UsiProcess engine({POPPY_BINARY, "usi", "--variant", variant});
+    engine.send("position startpos moves " + opening);
+    engine.send("go nodes 50");
+    const auto out = engine.readUntil("bestmove");
+    EXPECT_TRUE(legalAfter(variant, {opening}, bestmoveOf(out))) << joined(out);
+    engine.send("quit");
+    EXPECT_EQ(engine.wait(), 0);
+  }
+  UsiProcess engine({POPPY_BINARY, "usi"});
+  engine.send("setoption name UCI_Variant value small");
+  engine.send("isready");
+  engine.readUntil("readyok");
+  engine.send("position startpos");
+  engine.send("go nodes 50");
+  const auto out = engine.readUntil("bestmove");
+  EXPECT_TRUE(legalAfter("small", {}, bestmoveOf(out))) << joined(out);
+  engine.send("quit");
+  EXPECT_EQ(engine.wait(), 0);
+}
+
 #endif  // POPPY_BINARY
 
 }  // namespace

@@ -384,7 +384,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -418,7 +418,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -453,6 +453,8 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"tori", "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR b - 1"},
       {"yari", "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR b - 1"},
       {"whale", "bnpwgh/dddddd/6/6/DDDDDD/HGWPNB b - 1"},
+      {"small", "lnsgkgsnl/1rf1e1fb1/ppppppppp/9/9/9/PPPPPPPPP/1BF1E1FR1/LNSGKGSNL b - 1"},
+      {"quasi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }

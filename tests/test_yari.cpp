@@ -24,7 +24,7 @@
 #include "game/perft.h"
 #include "game/position.h"
 #include "game/variant_loader.h"
-#include "support/node_script.h"
+#include "support/ffish_perft.h"
 #include "support/position_helpers.h"
 #include "support/random_positions.h"
 
@@ -40,8 +40,6 @@ VariantPtr yari() { return loadVariant("yari"); }
 Position centre(const std::string& token, char side) {
   return Position::fromSfen(yari(), "6k/7/7/7/3" + token + "3/7/7/7/K6 " + side + " - 1");
 }
-
-const NodeReference kFfish{"ffish", "ffish", "0.7.10"};
 
 }  // namespace
 
@@ -247,54 +245,11 @@ TEST(YariPerft, StartPositionAsFairyStockfish) {
   EXPECT_EQ(perft(start, 2), 400u);
   EXPECT_EQ(perft(start, 3), 7960u);
   EXPECT_EQ(perft(start, 4), 158404u);
-  const auto lines = runNodeScript(kFfish, "perft.cjs", "", "perft 3 " + start.sfen() + "\n");
+  const auto lines = ffishLines("yari", "perft 3 " + start.sfen() + "\n");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "20 400 7960");
 }
 
 // Random positions from random games (hands, promoted pieces, checks), perft 2 against
-// Fairy-Stockfish; where the counts differ, the moves of the position and of its children are
-// compared so that the failure names the position and the move.
-TEST(YariPerft, RandomPositionsAsFairyStockfish) {
-  const auto v = yari();
-  const std::vector<std::string> sfens = randomPositions(v, 80, 150, 2026);
-  std::string input;
-  for (const auto& s : sfens) input += "perft 2 " + s + "\n";
-  const auto lines = runNodeScript(kFfish, "perft.cjs", "", input);
-  ASSERT_EQ(lines.size(), sfens.size());
-  int differing = 0;
-  for (size_t i = 0; i < sfens.size(); ++i) {
-    auto pos = Position::fromSfen(v, sfens[i]);
-    const std::string ours = std::to_string(perft(pos, 1)) + " " + std::to_string(perft(pos, 2));
-    if (ours == lines[i]) continue;
-    ++differing;
-    // Which moves: the position's own, then each child's.
-    std::string divide = "divide " + sfens[i] + "\n";
-    MoveList moves;
-    pos.generateLegal(moves);
-    std::vector<std::string> children;
-    for (const Move& m : moves) {
-      pos.makeMove(m);
-      children.push_back(pos.sfen());
-      divide += "divide " + pos.sfen() + "\n";
-      pos.unmakeMove();
-    }
-    const auto theirs = runNodeScript(kFfish, "perft.cjs", "", divide);
-    auto mine = [&](const std::string& sfen) {
-      auto p = Position::fromSfen(v, sfen);
-      std::vector<std::string> list = legalUsi(p);
-      std::sort(list.begin(), list.end());
-      std::string joined;
-      for (const auto& m : list) joined += (joined.empty() ? "" : " ") + m;
-      return joined;
-    };
-    ADD_FAILURE() << sfens[i] << ": poppy " << ours << ", fairy-stockfish " << lines[i];
-    if (theirs.size() != children.size() + 1) continue;
-    if (mine(sfens[i]) != theirs[0]) ADD_FAILURE() << "  moves differ: poppy " << mine(sfens[i]) << "\n  fairy " << theirs[0];
-    for (size_t c = 0; c < children.size(); ++c)
-      if (mine(children[c]) != theirs[c + 1])
-        ADD_FAILURE() << "  after " << pos.moveToUsi(moves[c]) << " (" << children[c] << "): poppy " << mine(children[c])
-                      << "\n  fairy " << theirs[c + 1];
-  }
-  EXPECT_EQ(differing, 0);
-}
+// Fairy-Stockfish (tests/support/ffish_perft.h names any position and move that differ).
+TEST(YariPerft, RandomPositionsAsFairyStockfish) { expectRandomPositionsAsFfish(yari(), "yari", 80, 150, 2026); }

@@ -1,20 +1,30 @@
-// Yari shogi perft from Fairy-Stockfish (ffish, with yari.ini beside this file), for
-// tests/test_yari.cpp. Reads lines from stdin and answers each with one line:
+// Perft from Fairy-Stockfish (ffish) for the variants Poppy checks against it with a variants
+// file beside this one: `node perft.cjs [NAME]` loads NAME.ini (default yari), whose section
+// [NAME] defines the game, for tests/test_yari.cpp, tests/test_small_shogi.cpp and
+// tests/test_quasi_shogi.cpp. Reads lines from stdin and answers each with one line:
 //   perft DEPTH SFEN    ->  the counts at depth 1..DEPTH, separated by spaces
 //   divide SFEN         ->  the legal moves in Poppy's USI ("7g7f", "P*5e"), sorted
 // SFEN in Poppy's (and shogi's) form; the conversion to Fairy-Stockfish's FEN and back for moves
-// is here. Exits 2 on a line it cannot read or a position Fairy-Stockfish refuses.
+// is here. The board size is the ini's maxFile and maxRank (9 where it does not say). Exits 2 on
+// a line it cannot read or a position Fairy-Stockfish refuses.
 delete globalThis.fetch;  // ffish's emscripten loader would fetch() its .wasm in Node >= 18
 const ffish = require('ffish');
 const fs = require('fs');
 const path = require('path');
 
-const FILES = 7, RANKS = 9;
-
 function fail(message) {
   console.error(message);
   process.exit(2);
 }
+
+const VARIANT = process.argv[2] || 'yari';
+if (!/^[a-z]+$/.test(VARIANT)) fail(`not a variant name: "${VARIANT}"`);
+const INI = fs.readFileSync(path.join(__dirname, `${VARIANT}.ini`), 'utf8');
+function iniNumber(key, fallback) {
+  const m = INI.match(new RegExp(`^${key}\\s*=\\s*(\\d+)`, 'm'));
+  return m ? Number(m[1]) : fallback;
+}
+const FILES = iniNumber('maxFile', 9), RANKS = iniNumber('maxRank', 9);
 
 // "rnnkbbr/7/.../RBBKNNR b 2Pb 1" -> "rnnkbbr/.../RBBKNNR[PPb] w - - 0 1". Board rows and their
 // order are the same in both; the hand is written piece by piece, and sente is white.
@@ -59,12 +69,12 @@ function perft(board, depth) {
 
 function board(sfen) {
   const fen = toFen(sfen);
-  if (!ffish.validateFen(fen, 'yari')) fail(`Fairy-Stockfish refuses "${fen}" (from "${sfen}")`);
-  return new ffish.Board('yari', fen);
+  if (!ffish.validateFen(fen, VARIANT)) fail(`Fairy-Stockfish refuses "${fen}" (from "${sfen}")`);
+  return new ffish.Board(VARIANT, fen);
 }
 
 ffish.onRuntimeInitialized = () => {
-  ffish.loadVariantConfig(fs.readFileSync(path.join(__dirname, 'yari.ini'), 'utf8'));
+  ffish.loadVariantConfig(INI);
   for (const line of fs.readFileSync(0, 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const [command, ...rest] = line.trim().split(/\s+/);
