@@ -43,7 +43,8 @@ class Reader : public common::YamlReader {
 
   Face readFace(const YAML::Node& node, const std::string& key, char letter, bool prime, bool promoted) const {
     onlyKeys(node, key,
-             promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui", "freeze", "reverts"}
+             promoted ? std::set<std::string>{"name", "moves", "royal", "area", "burn", "igui", "freeze", "reverts",
+                                              "captured_as"}
                       : std::set<std::string>{"letter", "name", "moves", "royal", "flip", "area", "burn", "igui", "freeze",
                                               "captured_as"});
     Face f;
@@ -179,6 +180,22 @@ class Reader : public common::YamlReader {
       if (boolean(pieces[i], pieceKey, "royal", false)) fail(key, "a royal piece is never captured into hand", capturedAs);
       for (Face& f : v->faces)
         if (f.letter == letter[0] && f.prime == (letter.size() == 2)) f.handKind = t.handKind;
+    }
+    // `flip: {captured_as: B}`: a piece showing its flipped face goes to the captor's hand as B,
+    // keeping the rank it won (cubic shogi: a pawn that promoted is a bishop for good).
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const YAML::Node flip = pieces[i]["flip"];
+      if (!flip || !flip.IsMap() || !flip["captured_as"]) continue;
+      const std::string key = "pieces[" + std::to_string(i) + "].flip.captured_as";
+      const std::string token = as<std::string>(flip["captured_as"], key, "a piece letter");
+      const int target = faceToken(*v, token, key, flip["captured_as"]);
+      const Face& t = v->faces[size_t(target)];
+      if (t.promoted || t.handKind < 0)
+        fail(key, "'" + token + "' must be the letter of a piece that can be in hand", flip["captured_as"]);
+      const std::string letter = as<std::string>(pieces[i]["letter"], "pieces[" + std::to_string(i) + "].letter", "a letter");
+      if (letter == token) fail(key, "'" + token + "' is the piece itself (a flipped piece goes to hand as its piece anyway)", flip["captured_as"]);
+      for (Face& f : v->faces)
+        if (f.letter == letter[0] && f.prime == (letter.size() == 2) && f.promoted) f.handKind = t.handKind;
     }
 
     const YAML::Node promo = root["promotion"];

@@ -135,7 +135,8 @@ TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
   const std::map<std::string, std::string> d2 = {{"micro", "80"},    {"minishogi", "181"}, {"kyoto", "137"},
                                                  {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
                                                  {"shogi", "900"},   {"yari", "400"}, {"whale", "49"},
-                                                 {"small", "400"},   {"quasi", "1024"}};
+                                                 {"small", "400"},   {"quasi", "1024"}, {"cubic", "529"},
+                                                 {"cubic8", "784"}};
   for (const auto& [variant, count] : d2) {
     const CmdResult r = poppy({"perft", "--variant", variant, "--depth", "2"});
     expectSuccess(r);
@@ -715,11 +716,11 @@ TEST(CliMatch, SigtermWritesTheSummaryOfEveryRecordedGame) {
   EXPECT_EQ(nlohmann::json::parse(slurp(summary)).at("games").get<size_t>(), played + 2);
 }
 
-// Issue 45: small and quasi shogi through the commands (USI in test_usi.cpp, the web page's
+// Issue 45: small, quasi and cubic shogi through the commands (USI in test_usi.cpp, the web page's
 // variant list in test_serve.cpp): a match with records, the openings of those records, and a
 // training iteration that writes its first generation.
-TEST(CliSeedVariants, SmallAndQuasiPlayThroughTheCommands) {
-  for (const std::string variant : {"small", "quasi"}) {
+TEST(CliSeedVariants, SmallQuasiAndCubicPlayThroughTheCommands) {
+  for (const std::string variant : {"small", "quasi", "cubic"}) {
     SCOPED_TRACE(variant);
     const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", variant + "_commands");
     const std::string records = (dir / "games.jsonl").string();

@@ -40,6 +40,9 @@ INSTANTIATE_TEST_SUITE_P(
                       // Fairy-Stockfish 230826 (ffish) with tests/reference/ffish/small.ini and quasi.ini.
                       PerftCase{"small", {20, 400, 8280, 170959}},
                       PerftCase{"quasi", {32, 1024, 31104, 944150}},
+                      // Fairy-Stockfish 230826 (ffish) with tests/reference/ffish/cubic.ini and cubic8.ini.
+                      PerftCase{"cubic", {23, 529, 11317, 242090}},
+                      PerftCase{"cubic8", {28, 784, 20046, 512442}},
                       // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
                       PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).

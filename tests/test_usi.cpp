@@ -883,10 +883,12 @@ TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
   EXPECT_EQ(engine.wait(), 0);
 }
 
-// Issue 45: small and quasi shogi over USI, chosen by --variant and by UCI_Variant, after moves
-// of their new pieces (small: the drunk elephant 5h4h; quasi: the bishop's orthogonal step 8h7h).
-TEST(UsiBinary, SmallAndQuasiShogiPlayLegalMoves) {
-  for (const auto& [variant, opening] : {std::pair<std::string, std::string>{"small", "5h4h"}, {"quasi", "8h7h"}}) {
+// Issue 45: small, quasi and cubic shogi over USI, chosen by --variant and by UCI_Variant, after
+// moves of their new pieces (small: the drunk elephant 5h4h; quasi: the bishop's orthogonal step
+// 8h7h; cubic: the chess knight 6h4g).
+TEST(UsiBinary, SmallQuasiAndCubicShogiPlayLegalMoves) {
+  for (const auto& [variant, opening] :
+       {std::pair<std::string, std::string>{"small", "5h4h"}, {"quasi", "8h7h"}, {"cubic", "6h4g"}}) {
     SCOPED_TRACE(variant);
     UsiProcess engine({POPPY_BINARY, "usi", "--variant", variant});
     engine.send("position startpos moves " + opening);

@@ -237,6 +237,13 @@ TEST_F(LoaderFiles, BadBetza) {
               {"pieces[3].captured_as"});
   expectError("captured_as_on_royal", edit("name: king, moves: K,", "name: king, moves: K, captured_as: G,"),
               {"pieces[0].captured_as", "royal"});
+  // Cubic's key: a flip's captured_as names another piece that can be in hand.
+  expectError("flip_captured_as_unknown", edit("flip: {name: rook, moves: R}", "flip: {name: rook, moves: R, captured_as: Q}"),
+              {"pieces[2].flip.captured_as", "'Q'"});
+  expectError("flip_captured_as_itself", edit("flip: {name: rook, moves: R}", "flip: {name: rook, moves: R, captured_as: G}"),
+              {"pieces[2].flip.captured_as", "the piece itself"});
+  expectError("flip_captured_as_royal", edit("flip: {name: rook, moves: R}", "flip: {name: rook, moves: R, captured_as: K}"),
+              {"pieces[2].flip.captured_as", "in hand"});
   expectError("reverts_on_setup_face", edit("name: silver, moves: FfW,", "name: silver, moves: FfW, reverts: true,"),
               {"pieces[3].reverts", "unknown"});
   expectError("repetition_result", edit("result: draw", "result: forbidden"), {"repetition.result", "illegal"});
@@ -384,7 +391,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -418,7 +425,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -455,6 +462,8 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"whale", "bnpwgh/dddddd/6/6/DDDDDD/HGWPNB b - 1"},
       {"small", "lnsgkgsnl/1rf1e1fb1/ppppppppp/9/9/9/PPPPPPPPP/1BF1E1FR1/LNSGKGSNL b - 1"},
       {"quasi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"},
+      {"cubic", "1nbkqn1/r5b/ppppppp/7/7/PPPPPPP/B5R/1NQKBN1 b - 1"},
+      {"cubic8", "1nbqkbn1/1r4r1/pppppppp/8/8/PPPPPPPP/1R4R1/1NBQKBN1 b - 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }

@@ -18,7 +18,7 @@ function fail(message) {
 }
 
 const VARIANT = process.argv[2] || 'yari';
-if (!/^[a-z]+$/.test(VARIANT)) fail(`not a variant name: "${VARIANT}"`);
+if (!/^[a-z][a-z0-9]*$/.test(VARIANT)) fail(`not a variant name: "${VARIANT}"`);
 const INI = fs.readFileSync(path.join(__dirname, `${VARIANT}.ini`), 'utf8');
 function iniNumber(key, fallback) {
   const m = INI.match(new RegExp(`^${key}\\s*=\\s*(\\d+)`, 'm'));
