@@ -329,6 +329,10 @@ int Position::generate(MoveList* out) const {
 
   if (!v.dropsEnabled) return count;
   army = us;  // a drop faces the dropper's own way (yonin shogi)
+  // A drop only blocks lines, so outside check it keeps the king safe, unless some piece moves
+  // through others: a dropped piece can be the screen an enemy cannon hops over to the king (or
+  // the square a jD must jump, or a lion's first capture). Then every drop is tried.
+  const bool dropMayExposeKing = ks >= 0 && (check || specialFaces);
   // Where nifu counts: files, or for yonin's west and east, whose pawns move along ranks.
   const bool linesAreRanks = kFourPlayers && v.quarterTurns(us) % 2;
   auto lineOf = [&](Square s) { return linesAreRanks ? v.rankOf(s) : v.colOf(s); };
@@ -356,7 +360,7 @@ int Position::generate(MoveList* out) const {
         if (deadRule && v.isDeadSquare(face, us, to)) continue;
         if (perFile && onFile[lineOf(to)] >= perFile) continue;
         const Move m = Move::drop(face, to);
-        if (check && !keepsKingSafe(m)) continue;
+        if (dropMayExposeKing && !keepsKingSafe(m)) continue;
         if (mateRule && dropGivesMateIllegally(m)) continue;
         if (emit(m)) return count;
       }

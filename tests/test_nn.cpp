@@ -148,9 +148,9 @@ std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position&
   return out;
 }
 
-// The seven, chu, yari, whale, mitsugumi, small, quasi, cubic and the test boards of mitsugumi's powers.
+// The seven, chu, yari, whale, mitsugumi, small, quasi, cubic, cannon and the test boards of mitsugumi's powers.
 const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale",
-                                 "mitsugumi", "small", "quasi", "cubic", "cubic8", "tests/data/fire_demon.yaml",
+                                 "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "tests/data/fire_demon.yaml",
                                  "tests/data/tetrarch.yaml"};
 
 // ---------------------------------------------------------------------------------------------

@@ -43,6 +43,9 @@ INSTANTIATE_TEST_SUITE_P(
                       // Fairy-Stockfish 230826 (ffish) with tests/reference/ffish/cubic.ini and cubic8.ini.
                       PerftCase{"cubic", {23, 529, 11317, 242090}},
                       PerftCase{"cubic8", {28, 784, 20046, 512442}},
+                      // Fairy-Stockfish (ffish, cannon.ini) to depth 3; at depth 4 it counts one mating
+                      // pawn drop that shogi's rule forbids (tests/test_cannon_shogi.cpp).
+                      PerftCase{"cannon", {52, 2583, 144245}},
                       // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
                       PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,21 +27,52 @@ inline std::vector<std::string> ffishLines(const std::string& ini, const std::st
   return runNodeScript(kFfish, "perft.cjs", shellQuote(ini), input);
 }
 
-// Perft 1 and 2 of `count` random positions (random games of up to maxPlies plies from the start,
-// seeded) against Fairy-Stockfish's.
-inline void expectRandomPositionsAsFfish(const game::VariantPtr& v, const std::string& ini, int count, int maxPlies,
-                                         uint32_t seed) {
-  const std::vector<std::string> sfens = randomPositions(v, count, maxPlies, seed);
+// What Fairy-Stockfish may list beyond Poppy without failing the comparison.
+struct FfishDefects {
+  // Fairy-Stockfish 230826 lets a pawn drop mate where the king's escapes are guarded by a
+  // hopper (cannon shogi's flying cannons): its pawn-drop-mate test misses the hop. Such drops
+  // (each checked here: after it, Poppy's position is check with no legal move) are accepted.
+  bool matingPawnDrops = false;
+};
+
+// Whether every move in `theirs` but not in `mine` is a pawn drop that mates in `pos`, and
+// `mine` holds nothing `theirs` lacks.
+inline bool onlyMatingPawnDropsDiffer(const game::Position& pos, const std::vector<std::string>& mine,
+                                      const std::vector<std::string>& theirs) {
+  for (const auto& m : mine)
+    if (std::find(theirs.begin(), theirs.end(), m) == theirs.end()) return false;
+  for (const auto& m : theirs) {
+    if (std::find(mine.begin(), mine.end(), m) != mine.end()) continue;
+    if (m.rfind("P*", 0) != 0) return false;
+    game::Position after = pos;
+    game::MoveList pseudo;
+    after.makeMove(game::Move::drop(pos.variant().faceIndex('P', false, false), sq(pos.variant(), m.substr(2))));
+    if (!after.inCheck() || after.hasLegalMove()) return false;
+  }
+  return true;
+}
+
+inline std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// Perft 1 and 2 of each position against Fairy-Stockfish's. Where the counts differ, the moves of
+// the position and of each child are compared: a difference that `defects` explains is counted
+// and reported on stdout, any other fails naming the position and the move.
+inline void expectPositionsAsFfish(const game::VariantPtr& v, const std::string& ini,
+                                   const std::vector<std::string>& sfens, FfishDefects defects = {}) {
   std::string input;
   for (const auto& s : sfens) input += "perft 2 " + s + "\n";
   const auto lines = ffishLines(ini, input);
   ASSERT_EQ(lines.size(), sfens.size());
-  int differing = 0;
+  int differing = 0, explained = 0;
   for (size_t i = 0; i < sfens.size(); ++i) {
     auto pos = game::Position::fromSfen(v, sfens[i]);
     const std::string ours = std::to_string(game::perft(pos, 1)) + " " + std::to_string(game::perft(pos, 2));
     if (ours == lines[i]) continue;
-    ++differing;
     std::string divide = "divide " + sfens[i] + "\n";
     game::MoveList moves;
     pos.generateLegal(moves);
@@ -55,19 +88,61 @@ inline void expectRandomPositionsAsFfish(const game::VariantPtr& v, const std::s
       auto p = game::Position::fromSfen(v, sfen);
       std::vector<std::string> list = legalUsi(p);
       std::sort(list.begin(), list.end());
-      std::string joined;
-      for (const auto& m : list) joined += (joined.empty() ? "" : " ") + m;
-      return joined;
+      return list;
     };
+    auto joined = [](const std::vector<std::string>& list) {
+      std::string out;
+      for (const auto& m : list) out += (out.empty() ? "" : " ") + m;
+      return out;
+    };
+    // Every list that differs, with whether the known defect explains it.
+    bool allExplained = theirs.size() == children.size() + 1;
+    std::vector<std::string> report;
+    auto compare = [&](const std::string& sfen, const std::string& theirLine, const std::string& label) {
+      const auto m = mine(sfen);
+      const auto t = words(theirLine);
+      if (joined(m) == joined(t)) return;
+      const bool ok = defects.matingPawnDrops && onlyMatingPawnDropsDiffer(game::Position::fromSfen(v, sfen), m, t);
+      allExplained = allExplained && ok;
+      report.push_back(label + " (" + sfen + "): poppy " + joined(m) + "\n  fairy " + theirLine);
+    };
+    if (theirs.size() == children.size() + 1) {
+      compare(sfens[i], theirs[0], "moves");
+      for (size_t c = 0; c < children.size(); ++c) compare(children[c], theirs[c + 1], "after " + pos.moveToUsi(moves[c]));
+    }
+    if (allExplained && !report.empty()) {
+      ++explained;
+      std::cout << "[ accepted ] " << sfens[i] << ": poppy " << ours << ", fairy-stockfish " << lines[i]
+                << " (Fairy-Stockfish lets a pawn drop mate past a hopper's guard)\n";
+      continue;
+    }
+    ++differing;
     ADD_FAILURE() << sfens[i] << ": poppy " << ours << ", fairy-stockfish " << lines[i];
-    if (theirs.size() != children.size() + 1) continue;
-    if (mine(sfens[i]) != theirs[0]) ADD_FAILURE() << "  moves differ: poppy " << mine(sfens[i]) << "\n  fairy " << theirs[0];
-    for (size_t c = 0; c < children.size(); ++c)
-      if (mine(children[c]) != theirs[c + 1])
-        ADD_FAILURE() << "  after " << pos.moveToUsi(moves[c]) << " (" << children[c] << "): poppy " << mine(children[c])
-                      << "\n  fairy " << theirs[c + 1];
+    for (const auto& r : report) ADD_FAILURE() << "  " << r;
   }
   EXPECT_EQ(differing, 0);
+  if (explained) std::cout << "[ accepted ] " << explained << " of " << sfens.size() << " positions differ by the known defect\n";
+}
+
+// Perft 1 and 2 of `count` random positions (random games of up to maxPlies plies from the start,
+// seeded) against Fairy-Stockfish's.
+inline void expectRandomPositionsAsFfish(const game::VariantPtr& v, const std::string& ini, int count, int maxPlies,
+                                         uint32_t seed, FfishDefects defects = {}) {
+  expectPositionsAsFfish(v, ini, randomPositions(v, count, maxPlies, seed), defects);
+}
+
+// The positions after each legal move of `sfen` (for a difference that appears at depth 3 from it).
+inline std::vector<std::string> childPositions(const game::VariantPtr& v, const std::string& sfen) {
+  auto pos = game::Position::fromSfen(v, sfen);
+  game::MoveList moves;
+  pos.generateLegal(moves);
+  std::vector<std::string> out;
+  for (const game::Move& m : moves) {
+    pos.makeMove(m);
+    out.push_back(pos.sfen());
+    pos.unmakeMove();
+  }
+  return out;
 }
 
 }  // namespace poppy::testing
