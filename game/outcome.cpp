@@ -19,6 +19,10 @@ Outcome Position::outcome(int plyCap) const {
   const Variant& v = *variant_;
   const int players = v.numPlayers;
   if (players > 2) return fourPlayerOutcome(plyCap);
+  if (v.checksToWin) {
+    const Outcome won = checkCountOutcome();
+    if (won.over()) return won;
+  }
   if (v.royalCapture) {
     const Outcome end = royalCaptureOutcome();
     if (end.over()) return end;

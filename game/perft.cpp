@@ -5,15 +5,16 @@ namespace {
 
 // Under royal capture (chu) a side that has lost its last royal has lost: the game is over and
 // has no moves, though its other pieces could still move (generateLegal would list them).
-bool endedByRoyalCapture(const Position& pos) {
-  return pos.variant().royalCapture && pos.royalCount(pos.sideToMove()) == 0;
+// Likewise after a side's last check under check counting (miburi).
+bool overWithMovesLeft(const Position& pos) {
+  return (pos.variant().royalCapture && pos.royalCount(pos.sideToMove()) == 0) || pos.wonByChecks();
 }
 
 }  // namespace
 
 uint64_t perft(Position& pos, int depth) {
   if (depth <= 0) return 1;
-  if (endedByRoyalCapture(pos)) return 0;
+  if (overWithMovesLeft(pos)) return 0;
   MoveList moves;
   pos.generateLegal(moves);
   if (depth == 1) return uint64_t(moves.size());
@@ -28,7 +29,7 @@ uint64_t perft(Position& pos, int depth) {
 
 std::vector<std::pair<std::string, uint64_t>> perftDivide(Position& pos, int depth) {
   std::vector<std::pair<std::string, uint64_t>> out;
-  if (depth <= 0 || endedByRoyalCapture(pos)) return out;
+  if (depth <= 0 || overWithMovesLeft(pos)) return out;
   MoveList moves;
   pos.generateLegal(moves);
   for (const Move& m : moves) {

@@ -33,6 +33,8 @@ uint64_t Position::computeHash() const {
     for (int k = 0; k < int(v.handKinds.size()); ++k) h ^= v.handKey(c, k, hand_[c][k]);
   for (Color a = 0; a < v.numPlayers; ++a)
     if (controller_[a] != a) h ^= v.controllerKey(a, controller_[a]);
+  if (v.checksToWin && !states_.empty())
+    for (Color c = 0; c < 2; ++c) h ^= checkCountKey(c, states_.back().checks[c]);
   return h;
 }
 
@@ -79,6 +81,8 @@ void Position::makeMove(Move m) {
   State st;
   st.move = m;
   st.mover = int8_t(side_);
+  st.checks[0] = states_.back().checks[0];
+  st.checks[1] = states_.back().checks[1];
   uint64_t h = states_.back().hash;
   const Color us = side_;
   if (m.isDrop()) {
@@ -157,6 +161,7 @@ void Position::makeMove(Move m) {
   if (v.repetitionResult == RepetitionResult::kIllegal) st.mostRepeats = std::max(states_.back().mostRepeats, occurrences(h));
   states_.push_back(st);
   states_.back().inCheck = checkAfterMove();
+  if (v.checksToWin && states_.back().inCheck) countCheck(us);
 }
 
 void Position::unmakeMove() {

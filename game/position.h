@@ -33,6 +33,7 @@ enum class EndReason {
   kStalemate,       // no legal move and not in check, where the variant draws it (yari shogi);
                     // four players: nobody can move (a draw)
   kSecondMate,      // four players: the winner has mated a second army (game/four_players.cpp)
+  kChecks,          // the winner has given Variant::checksToWin checks (miburi shogi; game/check_count.cpp)
 };
 
 struct Outcome {
@@ -41,6 +42,9 @@ struct Outcome {
   bool over() const { return reason != EndReason::kNone; }
   bool draw() const { return over() && winner < 0; }
 };
+
+// The hash key of "colour c has given n checks" (miburi shogi; game/check_count.cpp), 0 for n = 0.
+uint64_t checkCountKey(Color c, int n);
 
 class Position {
  public:
@@ -107,6 +111,11 @@ class Position {
   Outcome outcome(int plyCap = 0) const;
   // How often the current position occurred before (0 the first time).
   int repetitionsSoFar() const;
+  // Checks colour c has given so far (miburi shogi, Variant::checksToWin; game/check_count.cpp).
+  int checksGiven(Color c) const { return states_.back().checks[c]; }
+  // The game has ended with a side's last check (miburi): the position has no moves to play,
+  // though generateLegal still lists its side's moves (as chu's after the last royal is taken).
+  bool wonByChecks() const;
   // Yari shogi (repetition result `illegal`): would m bring back a position for the
   // repetitionCount-th time? Such a move is not legal (repetition_ban.cpp).
   bool repeatsTooOften(Move m) const;
@@ -133,6 +142,7 @@ class Position {
     // can be banned, and move generation skips the check.
     uint8_t mostRepeats = 1;
     int8_t mover = -1;  // who made `move` (four players' turns jump; game/four_players.cpp)
+    uint8_t checks[2] = {0, 0};  // checks each side has given so far (Variant::checksToWin)
   };
   // Four players: a mate made on the move to state `ply`, undone with it.
   struct Takeover {
@@ -164,6 +174,9 @@ class Position {
   int homePairKey(Square from, int burnMask) const;
   // lion_rules.cpp: may the piece of `face` on `from` make this move (mid -1 for a plain move)?
   bool lionRulesAllow(int face, Square from, int mid, Square to) const;
+  // check_count.cpp: the move to the newest state gave check: count it for `mover`.
+  void countCheck(Color mover);
+  Outcome checkCountOutcome() const;
   // royal_capture.cpp.
   bool royalAttacked(Color c) const;
   bool checkAfterMove() const;

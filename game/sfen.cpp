@@ -48,12 +48,15 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   const Variant& v = *variant;
   Position pos(variant, 0);
   std::istringstream in(sfen);
-  std::string boardText, sideText, handText, numberText, extra;
-  in >> boardText >> sideText >> handText >> numberText >> extra;
+  std::string boardText, sideText, handText, numberText, checksText, extra;
+  in >> boardText >> sideText >> handText >> numberText;
+  if (v.checksToWin) in >> checksText;  // miburi: checks given, "1+0" (game/check_count.cpp)
+  in >> extra;
   if (boardText.empty()) fail(sfen, "it is empty");
   if (sideText.empty()) fail(sfen, "the side to move (b or w) is missing");
   if (handText.empty()) fail(sfen, "the hand field (\"-\" or pieces) is missing");
-  if (!extra.empty()) fail(sfen, "unexpected text \"" + extra + "\" after the move number");
+  if (!extra.empty())
+    fail(sfen, "unexpected text \"" + extra + "\" after the " + (v.checksToWin ? "checks given" : "move number"));
 
   int rank = 0, col = 0;
   for (size_t i = 0; i < boardText.size();) {
@@ -216,6 +219,24 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   State start;
   start.move = Move::none();
   start.lionCapture = int16_t(lionCapture);
+  if (!checksText.empty()) {
+    // "S+G": the checks sente and gote have given, each below checksToWin but for the side that
+    // just moved, whose last check may have ended the game.
+    const size_t plus = checksText.find('+');
+    size_t i = 0, j = plus + 1;
+    const long bySente = plus == std::string::npos ? -1 : readNumber(checksText, i);
+    const long byGote = plus == std::string::npos ? -1 : readNumber(checksText, j);
+    if (plus == std::string::npos || i != plus || i == 0 || j != checksText.size() || j == plus + 1)
+      fail(sfen, "the checks field \"" + checksText + "\" must read like 1+0 (checks given by sente and by gote)");
+    const long given[2] = {bySente, byGote};
+    for (Color c = 0; c < 2; ++c) {
+      const long most = c == pos.side_ ? v.checksToWin - 1 : v.checksToWin;
+      if (given[c] > most)
+        fail(sfen, sideName(c) + " has given " + std::to_string(given[c]) + " checks, more than " + v.name +
+                       " allows " + (c == pos.side_ ? "the side to move (its last would have ended the game)" : "a side"));
+      start.checks[c] = uint8_t(given[c]);
+    }
+  }
   pos.states_.push_back(start);
   pos.states_.back().hash = pos.computeHash();
   const Color mover = pos.side_, other = pos.opponent(mover);
@@ -263,6 +284,7 @@ std::string Position::sfen() const {
   out += hand.empty() ? "-" : hand;
   // Saturates, so that the text always reads back.
   out += ' ' + std::to_string(std::min(moveNumber(), kMaxMoveNumber));
+  if (v.checksToWin) out += ' ' + std::to_string(checksGiven(0)) + '+' + std::to_string(checksGiven(1));
   return out;
 }
 

@@ -12,6 +12,7 @@ constexpr int kMaxPlayers = 4;   // yonin shogi; two-player variants use colours
 constexpr int kMaxFaces = 63;    // piece faces (a promoted side counts as its own face)
 constexpr int kMaxHandKinds = 32;
 constexpr int kMaxHandCount = 63;
+constexpr int kMaxChecksToWin = 9;  // Variant::checksToWin (miburi shogi: 3)
 constexpr int kMaxMoveNumber = 100000000;  // SFEN move numbers above this are refused
 // More than any legal move count of the supported variants; mitsugumi shogi with a full hand
 // (26 kinds, each droppable on 100-odd empty squares) can pass 2,048.

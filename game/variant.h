@@ -147,6 +147,8 @@ class Variant {
   bool perpetualCheckLoses = true;
   // No legal move while not in check: a draw (yari shogi) instead of a loss (shogi).
   bool stalemateDraws = false;
+  // Miburi shogi: the first side to give this many checks wins (game/check_count.cpp); 0: off.
+  int checksToWin = 0;
 
   PlyCapRule plyCapRule = PlyCapRule::kDraw;
   std::vector<int> impassePoints;      // per face

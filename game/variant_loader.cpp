@@ -105,7 +105,7 @@ class Reader : public common::YamlReader {
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
                         "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune",
-                        "no_skip_after_skip", "stalemate", "players", "turned_king"});
+                        "no_skip_after_skip", "stalemate", "players", "turned_king", "checks_to_win"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -265,6 +265,10 @@ class Reader : public common::YamlReader {
     }
 
     v->noSkipAfterSkip = boolean(root, "", "no_skip_after_skip", false);
+    v->checksToWin = integer(root, "", "checks_to_win", 1, kMaxChecksToWin, 0);
+    if (v->checksToWin && (v->numPlayers != 2 || v->royalCapture))
+      fail("checks_to_win", "is for two players who check and mate (not with `players: 4` or `royal_capture`)",
+           root["checks_to_win"]);
     v->stalemateDraws = choice(root, "", "stalemate", {"loss", "draw"}, "loss") == "draw";
     if (v->stalemateDraws && v->royalCapture)
       fail("stalemate", "does not apply with `royal_capture: true` (a side without moves there is never stalemated)",

@@ -15,7 +15,7 @@ Encoder::Encoder(game::VariantPtr variant) : variant_(std::move(variant)) {
   const int faces = int(variant_->faces.size());
   const int kinds = int(variant_->handKinds.size());
   const int players = variant_->numPlayers;
-  planes_ = players == 2 ? 2 * faces + 2 * kinds + 3 : players * playerPlanes() + 2;
+  planes_ = players == 2 ? 2 * faces + 2 * kinds + 3 + (variant_->checksToWin ? 2 : 0) : players * playerPlanes() + 2;
   const int n = variant_->numSquares();
   bool twoLegs = false;  // two-leg moves, or powers (whose skips and igui are two-leg moves)
   for (const game::Face& f : variant_->faces) {
@@ -217,6 +217,10 @@ void Encoder::encode(const game::Position& pos, float* out) const {
   fill(base, std::min(pos.repetitionsSoFar(), 3) / 3.0f);
   fill(base + 1, us == 0 ? 0.0f : 1.0f);
   fill(base + 2, 1.0f);
+  if (v.checksToWin) {
+    fill(base + 3, float(pos.checksGiven(us)) / float(v.checksToWin));
+    fill(base + 4, float(pos.checksGiven(pos.opponent(us))) / float(v.checksToWin));
+  }
 }
 
 int Encoder::moveIndex(const game::Position& pos, game::Move m) const {

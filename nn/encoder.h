@@ -35,7 +35,8 @@ class Encoder {
   //   own pieces, one plane per face; opponent pieces, one plane per face;
   //   own hand, one plane per hand kind (count / 8, filled); opponent hand likewise;
   //   repetitions of this position so far (count / 3, filled); side to move (1 for gote);
-  //   a plane of ones (marks the board for padded convolutions).
+  //   a plane of ones (marks the board for padded convolutions); under check counting
+  //   (miburi) then the checks given by the mover and by the opponent (count / checksToWin).
   // Four players (yonin), the board turned so that the mover plays up: for the mover and then
   // each other player clockwise, its army's pieces (a plane per face), its hand (a plane per
   // kind, count / 8), and its army's controller (four planes, one filled: the controller's

@@ -21,7 +21,7 @@ const char* const kResults[] = {"sente", "gote", "draw", "south", "west", "north
 const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",      "royals_captured",
                                 "bare_king", "bare_kings", "stalemate",       "resign",       "illegal_move",
                                 "timeout",   "crash",      "unfinished",      "impasse",      "second_checkmate",
-                                "rule_disagreement", "adjudication"};
+                                "rule_disagreement", "adjudication", "checks"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {
@@ -36,7 +36,7 @@ void validate(const GameRecord& r) {
     throw GameRecordError("reason '" + r.reason +
                           "' is not checkmate, repetition, perpetual_check, ply_cap, royals_captured, bare_king, "
                           "bare_kings, stalemate, resign, illegal_move, timeout, crash, unfinished, impasse, "
-                          "second_checkmate or rule_disagreement");
+                          "second_checkmate, rule_disagreement, adjudication or checks");
   }
   if (r.plies < 0) throw GameRecordError("plies is negative");
   if (r.samples > r.plies) throw GameRecordError("samples exceed the plies");

@@ -21,6 +21,7 @@ std::string reasonName(game::EndReason reason) {
     case game::EndReason::kBareKings: return "bare_kings";
     case game::EndReason::kStalemate: return "stalemate";
     case game::EndReason::kSecondMate: return "second_checkmate";
+    case game::EndReason::kChecks: return "checks";
     case game::EndReason::kNone: break;
   }
   return "none";

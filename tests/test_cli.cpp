@@ -136,7 +136,7 @@ TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
                                                  {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
                                                  {"shogi", "900"},   {"yari", "400"}, {"whale", "49"},
                                                  {"small", "400"},   {"quasi", "1024"}, {"cubic", "529"},
-                                                 {"cubic8", "784"}, {"cannon", "2583"}};
+                                                 {"cubic8", "784"}, {"cannon", "2583"}, {"miburi", "900"}};
   for (const auto& [variant, count] : d2) {
     const CmdResult r = poppy({"perft", "--variant", variant, "--depth", "2"});
     expectSuccess(r);
@@ -716,11 +716,11 @@ TEST(CliMatch, SigtermWritesTheSummaryOfEveryRecordedGame) {
   EXPECT_EQ(nlohmann::json::parse(slurp(summary)).at("games").get<size_t>(), played + 2);
 }
 
-// Issue 45: small, quasi, cubic and cannon shogi through the commands (USI in test_usi.cpp, the web page's
+// Issue 45: small, quasi, cubic, cannon and miburi shogi through the commands (USI in test_usi.cpp, the web page's
 // variant list in test_serve.cpp): a match with records, the openings of those records, and a
 // training iteration that writes its first generation.
-TEST(CliSeedVariants, SmallQuasiCubicAndCannonPlayThroughTheCommands) {
-  for (const std::string variant : {"small", "quasi", "cubic", "cannon"}) {
+TEST(CliSeedVariants, SeedShogiVariantsPlayThroughTheCommands) {
+  for (const std::string variant : {"small", "quasi", "cubic", "cannon", "miburi"}) {
     SCOPED_TRACE(variant);
     const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", variant + "_commands");
     const std::string records = (dir / "games.jsonl").string();

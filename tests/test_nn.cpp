@@ -69,11 +69,16 @@ char swapCase(char c) {
 }
 
 // The colour-flipped mirror of an SFEN, built by hand: the board turned 180 degrees with every
-// piece changing owner (case swapped), the two hands swapped, the other side to move.
+// piece changing owner (case swapped), the two hands swapped, the other side to move (and under
+// check counting, miburi, the two counts of the fifth field swapped).
 std::string mirrorSfen(const std::string& sfen, int files) {
   std::istringstream in(sfen);
-  std::string board, side, hand, number;
-  in >> board >> side >> hand >> number;
+  std::string board, side, hand, number, checks;
+  in >> board >> side >> hand >> number >> checks;
+  if (!checks.empty()) {
+    const size_t plus = checks.find('+');
+    checks = " " + checks.substr(plus + 1) + "+" + checks.substr(0, plus);
+  }
   // Board rows -> grid of tokens ("" empty, "P", "+p", ...).
   std::vector<std::vector<std::string>> grid;
   for (const std::string& row : split(board, '/')) {
@@ -117,7 +122,7 @@ std::string mirrorSfen(const std::string& sfen, int files) {
   } else {
     for (char c : hand) outHand += swapCase(c);
   }
-  return outBoard + " " + (side == "b" ? "w" : "b") + " " + outHand + " " + number;
+  return outBoard + " " + (side == "b" ? "w" : "b") + " " + outHand + " " + number + checks;
 }
 
 // What Encoder::encode must produce, written from the documented plane order in encoder.h.
@@ -145,12 +150,16 @@ std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position&
   fill(2 * faces + 2 * kinds, std::min(pos.repetitionsSoFar(), 3) / 3.0f);
   fill(2 * faces + 2 * kinds + 1, us == 0 ? 0.0f : 1.0f);
   fill(2 * faces + 2 * kinds + 2, 1.0f);
+  if (v.checksToWin) {
+    fill(2 * faces + 2 * kinds + 3, float(pos.checksGiven(us)) / float(v.checksToWin));
+    fill(2 * faces + 2 * kinds + 4, float(pos.checksGiven(1 - us)) / float(v.checksToWin));
+  }
   return out;
 }
 
-// The seven, chu, yari, whale, mitsugumi, small, quasi, cubic, cannon and the test boards of mitsugumi's powers.
+// The seven, chu, yari, whale, mitsugumi, the seed's later games and the test boards of mitsugumi's powers.
 const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale",
-                                 "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "tests/data/fire_demon.yaml",
+                                 "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "tests/data/fire_demon.yaml",
                                  "tests/data/tetrarch.yaml"};
 
 // ---------------------------------------------------------------------------------------------
@@ -202,7 +211,7 @@ TEST_P(EncoderEveryVariant, EveryLegalMoveHasItsOwnIndexAndMapsBack) {
 TEST_P(EncoderEveryVariant, PlanesFollowTheDocumentedLayout) {
   const game::VariantPtr v = game::loadVariant(GetParam());
   const nn::Encoder enc(v);
-  EXPECT_EQ(enc.planes(), 2 * int(v->faces.size()) + 2 * int(v->handKinds.size()) + 3);
+  EXPECT_EQ(enc.planes(), 2 * int(v->faces.size()) + 2 * int(v->handKinds.size()) + 3 + (v->checksToWin ? 2 : 0));
   EXPECT_EQ(enc.inputSize(), enc.planes() * v->ranks * v->files);
   const auto sfens = poppy::testing::randomPositions(v, 200, 80, 777);
   std::vector<float> planes(size_t(enc.inputSize()));

@@ -46,6 +46,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // Fairy-Stockfish (ffish, cannon.ini) to depth 3; at depth 4 it counts one mating
                       // pawn drop that shogi's rule forbids (tests/test_cannon_shogi.cpp).
                       PerftCase{"cannon", {52, 2583, 144245}},
+                      // Fairy-Stockfish (ffish, miburi.ini: shogi with check counting).
+                      PerftCase{"miburi", {30, 900, 25470, 719731}},
                       // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
                       PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).

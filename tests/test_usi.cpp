@@ -883,14 +883,16 @@ TEST(UsiBinary, BadCommandLineIsAnErrorAndEndOfInputEndsTheEngine) {
   EXPECT_EQ(engine.wait(), 0);
 }
 
-// Issue 45: small, quasi, cubic and cannon shogi over USI, chosen by --variant and by UCI_Variant, after
+// Issue 45: small, quasi, cubic, cannon and miburi shogi over USI, chosen by --variant and by UCI_Variant, after
 // moves of their new pieces (small: the drunk elephant 5h4h; quasi: the bishop's orthogonal step
-// 8h7h; cubic: the chess knight 6h4g; cannon: the silver cannon over its pawn, 7h7d).
+// 8h7h; cubic: the chess knight 6h4g; cannon: the silver cannon over its pawn, 7h7d; miburi,
+// whose SFEN has a fifth field, from its start).
 TEST(UsiBinary, SeedShogiVariantsPlayLegalMoves) {
   for (const auto& [variant, opening] : {std::pair<std::string, std::string>{"small", "5h4h"},
                                          {"quasi", "8h7h"},
                                          {"cubic", "6h4g"},
-                                         {"cannon", "7h7d"}}) {
+                                         {"cannon", "7h7d"},
+                                         {"miburi", "7g7f"}}) {
     SCOPED_TRACE(variant);
     UsiProcess engine({POPPY_BINARY, "usi", "--variant", variant});
     engine.send("position startpos moves " + opening);

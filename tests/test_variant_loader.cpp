@@ -391,7 +391,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -425,7 +425,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -465,6 +465,7 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"cubic", "1nbkqn1/r5b/ppppppp/7/7/PPPPPPP/B5R/1NQKBN1 b - 1"},
       {"cubic8", "1nbqkbn1/1r4r1/pppppppp/8/8/PPPPPPPP/1R4R1/1NBQKBN1 b - 1"},
       {"cannon", "lnsgkgsnl/1rci1uab1/p1p1p1p1p/9/9/9/P1P1P1P1P/1BAU1ICR1/LNSGKGSNL b - 1"},
+      {"miburi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 0+0"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }

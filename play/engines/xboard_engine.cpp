@@ -64,6 +64,7 @@ std::string reasonText(game::EndReason r) {
     case game::EndReason::kRoyalsCaptured: return "king captured";
     case game::EndReason::kBareKing: return "bare king";
     case game::EndReason::kBareKings: return "bare kings";
+    case game::EndReason::kChecks: return "checks given";
     default: return "game over";
   }
 }

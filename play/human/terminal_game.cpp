@@ -483,6 +483,9 @@ void TerminalGame::announceOutcome(const game::Outcome& o) {
     case game::EndReason::kSecondMate:
       out_ << "A second army mated: the winner now controls three of the four. ";
       break;
+    case game::EndReason::kChecks:
+      out_ << sideName(o.winner) << " has given check " << pos_.variant().checksToWin << " times. ";
+      break;
     case game::EndReason::kNone:
       return;
   }

@@ -59,6 +59,8 @@ std::string endText(const game::Position& pos, const game::Outcome& o) {
       return "stalemate";
     case game::EndReason::kSecondMate:
       return "second checkmate";
+    case game::EndReason::kChecks:
+      return std::to_string(pos.variant().checksToWin) + " checks given";
     case game::EndReason::kNone:
       break;
   }

@@ -67,7 +67,11 @@ inline void expectPositionsAsFfish(const game::VariantPtr& v, const std::string&
   std::string input;
   for (const auto& s : sfens) input += "perft 2 " + s + "\n";
   const auto lines = ffishLines(ini, input);
-  ASSERT_EQ(lines.size(), sfens.size());
+  ASSERT_EQ(lines.size(), sfens.size()) << [&] {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }();
   int differing = 0, explained = 0;
   for (size_t i = 0; i < sfens.size(); ++i) {
     auto pos = game::Position::fromSfen(v, sfens[i]);

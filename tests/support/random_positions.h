@@ -12,6 +12,7 @@ namespace poppy::testing {
 // `count` SFENs, each after a random number of random legal moves (0..maxPlies), stopping early
 // at a position with no legal move (which is kept: perft must handle it too). Under royal
 // capture (chu) a move that takes a side's last royal is not made: that position has no SFEN.
+// Under check counting (miburi) a game stops at the check that wins it.
 inline std::vector<std::string> randomPositions(const game::VariantPtr& variant, int count, int maxPlies,
                                                 uint32_t seed) {
   std::mt19937 rng(seed);
@@ -28,6 +29,7 @@ inline std::vector<std::string> randomPositions(const game::VariantPtr& variant,
         pos.unmakeMove();
         break;
       }
+      if (pos.wonByChecks()) break;  // miburi: the last check ended the game (kept: perft counts 0 there)
     }
     out.push_back(pos.sfen());
   }

@@ -26,16 +26,26 @@ function iniNumber(key, fallback) {
 }
 const FILES = iniNumber('maxFile', 9), RANKS = iniNumber('maxRank', 9);
 
+// Check counting (miburi): the checks a side needs to win, from the ini's start FEN ("3+3").
+const CHECKS = /checkCounting\s*=\s*true/.test(INI) ? Number(INI.match(/\s(\d+)\+\d+\s/)[1]) : 0;
+
 // "rnnkbbr/7/.../RBBKNNR b 2Pb 1" -> "rnnkbbr/.../RBBKNNR[PPb] w - - 0 1". Board rows and their
-// order are the same in both; the hand is written piece by piece, and sente is white.
+// order are the same in both; the hand is written piece by piece, and sente is white. Under
+// check counting Poppy's fifth field holds the checks given ("1+0") and Fairy-Stockfish's the
+// checks still needed ("2+3").
 function toFen(sfen) {
-  const [board, side, hand] = sfen.trim().split(/\s+/);
+  const [board, side, hand, , given] = sfen.trim().split(/\s+/);
   if (!board || !['b', 'w'].includes(side) || hand === undefined) fail(`not an SFEN: "${sfen}"`);
   let pocket = '';
   if (hand !== '-') {
     for (const m of hand.matchAll(/(\d*)([A-Za-z])/g)) pocket += m[2].repeat(m[1] ? Number(m[1]) : 1);
   }
-  return `${board}[${pocket}] ${side === 'b' ? 'w' : 'b'} - - 0 1`;
+  let checks = '';
+  if (CHECKS) {
+    const [bySente, byGote] = (given || '0+0').split('+').map(Number);
+    checks = ` ${CHECKS - bySente}+${CHECKS - byGote}`;
+  }
+  return `${board}[${pocket}] ${side === 'b' ? 'w' : 'b'} - -${checks} 0 1`;
 }
 
 // Fairy-Stockfish's "a3a4", "b7b8+", "P@d5" -> Poppy's "7g7f", "6c6b+", "P*4e".
