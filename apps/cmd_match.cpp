@@ -73,7 +73,7 @@ void addMatchCommand(CLI::App& app) {
                   "a move answered more than --grace ms after its time ran out loses on time");
   cmd->add_option("--resign", o->resign,
                   "MOVES:CP: a player whose own score was CP centipawns or worse for MOVES moves in a row loses "
-                  "(adjudication; usi: engines' and model players' scores)");
+                  "(adjudication; usi: and xboard: engines' and model players' scores)");
   cmd->add_flag("--resign-two-sided", o->resignTwoSided,
                 "With --resign: only when the opponent's last MOVES moves also scored CP or better (both agree)");
   cmd->add_option("--draw", o->draw,

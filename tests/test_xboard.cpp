@@ -105,6 +105,17 @@ TEST(XboardClient, BadConfigurationsAreRefusedByName) {
   }
 }
 
+// CECP thinking output: "ply score time nodes pv", the score in centipawns from the engine's
+// view (HaChu writes such lines after `post`); anything else has no score.
+TEST(XboardClient, ThinkingOutputGivesTheScore) {
+  EXPECT_EQ(play::xboardScoreCp("5 -23 120 12345 h4h5 h9h8"), -23);
+  EXPECT_EQ(play::xboardScoreCp("  12  +35 7 900 e4e5"), 35);
+  EXPECT_EQ(play::xboardScoreCp("3 0 0 0"), 0);
+  for (const char* other : {"move h4h5", "pong 3", "Illegal move: h4h6", "telluser hello", "1 -23", "1 x 2 3",
+                            "feature done=1", "# 1 2 3 4", "1 99999999999999 1 1 a1a2", ""})
+    EXPECT_FALSE(play::xboardScoreCp(other).has_value()) << other;
+}
+
 struct ChuMatch {
   game::VariantPtr chu = game::loadVariant("chu");
   nn::Encoder encoder{chu};
@@ -181,6 +192,26 @@ TEST(XboardClient, RuleDisagreementsAreDrawnAndNamed) {
       EXPECT_THAT(rec.detail, HasSubstr(said)) << rec.detail;
     }
   }
+  // Thinking output (CECP `post`): the last score line before the move is the move's score, which
+  // adjudication reads. This engine says -900 (its own view) before each move, the first of it
+  // legal for either colour (h4h5 as sente, h9h8 as gote): `--resign 1:600` ends both games at
+  // its first move, lost for it, whatever side it plays.
+  play::XboardConfig pessimist;
+  pessimist.command = script("pessimist.sh", "moved=1",
+                             "echo '1 -200 1 10 h4h5'; echo '2 -900 2 40 h4h5'; "
+                             "if [ -n \"$moved\" ]; then echo 'move h9h8'; else echo 'move h4h5'; fi");
+  pessimist.depth = 2;
+  ChuMatch adjudicated(pessimist);
+  adjudicated.settings.adjudication.resignMoves = 1;
+  adjudicated.settings.adjudication.resignCp = 600;
+  const selfplay::MatchResult a = adjudicated.play();
+  ASSERT_EQ(a.games(), 2);
+  EXPECT_EQ(a.winsA, 2);  // the random player, on the engine's own score
+  for (const auto& rec : a.records) {
+    EXPECT_EQ(rec.reason, selfplay::kAdjudication) << rec.detail;
+    EXPECT_LE(rec.plies, 2) << rec.detail;
+  }
+
   play::XboardConfig resigner;
   resigner.command = script("resigns.sh", ":", "echo resign");
   resigner.depth = 1;

@@ -45,7 +45,22 @@ std::vector<std::string> splitCommas(const std::string& s) {
   return out;
 }
 
+bool allDigits(const std::string& s, size_t from = 0) {
+  return s.size() > from && std::all_of(s.begin() + long(from), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
+
+std::optional<int> xboardScoreCp(const std::string& line) {
+  std::istringstream in(line);
+  std::string ply, score, time, nodes;
+  if (!(in >> ply >> score >> time >> nodes)) return std::nullopt;
+  const bool signedScore = !score.empty() && (score[0] == '-' || score[0] == '+');
+  if (!allDigits(ply) || !allDigits(score, signedScore ? 1 : 0) || !allDigits(time) || !allDigits(nodes))
+    return std::nullopt;
+  if (score.size() > 10) return std::nullopt;  // no engine's score; out of int's range
+  return int(std::stol(score));
+}
 
 void checkXboardConfig(const XboardConfig& c) {
   if (c.command.find_first_not_of(' ') == std::string::npos)
@@ -136,6 +151,7 @@ void XboardProcess::newGame() {
     send("variant " + xboardVariantName(config_.variant));
     send("memory " + std::to_string(config_.memoryMb));
     send("force");
+    send("post");
     sync("after 'new'");
     sent_.clear();
   } catch (const EngineError& e) {
@@ -196,6 +212,7 @@ selfplay::MoveChoice XboardProcess::go(const game::Position& pos, const std::vec
       return choice;
     }
     if (r == Read::kEof) return crash("it ended before its move");
+    if (const auto score = xboardScoreCp(line)) choice.scoreCp = score;  // the last one before `move` counts
     if (startsWith(line, "move ")) {
       text += line.substr(5);
       if (!text.empty() && text.back() == ',') continue;  // HaChu's first leg of a lion move

@@ -5,7 +5,8 @@
 // Start: `xboard`, `protover 2`, then the engine's `feature` lines up to `feature done=1` (within
 // startTimeoutSeconds; an engine that sends no `done` is given 2 s, as the protocol says). An
 // engine whose `feature variants="..."` lacks the variant is refused by name. Per game: `new`,
-// `variant V`, `memory MB` (HaChu builds no move list without it), `force`, `ping N` -> `pong N`.
+// `variant V`, `memory MB` (HaChu builds no move list without it), `force`, `post` (thinking
+// output, whose scores adjudication reads), `ping N` -> `pong N`.
 // Per move of the engine: the moves played since it last moved, each as `usermove MOVE` (in
 // force mode, so it does not answer them), `ping` (an `Illegal move` reply to one of them means
 // the engine's rules refuse a move Poppy's allow), the limit (`sd DEPTH`, or `st S` with `time`
@@ -20,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +51,12 @@ struct XboardConfig {
 // Throws XboardError unless the limits are ones XBoard's protocol can say (a movetime in whole
 // seconds) and the variant has an XBoard name.
 void checkXboardConfig(const XboardConfig& config);
+
+// The score of a CECP thinking-output line ("ply score time nodes pv...", sent after `post`), in
+// centipawns from the engine's view, as the engine writes it; nothing for any other line. The
+// last such line before `move` is the move's score (MoveChoice::scoreCp), which `poppy match
+// --resign` and `--draw` adjudicate on (selfplay/adjudication.h).
+std::optional<int> xboardScoreCp(const std::string& line);
 
 // One engine process. Not thread-safe; one instance per game slot.
 class XboardProcess {
