@@ -13,6 +13,7 @@
 #include "game/position.h"
 #include "game/variant_loader.h"
 #include "nn/network_backend.h"
+#include "play/engines/xboard_client.h"
 #include "play/openings/match_openings.h"
 #include "report/match_report.h"
 #include "report/match_statistics.h"
@@ -77,9 +78,14 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   if (ms.clock.enabled()) {
     // Poppy plays on a clock through its own USI engine, whose time manager reads it.
     for (const auto& [side, suffix] : {std::pair{&o.a, "-a"}, std::pair{&o.b, "-b"}}) {
-      if (side->player.rfind("usi:", 0) != 0)
-        throw std::invalid_argument("--tc: player '" + side->player + "' cannot play on a clock; only usi: players can "
-                                    "(Poppy as usi:\"poppy usi --model MODEL\")");
+      const bool xboard = side->player.rfind("xboard:", 0) == 0;
+      if (side->player.rfind("usi:", 0) != 0 && !xboard)
+        throw std::invalid_argument("--tc: player '" + side->player + "' cannot play on a clock; only usi: and xboard: "
+                                    "players can (Poppy as usi:\"poppy usi --model MODEL\")");
+      if (xboard) {
+        const std::string why = play::xboardClockRefusal(ms.clock);
+        if (!why.empty()) throw std::invalid_argument("--tc " + o.clock + " for player '" + side->player + "': " + why);
+      }
       if (side->movetimeMs > 0)
         throw std::invalid_argument(std::string("--tc and --movetime") + suffix + " are two time limits: give one");
     }

@@ -821,6 +821,14 @@ TEST(CliMatch, ClocksAreRefusedWhereTheyCannotApply) {
   expectCleanError(poppy({"match", "--a", engine, "--b", engine, "--tc", "1m", "--movetime-b", "100", "--records", "none",
                           "--summary", "none"}),
                    "--tc and --movetime-b are two time limits");
+  // xboard: players take CECP's clock, a main time and a whole-second increment: no byoyomi.
+  const std::string hachu = "xboard:/usr/games/hachu";
+  expectCleanError(poppy({"match", "--variant", "chu", "--a", hachu, "--b", hachu, "--tc", "1m/10s", "--records", "none",
+                          "--summary", "none"}),
+                   "--tc 1m/10s for player 'xboard:/usr/games/hachu': CECP's clock (level) has no byoyomi");
+  expectCleanError(poppy({"match", "--variant", "chu", "--a", hachu, "--b", hachu, "--tc", "1m+0.5s", "--records", "none",
+                          "--summary", "none"}),
+                   "increment in whole seconds");
 }
 
 TEST(CliMatch, ResumeKeepsTheGamesPlayedAndPlaysTheRest) {

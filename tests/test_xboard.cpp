@@ -105,6 +105,45 @@ TEST(XboardClient, BadConfigurationsAreRefusedByName) {
   }
 }
 
+// A timed match's clock as CECP says it: `level 0 BASE INC` once a game, at the engine's first
+// move (BASE its whole main time, as M:SS), then `time` (its own main time left) and `otim` (the
+// opponent's), in centiseconds, before each `go`. A scripted engine writes what it is told to a
+// file and answers with a legal sente move.
+TEST(XboardClient, ClockIsToldAsLevelTimeAndOtim) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_xboard", "clock");
+  const fs::path log = dir / "told.txt", engine = dir / "clocked.sh";
+  std::ofstream(engine) << "#!/bin/sh\n"
+                           "while read cmd arg rest; do\n"
+                           "  echo \"$cmd $arg $rest\" >> '" << log.string() << "'\n"
+                           "  case \"$cmd\" in\n"
+                           "    protover) echo 'feature myname=\"clocked\" variants=\"chu\" ping=1 done=1' ;;\n"
+                           "    ping) echo \"pong $arg\" ;;\n"
+                           "    go) echo 'move h4h5' ;;\n"
+                           "    quit) exit 0 ;;\n"
+                           "  esac\n"
+                           "done\n";
+  fs::permissions(engine, fs::perms::owner_all);
+  play::XboardConfig c;
+  c.command = engine.string();
+  play::XboardProcess process(c);
+  const game::Position start(game::loadVariant("chu"));
+  selfplay::ClockReading clock;
+  clock.senteMs = 65000;  // 1:05 left for the engine (sente), 0:50 for its opponent, 2 s a move
+  clock.goteMs = 50000;
+  clock.incrementMs = 2000;
+  const selfplay::MoveChoice m = process.go(start, {}, {}, &clock);
+  EXPECT_TRUE(m.failure.empty()) << m.detail;
+  EXPECT_EQ(m.usi, "5i5h");  // XBoard's h4h5: file h is the fifth from sente's right, rank 4 is i
+  const std::string told = poppy::testing::slurp(log);
+  EXPECT_THAT(told, HasSubstr("level 0 1:05 2\n"));
+  EXPECT_THAT(told, HasSubstr("time 6500 \n"));
+  EXPECT_THAT(told, HasSubstr("otim 5000 \n"));
+  EXPECT_LT(told.find("level"), told.find("go")) << told;
+  EXPECT_EQ(told.find("\nst "), std::string::npos) << "a timed engine is given no fixed time a move: " << told;
+  EXPECT_THAT(told, HasSubstr("\npost"));
+  fs::remove_all(dir);
+}
+
 // CECP thinking output: "ply score time nodes pv", the score in centipawns from the engine's
 // view (HaChu writes such lines after `post`); anything else has no score.
 TEST(XboardClient, ThinkingOutputGivesTheScore) {

@@ -62,6 +62,13 @@ std::optional<int> xboardScoreCp(const std::string& line) {
   return int(std::stol(score));
 }
 
+std::string xboardClockRefusal(const common::ClockSettings& clock) {
+  if (clock.byoyomiMs > 0) return "CECP's clock (level) has no byoyomi: give a main time and an increment, like 5m+2s";
+  if (clock.incrementMs % 1000 != 0) return "CECP's level takes an increment in whole seconds";
+  if (clock.mainMs % 1000 != 0 || clock.mainMs <= 0) return "CECP's level takes a main time in whole seconds, above zero";
+  return "";
+}
+
 void checkXboardConfig(const XboardConfig& c) {
   if (c.command.find_first_not_of(' ') == std::string::npos)
     throw XboardError("xboard: needs a command, e.g. xboard:hachu");
@@ -154,6 +161,7 @@ void XboardProcess::newGame() {
     send("post");
     sync("after 'new'");
     sent_.clear();
+    levelSent_ = false;
   } catch (const EngineError& e) {
     kill();
     throw XboardError(e.what());
@@ -161,7 +169,7 @@ void XboardProcess::newGame() {
 }
 
 selfplay::MoveChoice XboardProcess::go(const game::Position& pos, const std::vector<std::string>& moves,
-                                       const std::vector<std::string>& xboardMoves) {
+                                       const std::vector<std::string>& xboardMoves, const selfplay::ClockReading* clock) {
   selfplay::MoveChoice choice;
   auto crash = [&](const std::string& what) {
     choice.failure = "crash";
@@ -171,7 +179,10 @@ selfplay::MoveChoice XboardProcess::go(const game::Position& pos, const std::vec
   };
   const bool continues = sent_.size() <= xboardMoves.size() && std::equal(sent_.begin(), sent_.end(), xboardMoves.begin());
   int64_t movetime = config_.movetimeMs;
-  if (config_.depth <= 0 && movetime <= 0) movetime = 1000;
+  if (config_.depth <= 0 && movetime <= 0 && !clock) movetime = 1000;
+  const int mover = pos.sideToMove();
+  const int64_t ownMs = clock ? (mover == 0 ? clock->senteMs : clock->goteMs) : 0;
+  const int64_t otherMs = clock ? (mover == 0 ? clock->goteMs : clock->senteMs) : 0;
   try {
     if (!alive()) throw XboardError("the engine is not running");
     if (!continues) newGame();
@@ -187,7 +198,18 @@ selfplay::MoveChoice XboardProcess::go(const game::Position& pos, const std::vec
       return choice;
     }
     sent_ = xboardMoves;
-    if (config_.depth > 0) {
+    if (clock) {
+      // The whole main time is the engine's at its first move of the game: BASE as M:SS.
+      if (!levelSent_) {
+        const int64_t s = ownMs / 1000;
+        send("level 0 " + std::to_string(s / 60) + ":" + (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + " " +
+             std::to_string(clock->incrementMs / 1000));
+        levelSent_ = true;
+      }
+      send("time " + std::to_string(ownMs / 10));
+      send("otim " + std::to_string(otherMs / 10));
+      if (config_.depth > 0) send("sd " + std::to_string(config_.depth));
+    } else if (config_.depth > 0) {
       send("sd " + std::to_string(config_.depth));
     } else {
       const int64_t seconds = movetime / 1000, centis = movetime / 10;
@@ -199,9 +221,11 @@ selfplay::MoveChoice XboardProcess::go(const game::Position& pos, const std::vec
   } catch (const EngineError& e) {
     return crash(std::string("could not send the game: ") + e.what());
   }
-  const double limit = config_.depth > 0 ? config_.moveTimeoutSeconds : movetime / 1000.0 + config_.graceSeconds;
+  const double limit = clock              ? clock->moverLeftMs(mover) / 1000.0 + config_.graceSeconds
+                       : config_.depth > 0 ? config_.moveTimeoutSeconds
+                                           : movetime / 1000.0 + config_.graceSeconds;
   const auto deadline = EngineProcess::after(limit);
-  const bool engineIsSente = pos.sideToMove() == 0;
+  const bool engineIsSente = mover == 0;
   std::string line, text;
   for (;;) {
     const Read r = process_->readLine(line, deadline);
@@ -306,7 +330,7 @@ selfplay::MoveChoice XboardPlayer::choose(const selfplay::GameSoFar& game) {
     xboardMoves.push_back(xboardMove(p, m));
     p.makeMove(m);
   }
-  return engine_->go(game.pos, game.moves, xboardMoves);
+  return engine_->go(game.pos, game.moves, xboardMoves, game.clock);
 }
 
 void XboardPlayer::gameOver(int result) {

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/game_clock.h"
 #include "play/engines/engine_process.h"
 #include "selfplay/match.h"
 
@@ -52,6 +53,10 @@ struct XboardConfig {
 // seconds) and the variant has an XBoard name.
 void checkXboardConfig(const XboardConfig& config);
 
+// Empty when a match clock (--tc) can be told to an XBoard engine: CECP's `level 0 BASE INC` has
+// a main time and a whole-second increment but no byoyomi; otherwise why not.
+std::string xboardClockRefusal(const common::ClockSettings& clock);
+
 // The score of a CECP thinking-output line ("ply score time nodes pv...", sent after `post`), in
 // centipawns from the engine's view, as the engine writes it; nothing for any other line. The
 // last such line before `move` is the move's score (MoveChoice::scoreCp), which `poppy match
@@ -75,9 +80,11 @@ class XboardProcess {
   void newGame();
   // The engine's move in the game so far (Poppy's USI in MoveChoice::usi, the engine's text in
   // engineText), or a forfeit, or kRuleDisagreement. `moves` are Poppy's USI moves from the
-  // variant's start; `pos` is the position after them.
+  // variant's start; `pos` is the position after them. `clock`: a timed match's readings (the
+  // engine is told `level 0 BASE INC` at its first move of a game, then `time` and `otim` before
+  // each; it may think until its time is spent, plus the grace), or nullptr.
   selfplay::MoveChoice go(const game::Position& pos, const std::vector<std::string>& moves,
-                          const std::vector<std::string>& xboardMoves);
+                          const std::vector<std::string>& xboardMoves, const selfplay::ClockReading* clock = nullptr);
   void gameOver(int engineResult, bool engineIsSente);
 
  private:
@@ -94,6 +101,7 @@ class XboardProcess {
   std::vector<std::string> variants_;
   int pings_ = 0;
   std::vector<std::string> sent_;  // the game's moves the engine has, in its notation
+  bool levelSent_ = false;         // this game's `level` (a timed match)
 };
 
 // A match player backed by an XboardProcess; a dead engine is replaced at the next game, as
