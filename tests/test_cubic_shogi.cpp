@@ -93,27 +93,14 @@ TEST(CubicDrops, PawnsAsShogiKnightsAnywhere) {
 // 4g, 3g 3: 23. Fairy-Stockfish (ffish, cubic.ini) counted 23, 529, 11,317, 242,090 on 2026-11-28
 // (node perft.cjs cubic, "perft 4 <start>"); asked again below.
 TEST(CubicPerft, StartPositionAsFairyStockfish) {
-  Position start(cubic());
-  EXPECT_EQ(perft(start, 1), 23u);
-  EXPECT_EQ(perft(start, 2), 529u);
-  EXPECT_EQ(perft(start, 3), 11317u);
-  EXPECT_EQ(perft(start, 4), 242090u);
-  const auto lines = ffishLines("cubic", "perft 3 " + start.sfen() + "\n");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "23 529 11317");
+  expectStartPerftAsFfish(cubic(), "cubic", {23, 529, 11317, 242090});
 }
 
 // The 8x8 version: Fairy-Stockfish (ffish, cubic8.ini) counted 28, 784, 20,046, 512,442.
 TEST(CubicPerft, EightByEightStartAsFairyStockfish) {
   Position start(loadVariant("cubic8"));
   EXPECT_EQ(start.sfen(), "1nbqkbn1/1r4r1/pppppppp/8/8/PPPPPPPP/1R4R1/1NBQKBN1 b - 1");
-  EXPECT_EQ(perft(start, 1), 28u);
-  EXPECT_EQ(perft(start, 2), 784u);
-  EXPECT_EQ(perft(start, 3), 20046u);
-  EXPECT_EQ(perft(start, 4), 512442u);
-  const auto lines = ffishLines("cubic8", "perft 3 " + start.sfen() + "\n");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "28 784 20046");
+  expectStartPerftAsFfish(loadVariant("cubic8"), "cubic8", {28, 784, 20046, 512442});
 }
 
 // Random positions from random games (promotions, captures of promoted pieces, drops), perft 2.

@@ -65,13 +65,7 @@ TEST(QuasiMoves, RookChecksDiagonally) {
 TEST(QuasiPerft, StartPositionAsFairyStockfish) {
   Position start(quasi());
   EXPECT_EQ(boardMovesFrom(start, "8h"), movesFromTo("8h", {"7h", "9h"}));
-  EXPECT_EQ(perft(start, 1), 32u);
-  EXPECT_EQ(perft(start, 2), 1024u);
-  EXPECT_EQ(perft(start, 3), 31104u);
-  EXPECT_EQ(perft(start, 4), 944150u);
-  const auto lines = ffishLines("quasi", "perft 3 " + start.sfen() + "\n");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "32 1024 31104");
+  expectStartPerftAsFfish(quasi(), "quasi", {32, 1024, 31104, 944150});
 }
 
 // Random positions from random games (captures, hands, drops, promotions, checks), perft 2.

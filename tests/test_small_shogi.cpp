@@ -101,13 +101,7 @@ TEST(SmallPerft, StartPositionAsFairyStockfish) {
   Position start(small());
   EXPECT_EQ(boardMovesFrom(start, "5h"), movesFromTo("5h", {"6h", "4h"}));
   EXPECT_EQ(boardMovesFrom(start, "7h"), movesFromTo("7h", {}));
-  EXPECT_EQ(perft(start, 1), 20u);
-  EXPECT_EQ(perft(start, 2), 400u);
-  EXPECT_EQ(perft(start, 3), 8280u);
-  EXPECT_EQ(perft(start, 4), 170959u);
-  const auto lines = ffishLines("small", "perft 3 " + start.sfen() + "\n");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "20 400 8280");
+  expectStartPerftAsFfish(small(), "small", {20, 400, 8280, 170959});
 }
 
 // Random positions from random games (captures, hands, drops, promotions, checks), perft 2.

@@ -240,14 +240,7 @@ TEST(YariEnd, TheBanIsRefusedWhereItCannotBeFollowed) {
 // Start position: Fairy-Stockfish (ffish, yari.ini) counted 20, 400, 7,960, 158,404 on
 // 2026-11-24 (node perft.cjs, "perft 4 <start>"); the test asks it again below.
 TEST(YariPerft, StartPositionAsFairyStockfish) {
-  Position start(yari());
-  EXPECT_EQ(perft(start, 1), 20u);
-  EXPECT_EQ(perft(start, 2), 400u);
-  EXPECT_EQ(perft(start, 3), 7960u);
-  EXPECT_EQ(perft(start, 4), 158404u);
-  const auto lines = ffishLines("yari", "perft 3 " + start.sfen() + "\n");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "20 400 7960");
+  expectStartPerftAsFfish(yari(), "yari", {20, 400, 7960, 158404});
 }
 
 // Random positions from random games (hands, promoted pieces, checks), perft 2 against

@@ -27,6 +27,21 @@ inline std::vector<std::string> ffishLines(const std::string& ini, const std::st
   return runNodeScript(kFfish, "perft.cjs", shellQuote(ini), input);
 }
 
+// The start position's perft at depths 1, 2, ... (`counts`, Fairy-Stockfish's, written in the
+// test), and Fairy-Stockfish asked again for its first three.
+inline void expectStartPerftAsFfish(const game::VariantPtr& v, const std::string& ini,
+                                    const std::vector<uint64_t>& counts) {
+  game::Position start(v);
+  std::string firstThree;
+  for (size_t d = 0; d < counts.size(); ++d) {
+    EXPECT_EQ(game::perft(start, int(d) + 1), counts[d]) << "depth " << d + 1;
+    if (d < 3) firstThree += (d ? " " : "") + std::to_string(counts[d]);
+  }
+  const auto lines = ffishLines(ini, "perft " + std::to_string(std::min<size_t>(3, counts.size())) + " " + start.sfen() + "\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], firstThree);
+}
+
 // What Fairy-Stockfish may list beyond Poppy without failing the comparison.
 struct FfishDefects {
   // Fairy-Stockfish 230826 lets a pawn drop mate where the king's escapes are guarded by a
