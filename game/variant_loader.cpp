@@ -164,38 +164,39 @@ class Reader : public common::YamlReader {
                            "' is royal: a piece that turns royal needs `royal_capture: true` (a side may then have two royals)");
     for (Face& f : v->faces)
       f.handKind = v->handKindOf(f.letter, f.prime);
-    // `captured_as: K`: the captor takes the piece K into hand instead (both faces).
+    // `captured_as: K` on a piece: the captor takes K into hand instead, whichever face it shows
+    // (whale's porpoise). On its flip, `flip: {captured_as: B}`: only the flipped face, which keeps
+    // the rank it won (cubic shogi: a pawn that promoted is a bishop for good). The hand kind of
+    // the piece named at `node`, checked.
+    auto capturedAsKind = [&](const YAML::Node& node, const std::string& key, const std::string& letter,
+                              const std::string& itself) {
+      const std::string token = as<std::string>(node, key, "a piece letter");
+      const Face& t = v->faces[size_t(faceToken(*v, token, key, node))];
+      if (t.promoted || t.handKind < 0) fail(key, "'" + token + "' must be the letter of a piece that can be in hand", node);
+      if (letter == token) fail(key, "'" + token + "' is the piece itself" + itself, node);
+      return t.handKind;
+    };
     for (size_t i = 0; i < pieces.size(); ++i) {
-      const YAML::Node capturedAs = pieces[i]["captured_as"];
-      if (!capturedAs) continue;
       const std::string pieceKey = "pieces[" + std::to_string(i) + "]";
-      const std::string key = pieceKey + ".captured_as";
-      const std::string token = as<std::string>(capturedAs, key, "a piece letter");
-      const int target = faceToken(*v, token, key, capturedAs);
-      const Face& t = v->faces[size_t(target)];
-      if (t.promoted || t.handKind < 0)
-        fail(key, "'" + token + "' must be the letter of a piece that can be in hand", capturedAs);
-      const std::string letter = as<std::string>(pieces[i]["letter"], pieceKey + ".letter", "a letter");
-      if (letter == token) fail(key, "'" + token + "' is the piece itself", capturedAs);
-      if (boolean(pieces[i], pieceKey, "royal", false)) fail(key, "a royal piece is never captured into hand", capturedAs);
-      for (Face& f : v->faces)
-        if (f.letter == letter[0] && f.prime == (letter.size() == 2)) f.handKind = t.handKind;
-    }
-    // `flip: {captured_as: B}`: a piece showing its flipped face goes to the captor's hand as B,
-    // keeping the rank it won (cubic shogi: a pawn that promoted is a bishop for good).
-    for (size_t i = 0; i < pieces.size(); ++i) {
+      const YAML::Node capturedAs = pieces[i]["captured_as"];
       const YAML::Node flip = pieces[i]["flip"];
-      if (!flip || !flip.IsMap() || !flip["captured_as"]) continue;
-      const std::string key = "pieces[" + std::to_string(i) + "].flip.captured_as";
-      const std::string token = as<std::string>(flip["captured_as"], key, "a piece letter");
-      const int target = faceToken(*v, token, key, flip["captured_as"]);
-      const Face& t = v->faces[size_t(target)];
-      if (t.promoted || t.handKind < 0)
-        fail(key, "'" + token + "' must be the letter of a piece that can be in hand", flip["captured_as"]);
-      const std::string letter = as<std::string>(pieces[i]["letter"], "pieces[" + std::to_string(i) + "].letter", "a letter");
-      if (letter == token) fail(key, "'" + token + "' is the piece itself (a flipped piece goes to hand as its piece anyway)", flip["captured_as"]);
-      for (Face& f : v->faces)
-        if (f.letter == letter[0] && f.prime == (letter.size() == 2) && f.promoted) f.handKind = t.handKind;
+      const bool flipCapturedAs = flip && flip.IsMap() && flip["captured_as"];
+      if (!capturedAs && !flipCapturedAs) continue;
+      const std::string letter = as<std::string>(pieces[i]["letter"], pieceKey + ".letter", "a letter");
+      auto ofThisPiece = [&](const Face& f) { return f.letter == letter[0] && f.prime == (letter.size() == 2); };
+      if (capturedAs) {
+        const std::string key = pieceKey + ".captured_as";
+        const int kind = capturedAsKind(capturedAs, key, letter, "");
+        if (boolean(pieces[i], pieceKey, "royal", false)) fail(key, "a royal piece is never captured into hand", capturedAs);
+        for (Face& f : v->faces)
+          if (ofThisPiece(f)) f.handKind = kind;
+      }
+      if (flipCapturedAs) {
+        const int kind = capturedAsKind(flip["captured_as"], pieceKey + ".flip.captured_as", letter,
+                                        " (a flipped piece goes to hand as its piece anyway)");
+        for (Face& f : v->faces)
+          if (ofThisPiece(f) && f.promoted) f.handKind = kind;
+      }
     }
 
     const YAML::Node promo = root["promotion"];
