@@ -60,7 +60,6 @@ inline bool onlyMatingPawnDropsDiffer(const game::Position& pos, const std::vect
     if (std::find(mine.begin(), mine.end(), m) != mine.end()) continue;
     if (m.rfind("P*", 0) != 0) return false;
     game::Position after = pos;
-    game::MoveList pseudo;
     after.makeMove(game::Move::drop(pos.variant().faceIndex('P', false, false), sq(pos.variant(), m.substr(2))));
     if (!after.inCheck() || after.hasLegalMove()) return false;
   }
@@ -71,6 +70,20 @@ inline std::vector<std::string> words(const std::string& line) {
   std::vector<std::string> out;
   std::istringstream in(line);
   for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The positions after each legal move of `sfen` (for a difference that appears at depth 3 from it).
+inline std::vector<std::string> childPositions(const game::VariantPtr& v, const std::string& sfen) {
+  auto pos = game::Position::fromSfen(v, sfen);
+  game::MoveList moves;
+  pos.generateLegal(moves);
+  std::vector<std::string> out;
+  for (const game::Move& m : moves) {
+    pos.makeMove(m);
+    out.push_back(pos.sfen());
+    pos.unmakeMove();
+  }
   return out;
 }
 
@@ -92,16 +105,9 @@ inline void expectPositionsAsFfish(const game::VariantPtr& v, const std::string&
     auto pos = game::Position::fromSfen(v, sfens[i]);
     const std::string ours = std::to_string(game::perft(pos, 1)) + " " + std::to_string(game::perft(pos, 2));
     if (ours == lines[i]) continue;
+    const std::vector<std::string> played = legalUsi(pos), children = childPositions(v, sfens[i]);  // both in generateLegal's order
     std::string divide = "divide " + sfens[i] + "\n";
-    game::MoveList moves;
-    pos.generateLegal(moves);
-    std::vector<std::string> children;
-    for (const game::Move& m : moves) {
-      pos.makeMove(m);
-      children.push_back(pos.sfen());
-      divide += "divide " + pos.sfen() + "\n";
-      pos.unmakeMove();
-    }
+    for (const auto& child : children) divide += "divide " + child + "\n";
     const auto theirs = ffishLines(ini, divide);
     auto mine = [&](const std::string& sfen) {
       auto p = game::Position::fromSfen(v, sfen);
@@ -127,7 +133,7 @@ inline void expectPositionsAsFfish(const game::VariantPtr& v, const std::string&
     };
     if (theirs.size() == children.size() + 1) {
       compare(sfens[i], theirs[0], "moves");
-      for (size_t c = 0; c < children.size(); ++c) compare(children[c], theirs[c + 1], "after " + pos.moveToUsi(moves[c]));
+      for (size_t c = 0; c < children.size(); ++c) compare(children[c], theirs[c + 1], "after " + played[c]);
     }
     if (allExplained && !report.empty()) {
       ++explained;
@@ -150,18 +156,5 @@ inline void expectRandomPositionsAsFfish(const game::VariantPtr& v, const std::s
   expectPositionsAsFfish(v, ini, randomPositions(v, count, maxPlies, seed), defects);
 }
 
-// The positions after each legal move of `sfen` (for a difference that appears at depth 3 from it).
-inline std::vector<std::string> childPositions(const game::VariantPtr& v, const std::string& sfen) {
-  auto pos = game::Position::fromSfen(v, sfen);
-  game::MoveList moves;
-  pos.generateLegal(moves);
-  std::vector<std::string> out;
-  for (const game::Move& m : moves) {
-    pos.makeMove(m);
-    out.push_back(pos.sfen());
-    pos.unmakeMove();
-  }
-  return out;
-}
 
 }  // namespace poppy::testing
