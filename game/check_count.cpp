@@ -24,10 +24,7 @@ void Position::countCheck(Color mover) {
   st.hash ^= checkCountKey(mover, st.checks[mover]);
 }
 
-bool Position::wonByChecks() const {
-  const int need = variant_->checksToWin;
-  return need && (checksGiven(0) >= need || checksGiven(1) >= need);
-}
+bool Position::wonByChecks() const { return variant_->checksToWin && checkCountOutcome().over(); }
 
 Outcome Position::checkCountOutcome() const {
   const int need = variant_->checksToWin;
