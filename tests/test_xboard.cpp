@@ -151,7 +151,7 @@ TEST(XboardClient, ThinkingOutputGivesTheScore) {
   EXPECT_EQ(play::xboardScoreCp("  12  +35 7 900 e4e5"), 35);
   EXPECT_EQ(play::xboardScoreCp("3 0 0 0"), 0);
   for (const char* other : {"move h4h5", "pong 3", "Illegal move: h4h6", "telluser hello", "1 -23", "1 x 2 3",
-                            "feature done=1", "# 1 2 3 4", "1 99999999999999 1 1 a1a2", ""})
+                            "feature done=1", "# 1 2 3 4", "1 99999999999999 1 1 a1a2", "1 9999999999 1 1 a1a2", ""})
     EXPECT_FALSE(play::xboardScoreCp(other).has_value()) << other;
 }
 

@@ -1,6 +1,7 @@
 #include "play/engines/xboard_client.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "play/engines/xboard_notation.h"
@@ -58,8 +59,10 @@ std::optional<int> xboardScoreCp(const std::string& line) {
   const bool signedScore = !score.empty() && (score[0] == '-' || score[0] == '+');
   if (!allDigits(ply) || !allDigits(score, signedScore ? 1 : 0) || !allDigits(time) || !allDigits(nodes))
     return std::nullopt;
-  if (score.size() > 10) return std::nullopt;  // no engine's score; out of int's range
-  return int(std::stol(score));
+  if (score.size() > 12) return std::nullopt;  // no engine's score
+  const long long value = std::stoll(score);
+  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) return std::nullopt;
+  return int(value);
 }
 
 std::string xboardClockRefusal(const common::ClockSettings& clock) {
