@@ -115,7 +115,8 @@ bool Position::dropGivesMateIllegally(Move m) const {
   if (variant_->numPlayers > 2) return fourPlayerDropMates(m);
   const Color them = opponent(side_);
   const Square ek = kingSq_[them];
-  if (ek < 0 || !faceAttacks(m.dropFace(), side_, m.to, ek)) return false;
+  const int face = variant_->movesAsPieceBehind ? borrowedFace(m.to, side_, m.dropFace()) : m.dropFace();
+  if (ek < 0 || !faceAttacks(face, side_, m.to, ek)) return false;
   Position& self = const_cast<Position&>(*this);
   self.makeMove(m);
   const bool mate = !hasLegalMove();
@@ -137,7 +138,8 @@ int Position::generate(MoveList* out) const {
   // Freezing too: a move can free an enemy piece (or freeze one) and so change what attacks
   // the king in ways pins do not see.
   // Four players: attacks come from three sides, and pins are not worth their bookkeeping.
-  const bool tryEach = check || specialFaces || v.freezerFaces || kFourPlayers;
+  // An-nan shogi: a move changes what the pieces in front of its two squares move as.
+  const bool tryEach = check || specialFaces || v.freezerFaces || v.movesAsPieceBehind || kFourPlayers;
   const int n = v.numSquares();
   Pin pins[64];
   const int npins = (ks >= 0 && !tryEach) ? findPins(us, pins) : 0;
@@ -305,7 +307,8 @@ int Position::generate(MoveList* out) const {
     }
     if (v.freezerFaces && isFrozen(from)) continue;
     const int face = faceOf(p);
-    const auto& sm = v.movesFrom(face, army, from);
+    // An-nan shogi: the moves of the friendly piece behind; the promotion stays the piece's own.
+    const auto& sm = v.movesFrom(v.movesAsPieceBehind ? borrowedFace(from, army, face) : face, army, from);
     const uint8_t* lt = v.leapTargets() + sm.leapBegin;
     for (int i = 0; i < sm.leapCount; ++i) {
       const Square to = lt[i];

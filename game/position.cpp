@@ -40,6 +40,7 @@ uint64_t Position::computeHash() const {
 
 bool Position::attackedBy(Square s, Color by) const {
   const Variant& v = *variant_;
+  if (v.movesAsPieceBehind) return borrowedAttackedBy(s, by);  // the reverse tables know only own moves
   const auto& ai = v.attacksTo(s, by);
   const Variant::LeapSource* ls = v.leapSources() + ai.leapBegin;
   for (uint32_t i = 0; i < ai.leapCount; ++i) {

@@ -163,6 +163,10 @@ class Position {
   bool faceAttacks(int face, Color c, Square from, Square target) const;
   bool plainReaches(int face, Color c, Square from, Square target) const;
   bool specialAttackedBy(Square s, Color by) const;
+  // game/borrowed_moves.cpp (an-nan shogi): the face whose moves a piece of colour c with face
+  // ownFace makes on s, and attackedBy under that rule.
+  int borrowedFace(Square s, Color c, int ownFace) const;
+  bool borrowedAttackedBy(Square s, Color by) const;
   int findPins(Color us, Pin* pins) const;
   bool keepsKingSafe(Move m) const;
   bool dropGivesMateIllegally(Move m) const;

@@ -41,6 +41,7 @@ std::string rulesText(const Variant& v) {
   if (v.noSkipAfterSkip) out << "noskipafterskip\n";
   if (v.stalemateDraws) out << "stalematedraws\n";
   if (v.checksToWin) out << "checkstowin " << v.checksToWin << "\n";
+  if (v.movesAsPieceBehind) out << "movesaspiecebehind\n";
   out << "plycap " << int(v.plyCapRule) << " threshold " << v.impasseThreshold << " points";
   for (int n : v.impassePoints) out << " " << n;
   out << "\n";

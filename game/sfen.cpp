@@ -22,6 +22,7 @@ namespace {
 bool keepsItsFile(const Variant& v, int face) {
   const Face& f = v.faces[size_t(face)];
   if (!f.special.empty() || f.hasPowers()) return false;
+  if (v.movesAsPieceBehind) return false;  // an-nan: a pawn may move sideways as the piece behind it
   for (const MoveVector& m : f.moves)
     if (m.dx != 0) return false;
   for (const Face& other : v.faces)

@@ -149,6 +149,9 @@ class Variant {
   bool stalemateDraws = false;
   // Miburi shogi: the first side to give this many checks wins (game/check_count.cpp); 0: off.
   int checksToWin = 0;
+  // An-nan shogi: a piece moves as the friendly piece directly behind it, if any
+  // (game/borrowed_moves.cpp).
+  bool movesAsPieceBehind = false;
 
   PlyCapRule plyCapRule = PlyCapRule::kDraw;
   std::vector<int> impassePoints;      // per face

@@ -105,7 +105,8 @@ class Reader : public common::YamlReader {
     v->sourcePath = path();
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
                         "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune",
-                        "no_skip_after_skip", "stalemate", "players", "turned_king", "checks_to_win"});
+                        "no_skip_after_skip", "stalemate", "players", "turned_king", "checks_to_win",
+                        "moves_as_piece_behind"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -270,6 +271,10 @@ class Reader : public common::YamlReader {
     if (v->checksToWin && (v->numPlayers != 2 || v->royalCapture))
       fail("checks_to_win", "is for two players who check and mate (not with `players: 4` or `royal_capture`)",
            root["checks_to_win"]);
+    v->movesAsPieceBehind = boolean(root, "", "moves_as_piece_behind", false);
+    if (v->movesAsPieceBehind && (v->numPlayers != 2 || v->royalCapture))
+      fail("moves_as_piece_behind", "is for two players who check and mate (not with `players: 4` or `royal_capture`)",
+           root["moves_as_piece_behind"]);
     v->stalemateDraws = choice(root, "", "stalemate", {"loss", "draw"}, "loss") == "draw";
     if (v->stalemateDraws && v->royalCapture)
       fail("stalemate", "does not apply with `royal_capture: true` (a side without moves there is never stalemated)",
@@ -309,6 +314,10 @@ class Reader : public common::YamlReader {
     if (v->repetitionResult == RepetitionResult::kIllegal && (v->specialFaces() || v->lionFaces))
       fail("repetition.result", "'illegal' is supported only where every move is a plain board move or a drop "
                                 "(no multi-leg moves, powers or lion rules)", root["repetition"]["result"]);
+    // A borrowed move is looked up in the fast move tables (game/borrowed_moves.cpp).
+    if (v->movesAsPieceBehind && (v->specialFaces() || v->lionFaces || v->freezerFaces))
+      fail("moves_as_piece_behind", "is supported only where every piece moves by steps, leaps and slides "
+                                    "(no multi-leg moves, powers, lions or freezers)", root["moves_as_piece_behind"]);
     if (!root["start"]) fail("start", "is required (the start position in SFEN)");
     v->startSfen = as<std::string>(root["start"], "start", "an SFEN string");
     try {

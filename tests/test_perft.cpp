@@ -48,6 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
                       PerftCase{"cannon", {52, 2583, 144245}},
                       // Fairy-Stockfish (ffish, miburi.ini: shogi with check counting).
                       PerftCase{"miburi", {30, 900, 25470, 719731}},
+                      // shogiops (annanshogi; tests/test_annan_shogi.cpp).
+                      PerftCase{"annan", {28, 784, 22726, 658600}},
                       // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
                       PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).

@@ -248,6 +248,12 @@ TEST_F(LoaderFiles, BadBetza) {
               {"pieces[3].reverts", "unknown"});
   expectError("repetition_result", edit("result: draw", "result: forbidden"), {"repetition.result", "illegal"});
   expectError("stalemate_value", edit("start: kbgs", "stalemate: win\nstart: kbgs"), {"stalemate", "draw"});
+  // An-nan's key: borrowed moves come from the fast tables only, so not beside XBetza moves.
+  std::string withXBetza = edit("name: bishop, moves: B,", "name: bishop, moves: BcfW,");
+  withXBetza.replace(withXBetza.find("start: kbgs"), 11, "moves_as_piece_behind: true\nstart: kbgs");
+  expectError("moves_as_piece_behind_with_xbetza", withXBetza, {"moves_as_piece_behind", "multi-leg"});
+  expectError("moves_as_piece_behind_value", edit("start: kbgs", "moves_as_piece_behind: maybe\nstart: kbgs"),
+              {"moves_as_piece_behind"});
 }
 
 // Supported XBetza loads: the special moves go to Face::special, the rest stays plain.
@@ -391,7 +397,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi", "annan"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -425,7 +431,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -466,6 +472,7 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"cubic8", "1nbqkbn1/1r4r1/pppppppp/8/8/PPPPPPPP/1R4R1/1NBQKBN1 b - 1"},
       {"cannon", "lnsgkgsnl/1rci1uab1/p1p1p1p1p/9/9/9/P1P1P1P1P/1BAU1ICR1/LNSGKGSNL b - 1"},
       {"miburi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 0+0"},
+      {"annan", "lnsgkgsnl/1r5b1/p1ppppp1p/1p5p1/9/1P5P1/P1PPPPP1P/1B5R1/LNSGKGSNL b - 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }

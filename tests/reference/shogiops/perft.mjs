@@ -1,6 +1,6 @@
 // Perft counts from lishogi's shogiops (an independent TypeScript implementation of the rules),
 // for tests/test_shogiops_perft.cpp.
-//   node perft.mjs RULES DEPTH SFEN     RULES: shogi or minishogi
+//   node perft.mjs RULES DEPTH SFEN     RULES: shogi, minishogi or annanshogi
 // Prints the counts at depth 1..DEPTH, one per line. With SFEN "-" it reads SFENs from stdin,
 // one per line, and prints each one's counts on one line, separated by spaces.
 // Exits 2 on bad arguments or a refused SFEN.
@@ -10,8 +10,8 @@ import { parseSfen } from 'shogiops/sfen';
 
 const [rules, depthText, ...sfenParts] = process.argv.slice(2);
 const depth = Number(depthText);
-if (!['shogi', 'minishogi'].includes(rules) || !Number.isInteger(depth) || depth < 1 || sfenParts.length === 0) {
-  console.error('usage: node perft.mjs shogi|minishogi DEPTH SFEN|-');
+if (!['shogi', 'minishogi', 'annanshogi'].includes(rules) || !Number.isInteger(depth) || depth < 1 || sfenParts.length === 0) {
+  console.error('usage: node perft.mjs shogi|minishogi|annanshogi DEPTH SFEN|-');
   process.exit(2);
 }
 function parse(sfen) {
