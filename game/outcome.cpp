@@ -1,5 +1,7 @@
 // Game end: no legal move loses; repetition draws (or, under perpetual check, the checking
 // side loses); the ply cap draws or counts impasse points (shogi).
+#include <vector>
+
 #include "game/position.h"
 
 namespace poppy::game {
@@ -43,12 +45,16 @@ Outcome Position::outcome(int plyCap) const {
     // Who moved into state j: the side to move one ply before it.
     auto moverOf = [&](int j) { return ((side_ - (last - j) - 1) % players + players) % players; };
     if (v.perpetualCheckLoses) {
+      // Chu (perpetual_attack.cpp): an attack on a piece counts as a check here.
+      std::vector<bool> attacks;
+      if (v.perpetualAttackLoses) attacksSince(first, attacks);
       bool allChecks[kMaxPlayers], moved[kMaxPlayers] = {};
       for (int c = 0; c < players; ++c) allChecks[c] = true;
       for (int j = first + 1; j <= last; ++j) {
         const Color c = moverOf(j);
         moved[c] = true;
-        allChecks[c] = allChecks[c] && states_[j].inCheck;
+        const bool attacked = v.perpetualAttackLoses && !states_[j].inCheck && attacks[size_t(j)];
+        allChecks[c] = allChecks[c] && (states_[j].inCheck || attacked);
       }
       int checkers = 0;
       Color checker = -1;
@@ -57,7 +63,12 @@ Outcome Position::outcome(int plyCap) const {
           ++checkers;
           checker = c;
         }
-      if (checkers == 1) return Outcome{EndReason::kPerpetualCheck, opponent(checker)};
+      if (checkers == 1) {
+        // Called perpetual check only when every move of the loser's stretch was a check.
+        bool onlyChecks = true;
+        for (int j = first + 1; j <= last; ++j) onlyChecks = onlyChecks && (moverOf(j) != checker || states_[j].inCheck);
+        return Outcome{onlyChecks ? EndReason::kPerpetualCheck : EndReason::kPerpetualAttack, opponent(checker)};
+      }
     }
     if (v.repetitionResult == RepetitionResult::kLossForRepeater)
       return Outcome{EndReason::kRepetition, side_};  // the mover of the last move loses

@@ -34,6 +34,8 @@ enum class EndReason {
                     // four players: nobody can move (a draw)
   kSecondMate,      // four players: the winner has mated a second army (game/four_players.cpp)
   kChecks,          // the winner has given Variant::checksToWin checks (miburi shogi; game/check_count.cpp)
+  kPerpetualAttack,  // a repetition in which one side attacked with every move (chu as lishogi;
+                     // game/perpetual_attack.cpp); that side loses
 };
 
 struct Outcome {
@@ -181,6 +183,10 @@ class Position {
   // check_count.cpp: the move to the newest state gave check: count it for `mover`.
   void countCheck(Color mover);
   Outcome checkCountOutcome() const;
+  // perpetual_attack.cpp: did the last move check, or leave the piece it moved attacking an
+  // enemy piece? And that for each move of the stretch states_[first+1 .. last], into out.
+  bool lastMoveAttacks() const;
+  void attacksSince(int first, std::vector<bool>& out) const;
   // royal_capture.cpp.
   bool royalAttacked(Color c) const;
   bool checkAfterMove() const;

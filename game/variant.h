@@ -145,6 +145,9 @@ class Variant {
   int repetitionCount = 4;
   RepetitionResult repetitionResult = RepetitionResult::kDraw;
   bool perpetualCheckLoses = true;
+  // With perpetualCheckLoses: a move also counts as a check for that rule when the piece it
+  // moved attacks an enemy piece where it stands (lishogi's chushogi; game/perpetual_attack.cpp).
+  bool perpetualAttackLoses = false;
   // No legal move while not in check: a draw (yari shogi) instead of a loss (shogi).
   bool stalemateDraws = false;
   // Miburi shogi: the first side to give this many checks wins (game/check_count.cpp); 0: off.

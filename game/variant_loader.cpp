@@ -242,13 +242,17 @@ class Reader : public common::YamlReader {
     }
 
     if (const YAML::Node rep = root["repetition"]) {
-      onlyKeys(rep, "repetition", {"count", "result", "perpetual_check"});
+      onlyKeys(rep, "repetition", {"count", "result", "perpetual_check", "perpetual_attack"});
       v->repetitionCount = integer(rep, "repetition", "count", 2, 100, 4);
       const std::string result = choice(rep, "repetition", "result", {"draw", "loss_for_repeater", "illegal"}, "draw");
       v->repetitionResult = result == "draw"                ? RepetitionResult::kDraw
                             : result == "loss_for_repeater" ? RepetitionResult::kLossForRepeater
                                                             : RepetitionResult::kIllegal;
       v->perpetualCheckLoses = choice(rep, "repetition", "perpetual_check", {"loses", "allowed"}, "loses") == "loses";
+      v->perpetualAttackLoses = choice(rep, "repetition", "perpetual_attack", {"loses", "allowed"}, "allowed") == "loses";
+      if (v->perpetualAttackLoses && !v->perpetualCheckLoses)
+        fail("repetition.perpetual_attack", "'loses' needs `perpetual_check: loses` (an attack extends that rule)",
+             rep["perpetual_attack"]);
     }
 
     if (const YAML::Node bare = root["bare_king"]) {

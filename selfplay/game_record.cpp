@@ -21,7 +21,7 @@ const char* const kResults[] = {"sente", "gote", "draw", "south", "west", "north
 const char* const kReasons[] = {"checkmate", "repetition", "perpetual_check", "ply_cap",      "royals_captured",
                                 "bare_king", "bare_kings", "stalemate",       "resign",       "illegal_move",
                                 "timeout",   "crash",      "unfinished",      "impasse",      "second_checkmate",
-                                "rule_disagreement", "adjudication", "checks"};
+                                "rule_disagreement", "adjudication", "checks", "perpetual_attack"};
 
 template <size_t N>
 bool oneOf(const std::string& s, const char* const (&set)[N]) {

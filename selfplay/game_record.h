@@ -2,7 +2,8 @@
 //   {"id":"...", "variant":"micro", "start":"<SFEN>", "moves":["2e2d", ...],
 //    "result":"sente"|"gote"|"draw", "reason":"checkmate"|"repetition"|"perpetual_check"|"ply_cap"|
 //    "royals_captured"|"bare_king"|"bare_kings" (royal capture, chu)|"stalemate" (yari)|
-//    "checks" (miburi: the winner gave its last check),
+//    "checks" (miburi: the winner gave its last check), "perpetual_attack" (chu: a repetition in
+//    which the loser attacked with every move),
 //    "plies":N, "model":"..."}
 // Four players (yonin): "result":"south"|"west"|"north"|"east"|"draw", and the reason
 // "second_checkmate" (the winner mated a second army); "stalemate" there is nobody able to move.

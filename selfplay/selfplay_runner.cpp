@@ -22,6 +22,7 @@ std::string reasonName(game::EndReason reason) {
     case game::EndReason::kStalemate: return "stalemate";
     case game::EndReason::kSecondMate: return "second_checkmate";
     case game::EndReason::kChecks: return "checks";
+    case game::EndReason::kPerpetualAttack: return "perpetual_attack";
     case game::EndReason::kNone: break;
   }
   return "none";

@@ -5,6 +5,7 @@
 // shogiops in test_chu_perft.cpp.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 
@@ -118,6 +119,49 @@ TEST_F(ChuRules, TheLionCaptureSquareIsPartOfThePosition) {
   pos.unmakeMove();
   EXPECT_EQ(pos.hash(), before);
   EXPECT_EQ(pos.sfen(), sfen);
+}
+
+// Repetition as lishogi (docs/RULES.md "Chu shogi"): the fourth occurrence draws, unless one
+// side checked or attacked a piece with every move since the position first stood there; that
+// side loses. Sente's rook shuttles between 3e and 3f, each time onto the rank of gote's gold,
+// which steps between 6e and 6f to get away: 3h3e 6e6f 3e3f 6f6e 3f3e ... The position after
+// 3h3e (rook 3e, gold 6e, gote to move) comes back after plies 5, 9 and 13. Every sente move of
+// that stretch (plies 3 to 13) ends with the rook attacking the gold along the rank; no gote
+// move attacks anything (a gold on 6e or 6f reaches no sente piece). Sente loses at ply 13 by
+// perpetual attack, though it never checked. Kings on 12a and 1l, out of every line.
+const std::string kShuttle = "k11/12/12/12/6g5/12/12/9R2/12/12/12/11K b - 1";
+const char* const kShuttleMoves[] = {"3h3e", "6e6f", "3e3f", "6f6e", "3f3e", "6e6f", "3e3f",
+                                     "6f6e", "3f3e", "6e6f", "3e3f", "6f6e", "3f3e"};
+
+TEST_F(ChuRules, APerpetualAttackLoses) {
+  Position pos = at(kShuttle);
+  for (const char* m : kShuttleMoves) {
+    EXPECT_FALSE(pos.outcome().over()) << "before " << m;
+    pos.makeMove(pos.parseUsi(m));
+  }
+  const Outcome o = pos.outcome();
+  EXPECT_EQ(o.reason, EndReason::kPerpetualAttack);
+  EXPECT_EQ(o.winner, 1);
+  EXPECT_EQ(pos.repetitionsSoFar(), 3);
+}
+
+// Without the rule (perpetual_attack: allowed) the same shuttle draws by repetition; and a
+// shuttle in which the rook never attacks (the gold away on 6c: the rook's ranks e and f hold
+// nothing) draws under the rule.
+TEST_F(ChuRules, ARepetitionWithoutPerpetualAttackDraws) {
+  auto lax = std::make_shared<Variant>(*chu);
+  lax->perpetualAttackLoses = false;
+  Position pos = Position::fromSfen(lax, kShuttle);
+  for (const char* m : kShuttleMoves) pos.makeMove(pos.parseUsi(m));
+  EXPECT_EQ(pos.outcome().reason, EndReason::kRepetition);
+  EXPECT_TRUE(pos.outcome().draw());
+
+  Position quiet = at("k11/12/6g5/12/12/12/12/9R2/12/12/12/11K b - 1");
+  for (const char* m : {"3h3e", "6c6d", "3e3f", "6d6c", "3f3e", "6c6d", "3e3f", "6d6c", "3f3e", "6c6d", "3e3f", "6d6c",
+                        "3f3e"})
+    quiet.makeMove(quiet.parseUsi(m));
+  EXPECT_EQ(quiet.outcome().reason, EndReason::kRepetition);
+  EXPECT_TRUE(quiet.outcome().draw());
 }
 
 TEST_F(ChuRules, BadInputIsNamed) {

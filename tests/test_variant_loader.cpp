@@ -165,6 +165,9 @@ TEST_F(LoaderFiles, UnknownNestedKey) {
               {"promotion.zone"});
   expectError("unknown_drops_key", edit("  either_face: true\n", "  either_face: true\n  nifu: true\n"),
               {"drops.nifu"});
+  expectError("perpetual_attack_without_perpetual_check",
+              edit("perpetual_check: loses}", "perpetual_check: allowed, perpetual_attack: loses}"),
+              {"repetition.perpetual_attack", "perpetual_check: loses"});
   expectError("unknown_repetition_key", edit("perpetual_check: loses}", "perpetual_check: loses, sennichite: 4}"),
               {"repetition.sennichite"});
 }

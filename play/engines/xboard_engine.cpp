@@ -65,6 +65,7 @@ std::string reasonText(game::EndReason r) {
     case game::EndReason::kBareKing: return "bare king";
     case game::EndReason::kBareKings: return "bare kings";
     case game::EndReason::kChecks: return "checks given";
+    case game::EndReason::kPerpetualAttack: return "perpetual attack";
     default: return "game over";
   }
 }

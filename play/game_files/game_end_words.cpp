@@ -52,7 +52,7 @@ GameEndText gameEndOf(const selfplay::GameRecord& r, int sideToMove) {
   else if ((r.reason == "impasse" || r.reason == "ply_cap") && winner < 0) e = &endNamed("持将棋");
   else if (r.reason == "impasse" && moverWins) e = &endNamed("入玉勝ち");
   else if (r.reason == "repetition" && winner < 0) e = &endNamed("千日手");
-  else if (winner >= 0 && (r.reason == "illegal_move" || r.reason == "perpetual_check" || r.reason == "crash" ||
+  else if (winner >= 0 && (r.reason == "illegal_move" || r.reason == "perpetual_check" || r.reason == "perpetual_attack" || r.reason == "crash" ||
                            r.reason == "repetition" || r.reason == "timeout"))
     e = &endNamed(moverWins ? "反則勝ち" : "反則負け");
   GameEndText t;

@@ -486,6 +486,10 @@ void TerminalGame::announceOutcome(const game::Outcome& o) {
     case game::EndReason::kChecks:
       out_ << sideName(o.winner) << " has given check " << pos_.variant().checksToWin << " times. ";
       break;
+    case game::EndReason::kPerpetualAttack:
+      out_ << "Perpetual attack: the same position repeated and every move of one side checked or attacked a piece; "
+              "that side loses. ";
+      break;
     case game::EndReason::kNone:
       return;
   }

@@ -61,6 +61,8 @@ std::string endText(const game::Position& pos, const game::Outcome& o) {
       return "second checkmate";
     case game::EndReason::kChecks:
       return std::to_string(pos.variant().checksToWin) + " checks given";
+    case game::EndReason::kPerpetualAttack:
+      return "perpetual attack";
     case game::EndReason::kNone:
       break;
   }
