@@ -113,6 +113,7 @@ bool Position::keepsKingSafe(Move m) const {
 // A drop of a no-drop-mate face (the shogi pawn) that checkmates is illegal.
 bool Position::dropGivesMateIllegally(Move m) const {
   if (variant_->numPlayers > 2) return fourPlayerDropMates(m);
+  if (disarmed(side_)) return false;  // unashogi: a side without its king on the board gives no check
   const Color them = opponent(side_);
   const Square ek = kingSq_[them];
   const int face = variant_->movesAsPieceBehind ? borrowedFace(m.to, side_, m.dropFace()) : m.dropFace();
@@ -157,6 +158,8 @@ int Position::generate(MoveList* out) const {
     return colorOf(q) == us;
   };
 
+  // Unashogi (king_in_hand.cpp): until the mover's king is dropped, no capture and no promotion.
+  const bool disarmedMover = disarmed(us);
   // Mitsugumi: no turn skip right after the opponent's (freezing.cpp).
   const bool skipBanned = v.noSkipAfterSkip && lastMoveSkipped();
   // A move that comes home (a pass, an igui, a double igui) leaves a position fixed by what it
@@ -240,6 +243,7 @@ int Position::generate(MoveList* out) const {
     const Face& f = v.faces[face];
     if (f.reverts) return emit(make(true));  // whale's far-rank dolphin turns back as it moves
     const bool deadIfPlain = v.forcedOnDeadSquare && v.isDeadSquare(face, army, to);
+    if (disarmedMover) return !deadIfPlain && emit(make(false));
     switch (v.promotion) {
       case PromotionKind::kNone:
         return !deadIfPlain && emit(make(false));
@@ -313,7 +317,7 @@ int Position::generate(MoveList* out) const {
     for (int i = 0; i < sm.leapCount; ++i) {
       const Square to = lt[i];
       const Piece q = board_[to];
-      if (q && untakeable(q)) continue;
+      if (q && (untakeable(q) || disarmedMover)) continue;
       if (addBoardMove(from, to, face, q != kEmpty)) return count;
     }
     const Variant::Ray* rays = v.rays() + sm.rayBegin;
@@ -322,7 +326,7 @@ int Position::generate(MoveList* out) const {
       for (int k = 0; k < ray.length; ++k) {
         const Square to = raySq[ray.begin + k];
         const Piece q = board_[to];
-        if (q && untakeable(q)) break;
+        if (q && (untakeable(q) || disarmedMover)) break;
         if (!(overlap && alsoLeap[ray.begin + k]) && addBoardMove(from, to, face, q != kEmpty)) return count;
         if (q) break;
       }
@@ -347,6 +351,7 @@ int Position::generate(MoveList* out) const {
       if (face < 0) continue;
       const bool deadRule = v.dropOnDeadSquareForbidden && ((v.deadSquareDropFaces >> face) & 1);
       const bool mateRule = (v.noDropMateFaces >> face) & 1;
+      const bool kingDrop = v.faces[face].royal;  // unashogi
       const int perFile = v.maxPerFile[face];
       int onFile[kMaxFiles > kMaxRanks ? kMaxFiles : kMaxRanks] = {};
       if (perFile) {
@@ -364,6 +369,7 @@ int Position::generate(MoveList* out) const {
         if (perFile && onFile[lineOf(to)] >= perFile) continue;
         const Move m = Move::drop(face, to);
         if (dropMayExposeKing && !keepsKingSafe(m)) continue;
+        if (kingDrop && !kingDropIsSafe(to)) continue;
         if (mateRule && dropGivesMateIllegally(m)) continue;
         if (emit(m)) return count;
       }

@@ -41,6 +41,7 @@ uint64_t Position::computeHash() const {
 bool Position::attackedBy(Square s, Color by) const {
   const Variant& v = *variant_;
   if (v.movesAsPieceBehind) return borrowedAttackedBy(s, by);  // the reverse tables know only own moves
+  if (v.kingsInHand && kingSq_[by] < 0) return false;          // no king on the board: no threats (king_in_hand.cpp)
   const auto& ai = v.attacksTo(s, by);
   const Variant::LeapSource* ls = v.leapSources() + ai.leapBegin;
   for (uint32_t i = 0; i < ai.leapCount; ++i) {
@@ -96,6 +97,7 @@ void Position::makeMove(Move m) {
     board_[m.to] = p;
     h ^= v.boardKey(p, m.to);
     st.moved = p;
+    if (v.kingsInHand && v.faces[face].royal) kingSq_[us] = m.to;  // unashogi: the king dropped
   } else {
     const Piece p = board_[m.from];
     Piece cap = board_[m.to];
@@ -175,6 +177,7 @@ void Position::unmakeMove() {
   if (m.isDrop()) {
     ++hand_[us][v.faces[m.dropFace()].handKind];
     board_[m.to] = kEmpty;
+    if (kingSq_[us] == m.to) kingSq_[us] = -1;  // unashogi: the king back in hand
   } else {
     // `to` before `from`: they are one square when a two-leg move came back.
     board_[m.to] = st.captured;

@@ -168,6 +168,10 @@ class Position {
   // game/borrowed_moves.cpp (an-nan shogi): the face whose moves a piece of colour c with face
   // ownFace makes on s, and attackedBy under that rule.
   int borrowedFace(Square s, Color c, int ownFace) const;
+  // game/king_in_hand.cpp (unashogi): has colour c's king not been dropped yet (so that side
+  // may not capture or promote, and attacks nothing)? May the side to move drop its king on `to`?
+  bool disarmed(Color c) const;
+  bool kingDropIsSafe(Square to) const;
   bool borrowedAttackedBy(Square s, Color by) const;
   int findPins(Color us, Pin* pins) const;
   bool keepsKingSafe(Move m) const;

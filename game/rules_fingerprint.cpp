@@ -42,6 +42,7 @@ std::string rulesText(const Variant& v) {
   if (v.stalemateDraws) out << "stalematedraws\n";
   if (v.checksToWin) out << "checkstowin " << v.checksToWin << "\n";
   if (v.movesAsPieceBehind) out << "movesaspiecebehind\n";
+  if (v.kingsInHand) out << "kingsinhand\n";
   // Not written: Variant::perpetualAttackLoses. It only decides who loses a repetition that
   // one side kept up by attacking, not a move, an input or a position, and the chu model shipped
   // before it (models/chu) plays the same game with it.

@@ -211,6 +211,9 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
         fail(sfen, std::string(colorOf(p) == 0 ? "sente" : "gote") + " has two of the royal " + v.faces[faceOf(p)].name);
     }
   }
+  // Unashogi: a king in hand counts as one on the board (king_in_hand.cpp).
+  if (v.kingsInHand)
+    for (Color c = 0; c < v.numPlayers; ++c) kings[c] += pos.hand_[c][v.faces[size_t(v.royalFace())].handKind];
   if (hasRoyal)
     for (Color c = 0; c < v.numPlayers; ++c)
       if (v.royalCapture ? kings[c] < 1 : kings[c] != 1)

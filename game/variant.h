@@ -155,6 +155,9 @@ class Variant {
   // An-nan shogi: a piece moves as the friendly piece directly behind it, if any
   // (game/borrowed_moves.cpp).
   bool movesAsPieceBehind = false;
+  // Unashogi: kings start in hand and are dropped like other pieces; a side whose king is not on
+  // the board may not capture or promote, and its pieces attack nothing (game/king_in_hand.cpp).
+  bool kingsInHand = false;
 
   PlyCapRule plyCapRule = PlyCapRule::kDraw;
   std::vector<int> impassePoints;      // per face

@@ -106,7 +106,7 @@ class Reader : public common::YamlReader {
     onlyKeys(root, "", {"name", "description", "board", "pieces", "start", "promotion", "drops", "repetition", "ply_cap",
                         "royal_capture", "bare_king", "lion_trading", "full_set_at_start", "burn_immune",
                         "no_skip_after_skip", "stalemate", "players", "turned_king", "checks_to_win",
-                        "moves_as_piece_behind"});
+                        "moves_as_piece_behind", "kings_in_hand"});
     if (!root["name"]) fail("name", "is required");
     v->name = as<std::string>(root["name"], "name", "a string");
     if (root["description"]) v->description = as<std::string>(root["description"], "description", "a string");
@@ -121,6 +121,8 @@ class Reader : public common::YamlReader {
       fail("players", "four players need a square board (this one is " + std::to_string(v->files) + "x" +
                           std::to_string(v->ranks) + ")", root["players"]);
 
+    // Unashogi: the king goes to hand like any piece (read first: it gives the king a hand kind).
+    v->kingsInHand = boolean(root, "", "kings_in_hand", false);
     const YAML::Node pieces = root["pieces"];
     if (!pieces || !pieces.IsSequence() || pieces.size() == 0) fail("pieces", "must be a non-empty list", pieces);
     std::vector<int> flipOf;
@@ -150,7 +152,7 @@ class Reader : public common::YamlReader {
         hk.otherFace = face + 1;
       }
       // A piece `captured_as` another never goes to hand itself (whale shogi's porpoise).
-      if (!f.royal && !node["captured_as"]) v->handKinds.push_back(hk);
+      if ((!f.royal || v->kingsInHand) && !node["captured_as"]) v->handKinds.push_back(hk);
     }
     // Checkmate is how games end: a variant without a king has no way to finish.
     bool anyRoyal = false;
@@ -318,6 +320,15 @@ class Reader : public common::YamlReader {
     if (v->repetitionResult == RepetitionResult::kIllegal && (v->specialFaces() || v->lionFaces))
       fail("repetition.result", "'illegal' is supported only where every move is a plain board move or a drop "
                                 "(no multi-leg moves, powers or lion rules)", root["repetition"]["result"]);
+    // A king in hand: game/king_in_hand.cpp, for two players who check and mate with one king.
+    if (v->kingsInHand) {
+      int royals = 0;
+      for (const Face& f : v->faces) royals += f.royal;
+      if (!v->dropsEnabled || v->numPlayers != 2 || v->royalCapture || royals != 1 || v->specialFaces() || v->lionFaces ||
+          v->freezerFaces || v->movesAsPieceBehind)
+        fail("kings_in_hand", "needs drops, two players who check and mate, one royal piece, and pieces that move "
+                              "by steps, leaps and slides only", root["kings_in_hand"]);
+    }
     // A borrowed move is looked up in the fast move tables (game/borrowed_moves.cpp).
     if (v->movesAsPieceBehind && (v->specialFaces() || v->lionFaces || v->freezerFaces))
       fail("moves_as_piece_behind", "is supported only where every piece moves by steps, leaps and slides "

@@ -255,6 +255,10 @@ TEST_F(LoaderFiles, BadBetza) {
   std::string withXBetza = edit("name: bishop, moves: B,", "name: bishop, moves: BcfW,");
   withXBetza.replace(withXBetza.find("start: kbgs"), 11, "moves_as_piece_behind: true\nstart: kbgs");
   expectError("moves_as_piece_behind_with_xbetza", withXBetza, {"moves_as_piece_behind", "multi-leg"});
+  // Unashogi's key: one king, drops, two players.
+  std::string noDrops = edit("  either_face: true\n", "  enabled: false\n  either_face: true\n");
+  noDrops.replace(noDrops.find("start: kbgs"), 11, "kings_in_hand: true\nstart: kbgs");
+  expectError("kings_in_hand_without_drops", noDrops, {"kings_in_hand", "needs drops"});
   expectError("moves_as_piece_behind_value", edit("start: kbgs", "moves_as_piece_behind: maybe\nstart: kbgs"),
               {"moves_as_piece_behind"});
 }
@@ -400,7 +404,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi", "annan"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi", "annan", "unashogi"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -434,7 +438,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -476,6 +480,7 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"cannon", "lnsgkgsnl/1rci1uab1/p1p1p1p1p/9/9/9/P1P1P1P1P/1BAU1ICR1/LNSGKGSNL b - 1"},
       {"miburi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 0+0"},
       {"annan", "lnsgkgsnl/1r5b1/p1ppppp1p/1p5p1/9/1P5P1/P1PPPPP1P/1B5R1/LNSGKGSNL b - 1"},
+      {"unashogi", "9/9/9/9/9/9/9/9/9 b KRB2G2S2N2L9Pkrb2g2s2n2l9p 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }
