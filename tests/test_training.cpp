@@ -25,7 +25,11 @@
 #include "support/random_positions.h"
 #include "support/scratch_files.h"
 #include "support/variants.h"
+#include "mcts/evaluator.h"
+#include "nn/load_evaluator.h"
 #include "training/checkpoint.h"
+#include "training/gate.h"
+#include "training/run_log.h"
 #include "training/held_out_losses.h"
 #include "training/multi_tensor_sgd.h"
 #include "training/train_config.h"
@@ -832,6 +836,11 @@ TEST_F(TrainConfigErrors, ValuesOutOfRange) {
   expectRefused("training: {learning_rate: 0}\n", {"training.learning_rate"});
   expectRefused("training: {momentum: 1.0}\n", {"training.momentum"});
   expectRefused("gate: {threshold: 1.01}\n", {"gate.threshold"});
+  expectRefused("gate: {sprt: {elo0: 10, elo1: 5}}\n", {"gate.sprt.elo1", "above elo0"});
+  expectRefused("gate: {sprt: {alpha: 0.6}}\n", {"gate.sprt.alpha"});
+  expectRefused("gate: {sprt: {elo: 5}}\n", {"gate.sprt.elo"});
+  expectRefused("gate: {games: 0, sprt: {elo1: 20}}\n", {"gate.sprt", "gate.games"});
+  expectRefused("gate: {games: 30, sprt: {min_pairs: 16}}\n", {"gate.sprt", "2 x min_pairs (32)"});
   expectRefused("run: {iterations: -1}\n", {"run.iterations"});
   expectRefused("run: {hours: .nan}\n", {"run.hours"});
   expectRefused("seed: -3\n", {"seed"});
@@ -891,6 +900,39 @@ TEST_F(TrainConfigErrors, InvalidYamlMissingAndUnreadableFiles) {
     ADD_FAILURE() << "a directory loads as a config";
   } catch (const common::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find(dir_.string()), std::string::npos) << e.what();
+  }
+}
+
+// The gate's SPRT (gate.sprt): a trained micro model against the uniform network (both 16
+// playouts) wins nearly every game, so the test accepts H1 (candidate elo1 = 100 Elo stronger)
+// as soon as it may, at gate.sprt.min_pairs (10) pairs, and promotes it long before gate.games;
+// the other way round it accepts H0 and keeps the best. The "gate" event carries the verdict.
+TEST(GateSprt, StopsAsSoonAsTheTestDecides) {
+  const game::VariantPtr v = game::loadVariant("micro");
+  const nn::Encoder encoder(v);
+  training::TrainRunConfig c;
+  c.gateGames = 200;
+  c.gateSearch = training::SearchSettings(16);
+  c.gateParallelGames = 4;
+  c.gateSprt = true;
+  c.gateSprtElo0 = 0;
+  c.gateSprtElo1 = 100;
+  const auto model = nn::loadEvaluator(std::string(POPPY_SOURCE_DIR) + "/models/micro/micro-v7.model", v.get(), "cpu",
+                                       nn::Inference::kEigen);
+  mcts::UniformEvaluator uniform(encoder.policySize());
+  const fs::path dir = freshTempDir("gate_sprt");
+  training::RunLog log((dir / "metrics.jsonl").string(), (dir / "train.log").string(), true);
+  for (const bool trainedIsCandidate : {true, false}) {
+    SCOPED_TRACE(trainedIsCandidate ? "trained candidate" : "uniform candidate");
+    training::GateInputs in{v, encoder, c, trainedIsCandidate ? *model : uniform, trainedIsCandidate ? uniform : *model,
+                            "gen-0000", 1};
+    const training::GateVerdict verdict = training::playGate(in, log);
+    EXPECT_EQ(verdict.promoted, trainedIsCandidate);
+    ASSERT_TRUE(verdict.metric.contains("sprt")) << verdict.metric.dump();
+    EXPECT_EQ(verdict.metric["sprt"]["verdict"], trainedIsCandidate ? "H1 accepted" : "H0 accepted");
+    const int games = verdict.metric["games"].get<int>();
+    EXPECT_GE(games, 20) << "the test may not decide before 10 pairs";
+    EXPECT_LT(games, 60) << "the test should decide long before 200 games";
   }
 }
 

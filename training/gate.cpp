@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "report/match_report.h"
+#include "report/match_statistics.h"
 #include "selfplay/match.h"
 #include "selfplay/seat_match.h"
 
@@ -16,23 +18,61 @@ nlohmann::json twoPlayerEvent(const selfplay::MatchResult& r, bool promoted, con
           {"opponent", bestName}, {"threshold", threshold}};
 }
 
+// Thrown from the progress callback when the gate's SPRT has decided; the games still in play
+// are dropped.
+struct SprtDecided {};
+
 GateVerdict gateTwoPlayers(const GateInputs& in, const selfplay::PlayerSpec& a, const selfplay::PlayerSpec& b,
                            const selfplay::MatchSettings& ms, RunLog& log) {
   const double start = nowSeconds();
-  const selfplay::MatchResult r =
-      selfplay::playMatch(in.variant, in.encoder, a, b, ms, [&](const selfplay::MatchResult& s, int wanted) {
-        char line[160];
-        std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate +%d =%d -%d", in.iteration, s.games(), wanted,
-                      s.winsA, s.draws, s.lossesA);
-        log.status(line);
-      });
-  const bool promote = r.score() >= in.config.gateThreshold;
-  char line[256];
-  std::snprintf(line, sizeof line, "iter %d gate: candidate +%d =%d -%d vs %s, score %.3f, Elo %+.0f +- %.0f: %s (%.0fs)",
-                in.iteration, r.winsA, r.draws, r.lossesA, in.bestName.c_str(), r.score(), r.elo(), r.eloMargin95(),
-                promote ? "promoted" : "kept", nowSeconds() - start);
+  const TrainRunConfig& c = in.config;
+  const report::SprtSettings sprt{c.gateSprtElo0, c.gateSprtElo1, c.gateSprtAlpha, c.gateSprtBeta};
+  // The test's status; it may not decide before gate.sprt.min_pairs pairs (train_config.h).
+  auto sprtOf = [&](const selfplay::MatchResult& s) {
+    const report::Pentanomial pairs = report::pentanomialOf(s, ms.idPrefix);
+    report::SprtStatus st = report::sprtStatus(pairs, sprt);
+    if (pairs.pairs() < c.gateSprtMinPairs) st.verdict = report::SprtVerdict::kContinue;
+    return st;
+  };
+  selfplay::MatchResult r;
+  try {
+    r = selfplay::playMatch(in.variant, in.encoder, a, b, ms, [&](const selfplay::MatchResult& s, int wanted) {
+      char line[200];
+      int n = std::snprintf(line, sizeof line, "iter %d gate %d/%d: candidate +%d =%d -%d", in.iteration, s.games(),
+                            wanted, s.winsA, s.draws, s.lossesA);
+      if (!c.gateSprt) return log.status(line);
+      const report::SprtStatus st = sprtOf(s);
+      std::snprintf(line + n, sizeof line - size_t(n), "  %s", report::sprtProgressText(st).c_str());
+      log.status(line);
+      if (st.verdict != report::SprtVerdict::kContinue) {
+        r = s;
+        throw SprtDecided{};
+      }
+    });
+  } catch (const SprtDecided&) {
+    // r holds the games up to the deciding one.
+  }
+  // With the SPRT: its verdict, or gate.threshold where it ran out of games undecided.
+  const report::SprtStatus st = c.gateSprt ? sprtOf(r) : report::SprtStatus{};
+  const bool decided = c.gateSprt && st.verdict != report::SprtVerdict::kContinue;
+  const bool promote = decided ? st.verdict == report::SprtVerdict::kAcceptH1 : r.score() >= c.gateThreshold;
+  char line[320];
+  int n = std::snprintf(line, sizeof line, "iter %d gate: candidate +%d =%d -%d vs %s, score %.3f, Elo %+.0f +- %.0f",
+                        in.iteration, r.winsA, r.draws, r.lossesA, in.bestName.c_str(), r.score(), r.elo(),
+                        r.eloMargin95());
+  if (c.gateSprt)
+    n += std::snprintf(line + n, sizeof line - size_t(n), ", SPRT [%g, %g] LLR %.2f (%.2f, %.2f): %s", sprt.elo0,
+                       sprt.elo1, st.llr, st.lower, st.upper,
+                       decided ? report::sprtVerdictText(st.verdict).c_str() : "undecided: by the threshold");
+  std::snprintf(line + n, sizeof line - size_t(n), ": %s (%.0fs)", promote ? "promoted" : "kept", nowSeconds() - start);
   log.status(line, true);
-  return {promote, r.elo(), twoPlayerEvent(r, promote, in.bestName, in.config.gateThreshold)};
+  nlohmann::json event = twoPlayerEvent(r, promote, in.bestName, c.gateThreshold);
+  if (c.gateSprt)
+    event["sprt"] = {{"elo0", sprt.elo0}, {"elo1", sprt.elo1}, {"alpha", sprt.alpha}, {"beta", sprt.beta},
+                     {"min_pairs", c.gateSprtMinPairs},
+                     {"llr", st.llr},     {"lower", st.lower}, {"upper", st.upper},
+                     {"verdict", decided ? report::sprtVerdictText(st.verdict) : "undecided"}};
+  return {promote, r.elo(), event};
 }
 
 GateVerdict gateSeats(const GateInputs& in, const selfplay::PlayerSpec& a, const selfplay::PlayerSpec& b,

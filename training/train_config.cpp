@@ -173,13 +173,26 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     }
   }
   if (const YAML::Node n = root["gate"]) {
-    std::set<std::string> keys = {"games", "threshold", "parallel_games"};
+    std::set<std::string> keys = {"games", "threshold", "parallel_games", "sprt"};
     for (const std::string& k : searchKeys(mcts::SearchOption::kConfig)) keys.insert(k);
     r.onlyKeys(n, "gate", keys);
     c.gateGames = r.integer(n, "gate", "games", 0, 100000, c.gateGames);
     c.gateSearch = readSearch(r, n, "gate", c.gateSearch);
     c.gateThreshold = r.real(n, "gate", "threshold", 0, 1, c.gateThreshold);
     c.gateParallelGames = r.integer(n, "gate", "parallel_games", 1, 4096, c.gateParallelGames);
+    if (const YAML::Node s = n["sprt"]) {
+      r.onlyKeys(s, "gate.sprt", {"elo0", "elo1", "alpha", "beta", "min_pairs"});
+      c.gateSprt = true;
+      c.gateSprtElo0 = r.real(s, "gate.sprt", "elo0", -1000, 1000, c.gateSprtElo0);
+      c.gateSprtElo1 = r.real(s, "gate.sprt", "elo1", -1000, 1000, c.gateSprtElo1);
+      c.gateSprtAlpha = r.real(s, "gate.sprt", "alpha", 0.001, 0.499, c.gateSprtAlpha);
+      c.gateSprtBeta = r.real(s, "gate.sprt", "beta", 0.001, 0.499, c.gateSprtBeta);
+      c.gateSprtMinPairs = r.integer(s, "gate.sprt", "min_pairs", 1, 100000, c.gateSprtMinPairs);
+      if (c.gateSprtElo0 >= c.gateSprtElo1) r.fail("gate.sprt.elo1", "must be above elo0", s);
+      if (c.gateGames < 2 * c.gateSprtMinPairs)
+        r.fail("gate.sprt", "needs gate.games (the most games the test may play) of at least 2 x min_pairs (" +
+                                std::to_string(2 * c.gateSprtMinPairs) + ")", s);
+    }
   }
   if (const YAML::Node n = root["distributed"]) {
     r.onlyKeys(n, "distributed", {"train_ratio", "actor_timeout", "learner_timeout"});

@@ -116,6 +116,16 @@ struct TrainRunConfig {
   SearchSettings gateSearch{64};  // the exact-tactics settings as self-play's
   double gateThreshold = 0.55;
   int gateParallelGames = 40;
+  // gate.sprt: {elo0, elo1, alpha, beta}: the gate stops as soon as the sequential probability
+  // ratio test (report/match_statistics.h) decides between the candidate being elo0 and elo1
+  // Elo stronger than the best, and promotes it when H1 is accepted; gate.games is then the most
+  // it plays, and a gate still undecided there falls back to gate.threshold. Off: gateSprt false.
+  // The test may decide only once gate.sprt.min_pairs colour-swapped pairs have finished: on a
+  // handful of pairs that all scored the same, the normal approximation's variance is nearly 0
+  // and one lucky pair would decide.
+  bool gateSprt = false;
+  double gateSprtElo0 = 0, gateSprtElo1 = 35, gateSprtAlpha = 0.05, gateSprtBeta = 0.05;
+  int gateSprtMinPairs = 10;
 
   // distributed (`poppy train --distributed` under mpirun; training/game_feed.h)
   // The learner trains while samples trained <= trainRatio x samples received from the

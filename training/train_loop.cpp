@@ -541,6 +541,9 @@ class Run {
     refuse(config_.rootValueWeight > 0, "training.root_value_weight");
     refuse(config_.plyCapAdjudication > 0, "selfplay.ply_cap_adjudication");
     refuse(config_.repetitionContempt > 0, "selfplay.repetition_contempt");
+    if (config_.gateSprt)
+      throw std::invalid_argument(config_.sourcePath + ": gate.sprt is for two players (" + players +
+                                  ": its gate is scored by share); remove it");
     for (const auto& [key, s] : {std::pair{std::string("selfplay"), config_.selfplaySearch},
                                  std::pair{std::string("gate"), config_.gateSearch}}) {
       refuse(s.values.solver, key + ".solver");
