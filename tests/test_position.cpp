@@ -66,14 +66,17 @@ TEST_P(EveryVariant, InCheckAgreesWithAttackTest) {
   for (const std::string& sfen : poppy::testing::randomPositions(v, 200, 120, 5)) {
     const Position pos = Position::fromSfen(v, sfen);
     const Color us = pos.sideToMove();
-    EXPECT_EQ(pos.inCheck(), pos.attackedBy(pos.kingSquare(us), pos.opponent(us))) << sfen;
+    // Unashogi: a king still in hand (square -1) is never in check.
+    const bool kingAttacked = pos.kingSquare(us) >= 0 && pos.attackedBy(pos.kingSquare(us), pos.opponent(us));
+    EXPECT_EQ(pos.inCheck(), kingAttacked) << sfen;
     // No legal move leaves the mover's king attacked.
     MoveList moves;
     pos.generateLegal(moves);
     Position copy = pos;
     for (const Move& m : moves) {
       copy.makeMove(m);
-      EXPECT_FALSE(copy.attackedBy(copy.kingSquare(us), copy.opponent(us))) << sfen << " " << pos.moveToUsi(m);
+      EXPECT_FALSE(copy.kingSquare(us) >= 0 && copy.attackedBy(copy.kingSquare(us), copy.opponent(us)))
+          << sfen << " " << pos.moveToUsi(m);
       copy.unmakeMove();
     }
   }
