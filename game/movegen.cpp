@@ -352,6 +352,11 @@ int Position::generate(MoveList* out) const {
       const bool deadRule = v.dropOnDeadSquareForbidden && ((v.deadSquareDropFaces >> face) & 1);
       const bool mateRule = (v.noDropMateFaces >> face) & 1;
       const bool kingDrop = v.faces[face].royal;  // unashogi
+      // Hand shogi: an assassin is dropped only where it gives check (a drop discovers none);
+      // a half knight only on the dropper's first maxRank ranks.
+      const bool onlyToCheck = (v.dropOnlyToCheckFaces >> face) & 1;
+      const int maxRank = v.dropMaxRank[size_t(face)];
+      const Square enemyKing = kingSq_[them];
       const int perFile = v.maxPerFile[face];
       int onFile[kMaxFiles > kMaxRanks ? kMaxFiles : kMaxRanks] = {};
       if (perFile) {
@@ -367,6 +372,8 @@ int Position::generate(MoveList* out) const {
         if (board_[to]) continue;
         if (deadRule && v.isDeadSquare(face, us, to)) continue;
         if (perFile && onFile[lineOf(to)] >= perFile) continue;
+        if (maxRank && v.ranks - v.distanceToFarEdge(us, to) > maxRank) continue;
+        if (onlyToCheck && (enemyKing < 0 || disarmed(us) || !faceAttacks(face, us, to, enemyKing))) continue;
         const Move m = Move::drop(face, to);
         if (dropMayExposeKing && !keepsKingSafe(m)) continue;
         if (kingDrop && !kingDropIsSafe(to)) continue;

@@ -43,6 +43,9 @@ std::string rulesText(const Variant& v) {
   if (v.checksToWin) out << "checkstowin " << v.checksToWin << "\n";
   if (v.movesAsPieceBehind) out << "movesaspiecebehind\n";
   if (v.kingsInHand) out << "kingsinhand\n";
+  if (v.dropOnlyToCheckFaces) out << "droponlytocheck " << v.dropOnlyToCheckFaces << "\n";
+  for (size_t f = 0; f < v.dropMaxRank.size(); ++f)
+    if (v.dropMaxRank[f]) out << "dropmaxrank " << f << " " << v.dropMaxRank[f] << "\n";
   // Not written: Variant::perpetualAttackLoses. It only decides who loses a repetition that
   // one side kept up by attacking, not a move, an input or a position, and the chu model shipped
   // before it (models/chu) plays the same game with it.

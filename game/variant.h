@@ -108,6 +108,8 @@ class Variant {
   std::vector<int> maxPerFile;         // per face: a drop needs fewer than this many of that face
                                        // on the file (nifu is 1 for P); 0 = no limit
   uint64_t noDropMateFaces = 0;        // faces that may not be dropped to give mate
+  uint64_t dropOnlyToCheckFaces = 0;   // hand shogi's assassins: dropped only where they give check
+  std::vector<int> dropMaxRank;        // per face: dropped only on the dropper's ranks 1..this (0: any)
 
   // Royal capture (chu shogi): moving into or staying in check is legal, and a side that has
   // lost every royal piece has lost (game/royal_capture.cpp). Otherwise a variant has exactly

@@ -223,14 +223,27 @@ class Reader : public common::YamlReader {
     }
 
     v->maxPerFile.assign(v->faces.size(), 0);
+    v->dropMaxRank.assign(v->faces.size(), 0);
     const YAML::Node drops = root["drops"];
     if (drops) {
-      onlyKeys(drops, "drops", {"enabled", "either_face", "drop_on_dead_square", "dead_square_pieces", "max_per_file", "no_drop_mate"});
+      onlyKeys(drops, "drops", {"enabled", "either_face", "drop_on_dead_square", "dead_square_pieces", "max_per_file", "no_drop_mate",
+                                "only_to_check", "max_rank"});
       v->dropsEnabled = boolean(drops, "drops", "enabled", true);
       v->dropEitherFace = boolean(drops, "drops", "either_face", false);
       v->dropOnDeadSquareForbidden = choice(drops, "drops", "drop_on_dead_square", {"allow", "forbid"}, "allow") == "forbid";
       v->deadSquareDropFaces = drops["dead_square_pieces"] ? faceSet(*v, drops["dead_square_pieces"], "drops.dead_square_pieces") : ~uint64_t(0);
       if (drops["no_drop_mate"]) v->noDropMateFaces = faceSet(*v, drops["no_drop_mate"], "drops.no_drop_mate");
+      if (drops["only_to_check"]) v->dropOnlyToCheckFaces = faceSet(*v, drops["only_to_check"], "drops.only_to_check");
+      if (const YAML::Node mr = drops["max_rank"]) {
+        if (!mr.IsMap()) fail("drops.max_rank", "must map piece letters to ranks counted from the dropper's side, like {N: 6}", mr);
+        for (const auto& kv : mr) {
+          const std::string key = "drops.max_rank." + kv.first.as<std::string>();
+          const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
+          const int n = as<int>(kv.second, key, "a whole number");
+          if (n < 1 || n > v->ranks) fail(key, std::to_string(n) + " is out of range 1.." + std::to_string(v->ranks), kv.second);
+          v->dropMaxRank[face] = n;
+        }
+      }
       if (const YAML::Node mpf = drops["max_per_file"]) {
         if (!mpf.IsMap()) fail("drops.max_per_file", "must map piece letters to counts, like {P: 1}", mpf);
         for (const auto& kv : mpf) {

@@ -136,7 +136,7 @@ TEST(CliPerft, ReferenceCountsOfEveryVariantAtDepth2) {
                                                  {"judkins", "336"}, {"gorogoro", "250"},  {"tori", "288"},
                                                  {"shogi", "900"},   {"yari", "400"}, {"whale", "49"},
                                                  {"small", "400"},   {"quasi", "1024"}, {"cubic", "529"},
-                                                 {"cubic8", "784"}, {"cannon", "2583"}, {"miburi", "900"}, {"annan", "784"}, {"unashogi", "369392"}};
+                                                 {"cubic8", "784"}, {"cannon", "2583"}, {"miburi", "900"}, {"annan", "784"}, {"unashogi", "369392"}, {"hand", "96721"}};
   for (const auto& [variant, count] : d2) {
     const CmdResult r = poppy({"perft", "--variant", variant, "--depth", "2"});
     expectSuccess(r);
@@ -720,7 +720,7 @@ TEST(CliMatch, SigtermWritesTheSummaryOfEveryRecordedGame) {
 // variant list in test_serve.cpp): a match with records, the openings of those records, and a
 // training iteration that writes its first generation.
 TEST(CliSeedVariants, SeedShogiVariantsPlayThroughTheCommands) {
-  for (const std::string variant : {"small", "quasi", "cubic", "cannon", "miburi", "annan", "unashogi"}) {
+  for (const std::string variant : {"small", "quasi", "cubic", "cannon", "miburi", "annan", "unashogi", "hand"}) {
     SCOPED_TRACE(variant);
     const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", variant + "_commands");
     const std::string records = (dir / "games.jsonl").string();

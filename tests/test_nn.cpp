@@ -159,7 +159,7 @@ std::vector<float> referencePlanes(const nn::Encoder& enc, const game::Position&
 
 // The seven, chu, yari, whale, mitsugumi, the seed's later games and the test boards of mitsugumi's powers.
 const char* const kVariants[] = {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "chu", "yari", "whale",
-                                 "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi", "tests/data/fire_demon.yaml",
+                                 "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi", "hand", "tests/data/fire_demon.yaml",
                                  "tests/data/tetrarch.yaml"};
 
 // ---------------------------------------------------------------------------------------------

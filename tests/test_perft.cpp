@@ -52,6 +52,8 @@ INSTANTIATE_TEST_SUITE_P(
                       PerftCase{"annan", {28, 784, 22726, 658600}},
                       // By hand (tests/test_unashogi.cpp): no engine plays unashogi.
                       PerftCase{"unashogi", {612, 369392}},
+                      // By hand (tests/test_hand_shogi.cpp): no engine plays hand shogi.
+                      PerftCase{"hand", {319}},
                       // By hand (tests/test_whale.cpp, WhalePerft): no engine plays whale shogi.
                       PerftCase{"whale", {7, 49}},
                       // shogiops' distinct children (tests/reference/shogiops/chu_perft.mjs).

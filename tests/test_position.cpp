@@ -84,7 +84,7 @@ TEST_P(EveryVariant, InCheckAgreesWithAttackTest) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, EveryVariant,
                          ::testing::Values("micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi",
-                                           "yari", "whale", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi"));
+                                           "yari", "whale", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi", "hand"));
 
 TEST(Hash, TranspositionsHashAlike) {
   // The same position reached by two move orders has one hash; a different hand changes it.

@@ -892,7 +892,7 @@ TEST(UsiBinary, SeedShogiVariantsPlayLegalMoves) {
                                          {"quasi", "8h7h"},
                                          {"cubic", "6h4g"},
                                          {"cannon", "7h7d"},
-                                         {"miburi", "7g7f"}, {"annan", "7g7f"}, {"unashogi", "K*5e"}}) {
+                                         {"miburi", "7g7f"}, {"annan", "7g7f"}, {"unashogi", "K*5e"}, {"hand", "5g5f"}}) {
     SCOPED_TRACE(variant);
     UsiProcess engine({POPPY_BINARY, "usi", "--variant", variant});
     engine.send("position startpos moves " + opening);

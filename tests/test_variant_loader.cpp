@@ -163,6 +163,11 @@ TEST_F(LoaderFiles, UnknownNestedKey) {
               {"royal_capture: true"});
   expectError("unknown_promotion_key", edit("  kind: on_capture\n", "  kind: on_capture\n  zone: 2\n"),
               {"promotion.zone"});
+  // Hand shogi's drop keys.
+  expectError("max_rank_range", edit("  either_face: true\n", "  either_face: true\n  max_rank: {S: 6}\n"),
+              {"drops.max_rank.S", "out of range 1..5"});
+  expectError("only_to_check_unknown", edit("  either_face: true\n", "  either_face: true\n  only_to_check: [Q]\n"),
+              {"drops.only_to_check"});
   expectError("unknown_drops_key", edit("  either_face: true\n", "  either_face: true\n  nifu: true\n"),
               {"drops.nifu"});
   expectError("perpetual_attack_without_perpetual_check",
@@ -404,7 +409,7 @@ TEST(LoadVariant, UnknownNameListsKnownVariants) {
   } catch (const VariantError& e) {
     const std::string msg = e.what();
     EXPECT_THAT(msg, HasSubstr("no-such-variant"));
-    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi", "annan", "unashogi"})
+    for (const char* name : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi", "yari", "whale", "small", "quasi", "cubic", "cannon", "miburi", "annan", "unashogi", "hand"})
       EXPECT_THAT(msg, HasSubstr(name));
   } catch (const std::exception& e) {
     FAIL() << "threw " << typeid(e).name() << ": " << e.what();
@@ -438,7 +443,7 @@ std::string startFieldOf(const std::string& path) {
 
 TEST(ShippedVariants, LoadAndStartFromTheirStartField) {
   const std::vector<std::string> names = {"micro", "minishogi", "kyoto", "judkins", "gorogoro",
-                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi"};
+                                          "tori",  "shogi",     "yari",  "whale",  "mitsugumi", "small", "quasi", "cubic", "cubic8", "cannon", "miburi", "annan", "unashogi", "hand"};
   const auto known = knownVariants();
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -481,6 +486,7 @@ TEST(ShippedVariants, StartPositionsMatchRulesMd) {
       {"miburi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 0+0"},
       {"annan", "lnsgkgsnl/1r5b1/p1ppppp1p/1p5p1/9/1P5P1/P1PPPPP1P/1B5R1/LNSGKGSNL b - 1"},
       {"unashogi", "9/9/9/9/9/9/9/9/9 b KRB2G2S2N2L9Pkrb2g2s2n2l9p 1"},
+      {"hand", "2g1k1g2/2p1d1p2/3ppp3/9/9/9/3PPP3/2P1D1P2/2G1K1G2 b HOUY2N2L2Shouy2n2l2s 1"},
   };
   for (const auto& [name, sfen] : expected) EXPECT_EQ(Position(loadVariant(name)).sfen(), sfen) << name;
 }
