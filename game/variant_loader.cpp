@@ -234,26 +234,22 @@ class Reader : public common::YamlReader {
       v->deadSquareDropFaces = drops["dead_square_pieces"] ? faceSet(*v, drops["dead_square_pieces"], "drops.dead_square_pieces") : ~uint64_t(0);
       if (drops["no_drop_mate"]) v->noDropMateFaces = faceSet(*v, drops["no_drop_mate"], "drops.no_drop_mate");
       if (drops["only_to_check"]) v->dropOnlyToCheckFaces = faceSet(*v, drops["only_to_check"], "drops.only_to_check");
-      if (const YAML::Node mr = drops["max_rank"]) {
-        if (!mr.IsMap()) fail("drops.max_rank", "must map piece letters to ranks counted from the dropper's side, like {N: 6}", mr);
-        for (const auto& kv : mr) {
-          const std::string key = "drops.max_rank." + kv.first.as<std::string>();
+      // A map of piece letters to a number 1..ranks (max_per_file, max_rank), into a per-face list.
+      auto perFace = [&](const char* name, const std::string& what, std::vector<int>& out) {
+        const YAML::Node map = drops[name];
+        if (!map) return;
+        const std::string section = std::string("drops.") + name;
+        if (!map.IsMap()) fail(section, "must map piece letters to " + what, map);
+        for (const auto& kv : map) {
+          const std::string key = section + "." + kv.first.as<std::string>();
           const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
           const int n = as<int>(kv.second, key, "a whole number");
           if (n < 1 || n > v->ranks) fail(key, std::to_string(n) + " is out of range 1.." + std::to_string(v->ranks), kv.second);
-          v->dropMaxRank[face] = n;
+          out[size_t(face)] = n;
         }
-      }
-      if (const YAML::Node mpf = drops["max_per_file"]) {
-        if (!mpf.IsMap()) fail("drops.max_per_file", "must map piece letters to counts, like {P: 1}", mpf);
-        for (const auto& kv : mpf) {
-          const std::string key = "drops.max_per_file." + kv.first.as<std::string>();
-          const int face = faceToken(*v, kv.first.as<std::string>(), key, kv.first);
-          const int n = as<int>(kv.second, key, "a whole number");
-          if (n < 1 || n > v->ranks) fail(key, std::to_string(n) + " is out of range 1.." + std::to_string(v->ranks), kv.second);
-          v->maxPerFile[face] = n;
-        }
-      }
+      };
+      perFace("max_rank", "ranks counted from the dropper's side, like {N: 6}", v->dropMaxRank);
+      perFace("max_per_file", "counts, like {P: 1}", v->maxPerFile);
     }
 
     if (const YAML::Node rep = root["repetition"]) {
