@@ -31,6 +31,12 @@ std::vector<SearchOption> declare() {
                         kConfig, &SearchParams::playouts));
   all.push_back(real("cpuct", "--cpuct", "CPuct", "PUCT's exploration constant: higher looks wider, lower deeper",
                      0.01, 100, kConfig | kMatch | kUsi, &SearchParams::cpuct));
+  all.push_back(real("cpuct_growth", "--cpuct-growth", "CPuctGrowth",
+                     "cpuct grows by this times ln((N + cpuct_base) / cpuct_base), N the visits of the node: wider "
+                     "search in long searches (0: a fixed cpuct)",
+                     0, 100, kConfig | kMatch | kUsi, &SearchParams::cpuctGrowth));
+  all.push_back(real("cpuct_base", "--cpuct-base", "CPuctBase", "The visits at which cpuct_growth has added ln 2 of itself",
+                     1, 1e9, kConfig | kMatch | kUsi, &SearchParams::cpuctBase));
   all.push_back(real("fpu_reduction", "--fpu-reduction", "FpuReduction",
                      "An unvisited move is valued at its parent's value less this (first-play urgency)", 0, 2,
                      kConfig | kMatch | kUsi, &SearchParams::fpuReduction));

@@ -7,6 +7,12 @@ namespace poppy::mcts {
 struct SearchParams {
   int playouts = 128;
   float cpuct = 1.5f;
+  // Exploration that grows with the parent's visits (AlphaZero's and KataGo's): PUCT's constant
+  // is cpuct + cpuctGrowth * ln((N + cpuctBase) / cpuctBase), N the parent's visits. A search of
+  // thousands of playouts keeps widening where a fixed constant would settle on one line.
+  // 0 = a fixed constant (every default).
+  float cpuctGrowth = 0.0f;
+  float cpuctBase = 500.0f;
   // First-play urgency: an unvisited child is valued at the parent's Q minus this reduction
   // (times sqrt of the prior mass already visited, see fpuScaledByVisitedPolicy).
   float fpuReduction = 0.25f;
@@ -61,7 +67,7 @@ struct SearchParams {
 // Every setting that shapes the tree must agree. The playouts are a budget, and the ply cap
 // moves with the game (`usi` sets it a horizon past the current ply), so those two may differ.
 inline bool sameTreeSettings(const SearchParams& a, const SearchParams& b) {
-  return a.cpuct == b.cpuct && a.fpuReduction == b.fpuReduction &&
+  return a.cpuct == b.cpuct && a.cpuctGrowth == b.cpuctGrowth && a.cpuctBase == b.cpuctBase && a.fpuReduction == b.fpuReduction &&
          a.fpuScaledByVisitedPolicy == b.fpuScaledByVisitedPolicy && a.policyTemperature == b.policyTemperature &&
          a.rootNoise == b.rootNoise && a.dirichletAlpha == b.dirichletAlpha && a.noiseFraction == b.noiseFraction &&
          a.forcedPlayoutsK == b.forcedPlayoutsK && a.gumbelConsidered == b.gumbelConsidered &&
@@ -71,6 +77,6 @@ inline bool sameTreeSettings(const SearchParams& a, const SearchParams& b) {
 }
 // A new field changes this size: add it to sameTreeSettings (or say there why it may differ),
 // then update the size.
-static_assert(sizeof(SearchParams) == 80, "SearchParams changed: is the new field in sameTreeSettings?");
+static_assert(sizeof(SearchParams) == 88, "SearchParams changed: is the new field in sameTreeSettings?");
 
 }  // namespace poppy::mcts

@@ -60,6 +60,11 @@ void Tree::searchRootMate() {
   provenByMate(0, rootMateLine_.front(), r.plies);
 }
 
+float Tree::cpuctAt(float parentVisits) const {
+  if (params_.cpuctGrowth <= 0.0f) return params_.cpuct;
+  return params_.cpuct + params_.cpuctGrowth * std::log((parentVisits + params_.cpuctBase) / params_.cpuctBase);
+}
+
 // PUCT: Q + cpuct * P * sqrt(N) / (1 + n). Virtual loss counts each descent in flight as a
 // loss, so the leaves gathered for one batch spread over the tree instead of piling up.
 // With the solver, a child proven lost for its mover (a won move) is taken at once, the
@@ -76,7 +81,8 @@ int Tree::selectChild(const Node& parent) const {
     if (const int forced = forcedRootChild(); forced >= 0) return parent.firstChild + forced;
   const Node* c = nodes_.data() + parent.firstChild;
   const int count = parent.numChildren;
-  const float explore = params_.cpuct * std::sqrt(float(std::max(1, parent.visits + parent.inFlight)));
+  const float parentVisits = float(std::max(1, parent.visits + parent.inFlight));
+  const float explore = cpuctAt(parentVisits) * std::sqrt(parentVisits);
   float best = -std::numeric_limits<float>::infinity();
   int bestIndex = -1;
   float visitedPolicy = 0.0f;
@@ -651,7 +657,7 @@ std::vector<double> Tree::targetVisits() const {
   }
   if (!forcingPlayouts() || best < 0 || c[best].visits == 0) return counts;
   const double total = root.visits;
-  const double explore = params_.cpuct * std::sqrt(total);
+  const double explore = cpuctAt(float(total)) * std::sqrt(total);
   const auto q = [&](int i) { return double(childValue(root, c[i])); };
   const double bestScore = q(best) + explore * c[best].prior / (1.0 + c[best].visits);
   for (int i = 0; i < root.numChildren; ++i) {

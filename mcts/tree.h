@@ -80,6 +80,9 @@ class Tree {
   // order): that move, then the most visited reply, and so on while nodes have visits.
   std::vector<game::Move> principalVariation(int rootChild, int maxLength = 32) const;
 
+  // PUCT's exploration constant at a node of this many visits (SearchParams::cpuctGrowth).
+  float cpuctAt(float parentVisits) const;
+
  private:
   friend class SearchDriver;
 

@@ -15,8 +15,8 @@ finished is not played again, so a stopped tuning resumes where it was. Every fi
 a row of OUT/tune.csv (plots: score or Elo against the setting's value), and the table on stdout
 ends with each sweep's best point. Progress: the ladder's own progress line, and a line per point.
 
-Settings: cpuct, fpu_reduction, policy_temperature (poppy ladder's --cpuct, --fpu-reduction,
---policy-temperature; mcts/search_params.h).
+Settings: cpuct, cpuct_growth, cpuct_base, fpu_reduction, policy_temperature (poppy ladder's
+--cpuct, --cpuct-growth, --cpuct-base, --fpu-reduction, --policy-temperature; mcts/search_params.h).
 Exit status: 0 when every point finished, 1 when a ladder failed, 2 on bad arguments.
 """
 import argparse
@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SETTINGS = {"cpuct": "--cpuct", "fpu_reduction": "--fpu-reduction", "policy_temperature": "--policy-temperature"}
+SETTINGS = {"cpuct": "--cpuct", "cpuct_growth": "--cpuct-growth", "cpuct_base": "--cpuct-base", "fpu_reduction": "--fpu-reduction", "policy_temperature": "--policy-temperature"}
 
 
 def parse_assignments(text, what):
@@ -101,8 +101,10 @@ def main():
     parser.add_argument("--poppy", default="build/poppy")
     args = parser.parse_args()
     base = parse_assignments(args.base, "--base")
-    for name in SETTINGS:
-        base.setdefault(name, {"cpuct": 1.5, "fpu_reduction": 0.25, "policy_temperature": 1.0}[name])
+    # The three settings every point names; cpuct_growth and cpuct_base only where the base or a
+    # sweep names them (so points tuned before they existed keep their names and results).
+    for name, value in {"cpuct": 1.5, "fpu_reduction": 0.25, "policy_temperature": 1.0}.items():
+        base.setdefault(name, value)
     sweeps = [parse_sweep(s) for s in args.sweep]
     points = [dict(base)]
     for name, values in sweeps:
@@ -129,13 +131,15 @@ def main():
               f"score {row['score']:.3f} Elo {row['elo']:+.0f} ({row['elo_low']:+.0f} to {row['elo_high']:+.0f})",
               flush=True)
         with open(out_dir / "tune.csv.tmp", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            fields = [k for k in SETTINGS if any(k in r for r in rows)]
+            fields += [k for k in rows[0] if k not in SETTINGS]
+            writer = csv.DictWriter(f, fieldnames=fields, restval="")
             writer.writeheader()
             writer.writerows(rows)
         (out_dir / "tune.csv.tmp").replace(out_dir / "tune.csv")
     print(f"\n{'setting':40s} {'games':>6s} {'score':>6s} {'Elo (95%)':>22s}")
     for row in rows:
-        name = point_name({k: row[k] for k in SETTINGS})
+        name = point_name({k: row[k] for k in SETTINGS if k in row})
         print(f"{name:40s} {row['games']:6d} {row['score']:6.3f} {row['elo']:+6.0f} ({row['elo_low']:+.0f} to "
               f"{row['elo_high']:+.0f})")
     for name, values in sweeps:

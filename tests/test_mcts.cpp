@@ -226,6 +226,49 @@ TEST(MctsSearch, VisitCountsSumToPlayouts) {
   EXPECT_EQ(tree.rootChildren().size(), 9u) << "docs/RULES.md perft: 9 moves from the start";
 }
 
+// cpuct + growth * ln((N + base) / base), by hand: 1.5 + 0.45 ln((1500 + 500) / 500) = 1.5 + 0.45 ln 4
+// = 1.5 + 0.45 * 1.386294 = 2.123832; at growth 0 the constant whatever N.
+TEST(MctsSearch, CpuctGrowsWithTheVisitsOfTheNode) {
+  Micro m;
+  mcts::SearchParams p;
+  p.cpuct = 1.5f;
+  EXPECT_FLOAT_EQ(mcts::Tree(Position(m.variant), p, 1).cpuctAt(1500), 1.5f);
+  p.cpuctGrowth = 0.45f;
+  p.cpuctBase = 500;
+  const mcts::Tree tree(Position(m.variant), p, 1);
+  EXPECT_NEAR(tree.cpuctAt(1500), 2.123832f, 1e-5);
+  EXPECT_NEAR(tree.cpuctAt(0), 1.5f, 1e-6);
+}
+
+// Growth widens a long search. With the uniform network every value is a draw (Q near 0), so an
+// unvisited move, valued at the parent's Q less the FPU reduction (1 x sqrt(k / 9) once k of the
+// 9 first moves of prior 1/9 are visited), is tried only when c sqrt(N) / 9 - sqrt(k / 9) beats a
+// visited move's c sqrt(N) / (9 (1 + n)). By hand: with c = 0.05 a second move needs
+// 0.05 sqrt(N) / 9 > 1/3 at least, N > 3,600, so 64 playouts stay on the first move; with growth 5
+// and base 1, c = 0.05 + 5 ln(N + 1) is 11.6 at N = 9, where c sqrt(N) / 18 = 1.9 > sqrt(k / 9)
+// for every k < 9: all 9 moves are tried.
+TEST(MctsSearch, CpuctGrowthVisitsMoreMovesInALongSearch) {
+  Micro m;
+  mcts::SearchParams p;
+  p.cpuct = 0.05f;
+  p.fpuReduction = 1.0f;
+  p.rootMatePlies = 0;
+  p.leafMatePlies = 0;
+  p.leavesPerTree = 1;
+  auto visitedMoves = [&](const mcts::SearchParams& params) {
+    const mcts::Tree tree = searched(m, Position(m.variant), 64, params);
+    int visited = 0;
+    for (const auto& c : tree.rootChildren()) visited += c.visits > 0;
+    return visited;
+  };
+  const int fixed = visitedMoves(p);
+  p.cpuctGrowth = 5.0f;
+  p.cpuctBase = 1.0f;
+  const int grown = visitedMoves(p);
+  EXPECT_EQ(fixed, 1);
+  EXPECT_EQ(grown, 9);
+}
+
 TEST(MctsSearch, TreeReuseKeepsTheChosenSubtree) {
   Micro m;
   CountingEvaluator eval(m.encoder.policySize());

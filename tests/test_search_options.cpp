@@ -95,6 +95,10 @@ TEST(SearchOptions, SetAndGetReachTheSearchParamsFields) {
   EXPECT_FALSE(p.solver);
   mcts::searchOptionByKey("gumbel_actions")->set(p, 8);
   EXPECT_EQ(p.gumbelConsidered, 8);
+  mcts::searchOptionByKey("cpuct_growth")->set(p, 0.45);
+  EXPECT_FLOAT_EQ(p.cpuctGrowth, 0.45f);
+  mcts::searchOptionByKey("cpuct_base")->set(p, 1000);
+  EXPECT_FLOAT_EQ(p.cpuctBase, 1000.0f);
   mcts::searchOptionByKey("repetition_contempt")->set(p, 0.3);
   EXPECT_FLOAT_EQ(p.repetitionContempt, 0.3f);
   EXPECT_DOUBLE_EQ(mcts::searchOptionByKey("leaves_per_tree")->get(p), 16);
