@@ -52,6 +52,14 @@ def parse_sweep(text):
         sys.exit(f"tune_search: --sweep '{text}': the values must be numbers")
 
 
+# The search's own values of the settings a point may leave out (mcts/search_params.h).
+OPTIONAL_DEFAULTS = {"cpuct_growth": 0.0, "cpuct_base": 500.0}
+
+
+def setting_value(setting, name):
+    return setting.get(name, OPTIONAL_DEFAULTS.get(name))
+
+
 def point_name(setting):
     return "_".join(f"{k}{setting[k]:g}" for k in sorted(setting))
 
@@ -143,9 +151,11 @@ def main():
         print(f"{name:40s} {row['games']:6d} {row['score']:6.3f} {row['elo']:+6.0f} ({row['elo_low']:+.0f} to "
               f"{row['elo_high']:+.0f})")
     for name, values in sweeps:
-        candidates = [r for r in rows if all(r[k] == base[k] for k in SETTINGS if k != name)]
+        candidates = [r for r in rows
+                      if all(setting_value(r, k) == setting_value(base, k) for k in SETTINGS if k != name)]
         best = max(candidates, key=lambda r: r["score"])
-        print(f"best {name}: {best[name]:g} (score {best['score']:.3f}; base {base[name]:g})")
+        print(f"best {name}: {setting_value(best, name):g} (score {best['score']:.3f}; "
+              f"base {setting_value(base, name):g})")
     print(f"figures: {out_dir / 'tune.csv'}")
     return 0
 
