@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -54,8 +55,11 @@ inline std::vector<std::string> runNodeScript(const NodeReference& ref, const st
   const std::filesystem::path inputFile = std::filesystem::temp_directory_path() /
                                           ("poppy_" + ref.dir + "_" + std::to_string(::getpid()) + ".txt");
   std::ofstream(inputFile) << input;
+  // stderr goes to a file of its own, not into the lines compared: a warning node prints (a
+  // loaded machine, a deprecation) must not shift a reference's answers.
+  const std::filesystem::path errorFile = std::filesystem::path(inputFile).replace_extension(".err");
   const std::string cmd = "node " + shellQuote((ref.path() / script).string()) + " " + args + " < " +
-                          shellQuote(inputFile.string()) + " 2>&1";
+                          shellQuote(inputFile.string()) + " 2> " + shellQuote(errorFile.string());
   FILE* out = popen(cmd.c_str(), "r");
   std::vector<std::string> lines;
   std::string all;
@@ -69,11 +73,15 @@ inline std::vector<std::string> runNodeScript(const NodeReference& ref, const st
     }
   }
   const int status = out ? pclose(out) : -1;
+  std::stringstream errors;
+  errors << std::ifstream(errorFile).rdbuf();
   std::filesystem::remove(inputFile);
+  std::filesystem::remove(errorFile);
   if (status != 0) {
-    ADD_FAILURE() << cmd << " failed (status " << status << "):\n" << all;
+    ADD_FAILURE() << cmd << " failed (status " << status << "):\n" << all << errors.str();
     return {};
   }
+  if (!errors.str().empty()) std::cout << "[ node stderr ] " << errors.str();
   return lines;
 }
 
