@@ -68,6 +68,11 @@ void addMatchCommand(CLI::App& app) {
                   "ELO0 ELO1 [ALPHA BETA]: stop when the SPRT on colour-swapped pairs accepts Elo ELO0 or ELO1 "
                   "(alpha, beta default 0.05); --games is then the most games (default 20000)")
       ->expected(2, 4);
+  cmd->add_option("--sprt-min-pairs", o->sprtMinPairs,
+                  "With --sprt: colour-swapped pairs to finish before the test may decide (one lopsided pair alone "
+                  "would)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   cmd->add_option("--tc", o->clock,
                   "Both sides' clock, usi: players only: MAIN+INC (Fischer, e.g. 10s+0.1s) or MAIN/BYOYOMI (e.g. 1m/1s); "
                   "a move answered more than --grace ms after its time ran out loses on time");

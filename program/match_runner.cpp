@@ -29,7 +29,7 @@ struct MatchInterrupted {
 // left unfinished (and unrecorded), as fastchess does.
 struct SprtDecided {};
 
-std::optional<report::SprtSettings> sprtSettingsOf(const std::vector<double>& values) {
+std::optional<report::SprtSettings> sprtSettingsOf(const std::vector<double>& values, int minPairs) {
   if (values.empty()) return std::nullopt;
   if (values.size() != 2 && values.size() != 4)
     throw std::invalid_argument("--sprt: give ELO0 ELO1, or ELO0 ELO1 ALPHA BETA (" + std::to_string(values.size()) +
@@ -41,6 +41,7 @@ std::optional<report::SprtSettings> sprtSettingsOf(const std::vector<double>& va
     s.alpha = values[2];
     s.beta = values[3];
   }
+  s.minPairs = minPairs;
   try {
     report::checkSprtSettings(s);
   } catch (const std::invalid_argument& e) {
@@ -55,7 +56,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   const auto variant = game::loadVariant(o.variant);
   const nn::Encoder encoder(variant);
   if (variant->numPlayers > 2) return runSeatMatchCommand(o, variant, encoder);
-  const std::optional<report::SprtSettings> sprt = sprtSettingsOf(o.sprt);
+  const std::optional<report::SprtSettings> sprt = sprtSettingsOf(o.sprt, o.sprtMinPairs);
   selfplay::MatchSettings ms;
   if (!o.openings.empty()) {
     ms.openings = play::loadOpenings(o.openings, variant, o.plyCap);

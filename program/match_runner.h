@@ -21,6 +21,7 @@ struct MatchRunArgs {
   // --sprt ELO0 ELO1 [ALPHA BETA]: stop as soon as the SPRT (report/match_statistics.h) decides;
   // `games` is then the most the match may play. Empty: no SPRT.
   std::vector<double> sprt;
+  int sprtMinPairs = 10;  // --sprt-min-pairs: the pairs before the SPRT may decide
   // --tc: both sides' clock (common/game_clock.h notation: "10s+0.1s", "1m/1s"); usi: players
   // only, without --movetime. Empty: none.
   std::string clock;

@@ -125,7 +125,7 @@ nlohmann::ordered_json matchSummary(const MatchInfo& info, const selfplay::Match
     if (info.sprt) {
       const SprtStatus st = sprtStatus(pairs, *info.sprt);
       j["sprt"] = {{"elo0", info.sprt->elo0}, {"elo1", info.sprt->elo1}, {"alpha", info.sprt->alpha},
-                   {"beta", info.sprt->beta},  {"llr", st.llr},            {"lower", st.lower},
+                   {"beta", info.sprt->beta},  {"min_pairs", info.sprt->minPairs}, {"llr", st.llr}, {"lower", st.lower},
                    {"upper", st.upper},        {"verdict", sprtVerdictText(st.verdict)}};
     }
   }

@@ -62,6 +62,7 @@ void checkSprtSettings(const SprtSettings& s) {
   for (const auto& [name, value] : {std::pair{"alpha", s.alpha}, std::pair{"beta", s.beta}})
     if (!(value > 0 && value < 0.5))
       throw std::invalid_argument(std::string(name) + " " + text(value) + " must be in (0, 0.5)");
+  if (s.minPairs < 0) throw std::invalid_argument("min pairs " + std::to_string(s.minPairs) + " must be at least 0");
 }
 
 double sprtLogLikelihoodRatio(const Pentanomial& pairs, const SprtSettings& s) {
@@ -86,6 +87,7 @@ SprtStatus sprtStatus(const Pentanomial& pairs, const SprtSettings& s) {
   st.llr = sprtLogLikelihoodRatio(pairs, s);
   st.lower = std::log(s.beta / (1.0 - s.alpha));
   st.upper = std::log((1.0 - s.beta) / s.alpha);
+  if (pairs.pairs() < s.minPairs) return st;  // too few pairs to decide on: continue
   if (st.llr >= st.upper) st.verdict = SprtVerdict::kAcceptH1;
   else if (st.llr <= st.lower) st.verdict = SprtVerdict::kAcceptH0;
   return st;

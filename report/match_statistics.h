@@ -41,9 +41,14 @@ double likelihoodOfSuperiority(const selfplay::MatchResult& result);
 struct SprtSettings {
   double elo0 = 0, elo1 = 5;       // the hypotheses, logistic Elo of A over B; elo0 < elo1
   double alpha = 0.05, beta = 0.05;  // the chances of accepting H1 when H0 holds, and H0 when H1 does
+  // The test may not decide before this many pairs have finished (0: at any pair). The first
+  // pairs of a lopsided match all score alike, and with fastchess's regularisation (below) one
+  // such pair has almost no variance and decides at once (LLR 17.7 for [0, 50] after one pair won
+  // twice); a floor keeps a verdict from resting on a game or two.
+  int minPairs = 0;
 };
 
-// Throws std::invalid_argument unless elo0 < elo1 and alpha, beta are in (0, 0.5).
+// Throws std::invalid_argument unless elo0 < elo1, alpha and beta are in (0, 0.5) and minPairs >= 0.
 void checkSprtSettings(const SprtSettings& s);
 
 // The log likelihood ratio of H1 over H0 for these pairs. A pentanomial count of zero counts as

@@ -881,10 +881,12 @@ TEST(MatchCli, WritesRecordsAndSummaryAndReportsBadOpenings) {
   fs::remove_all(dir);
 }
 
-// --sprt: a rollout player against a random one wins every pair, so the SPRT for [0, 50] accepts
-// H1 after the first pair or so (by hand: one pair of two wins, regularised, gives LLR 17.7 against
-// the bound 2.94) and the match stops long before its 100 games, saying so; the summary keeps
-// the verdict and the pairs. Bad --sprt values are usage errors naming the option.
+// --sprt: a rollout player against a random one wins every pair, so the SPRT for [0, 50] could
+// accept H1 after the first pair (by hand: one pair of two wins, regularised, gives LLR 17.7 against
+// the bound 2.94); it waits for --sprt-min-pairs pairs (default 10) and the match stops there,
+// long before its 100 games, saying so; the summary keeps the verdict, the floor and the pairs.
+// With --sprt-min-pairs 2 it stops after 4 games. Bad --sprt values are usage errors naming the
+// option.
 TEST(MatchCli, SprtStopsTheMatchOnceDecided) {
   const fs::path dir = tempDir("sprt");
   const std::string base = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
@@ -900,12 +902,21 @@ TEST(MatchCli, SprtStopsTheMatchOnceDecided) {
   const auto summary = nlohmann::json::parse(pt::slurp(dir / "s.json"));
   EXPECT_EQ(summary["sprt"]["verdict"], "H1 accepted");
   EXPECT_GE(summary["sprt"]["llr"].get<double>(), summary["sprt"]["upper"].get<double>());
-  EXPECT_LT(summary["games"].get<int>(), 20);
+  EXPECT_EQ(summary["games"].get<int>(), 20);
+  EXPECT_EQ(summary["sprt"]["min_pairs"].get<int>(), 10);
   EXPECT_EQ(summary["pentanomial"].size(), 5u);
   EXPECT_GT(summary["los"].get<double>(), 0.9);
   EXPECT_EQ(selfplay::readGameRecordFile((dir / "r.jsonl").string()).records.size(), summary["games"].get<size_t>());
 
-  for (const std::string bad : {"--sprt 10 0", "--sprt 0 10 0.6 0.05", "--sprt 0 10 0.05"}) {
+  code = pt::exitCodeOf(std::system(
+      (base + "--games 100 --parallel 1 --sprt 0 50 --sprt-min-pairs 2 --records r2.jsonl --summary s2.json "
+              ">out3.txt 2>err3.txt").c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "err3.txt");
+  const auto early = nlohmann::json::parse(pt::slurp(dir / "s2.json"));
+  EXPECT_EQ(early["sprt"]["verdict"], "H1 accepted");
+  EXPECT_EQ(early["games"].get<int>(), 4);
+
+  for (const std::string bad : {"--sprt 10 0", "--sprt 0 10 0.6 0.05", "--sprt 0 10 0.05", "--sprt 0 10 --sprt-min-pairs 0"}) {
     code = pt::exitCodeOf(std::system((base + "--games 4 " + bad + " >out2.txt 2>err2.txt").c_str()));
     EXPECT_EQ(code, 2) << bad;
     EXPECT_THAT(pt::slurp(dir / "err2.txt"), HasSubstr("--sprt")) << bad;

@@ -94,6 +94,24 @@ TEST(MatchStatistics, SprtDecidesOnPairsThatAllScoredTheSame) {
   EXPECT_EQ(st.verdict, report::SprtVerdict::kAcceptH1);
 }
 
+// A floor on the pairs: the same three pairs decide with minPairs 3 and not with 4 (same LLR,
+// reported); a negative floor is refused by name.
+TEST(MatchStatistics, SprtWaitsForItsMinimumPairs) {
+  report::Pentanomial p;
+  p.counts = {0, 0, 0, 0, 3};
+  const report::SprtStatus waiting = report::sprtStatus(p, {0, 10, 0.05, 0.05, 4});
+  EXPECT_EQ(waiting.verdict, report::SprtVerdict::kContinue);
+  const report::SprtStatus decided = report::sprtStatus(p, {0, 10, 0.05, 0.05, 3});
+  EXPECT_EQ(decided.verdict, report::SprtVerdict::kAcceptH1);
+  EXPECT_DOUBLE_EQ(waiting.llr, decided.llr);
+  try {
+    report::checkSprtSettings({0, 10, 0.05, 0.05, -1});
+    ADD_FAILURE() << "a negative minimum of pairs was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("min pairs -1"), std::string::npos) << e.what();
+  }
+}
+
 // By hand: 60 wins, 40 losses: 0.5 (1 + erf(20 / sqrt(200))) = 0.5 (1 + erf(1.41421)) =
 // 0.5 (1 + 0.954500) = 0.977250. Draws change nothing; no decisive game: 0.5.
 TEST(MatchStatistics, LikelihoodOfSuperiorityFromWinsAndLosses) {

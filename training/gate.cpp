@@ -26,13 +26,9 @@ GateVerdict gateTwoPlayers(const GateInputs& in, const selfplay::PlayerSpec& a, 
                            const selfplay::MatchSettings& ms, RunLog& log) {
   const double start = nowSeconds();
   const TrainRunConfig& c = in.config;
-  const report::SprtSettings sprt{c.gateSprtElo0, c.gateSprtElo1, c.gateSprtAlpha, c.gateSprtBeta};
-  // The test's status; it may not decide before gate.sprt.min_pairs pairs (train_config.h).
+  const report::SprtSettings sprt{c.gateSprtElo0, c.gateSprtElo1, c.gateSprtAlpha, c.gateSprtBeta, c.gateSprtMinPairs};
   auto sprtOf = [&](const selfplay::MatchResult& s) {
-    const report::Pentanomial pairs = report::pentanomialOf(s, ms.idPrefix);
-    report::SprtStatus st = report::sprtStatus(pairs, sprt);
-    if (pairs.pairs() < c.gateSprtMinPairs) st.verdict = report::SprtVerdict::kContinue;
-    return st;
+    return report::sprtStatus(report::pentanomialOf(s, ms.idPrefix), sprt);
   };
   selfplay::MatchResult r;
   try {
