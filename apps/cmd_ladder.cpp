@@ -20,6 +20,7 @@
 #include "common/atomic_file.h"
 #include "common/progress_line.h"
 #include "game/variant_loader.h"
+#include "nn/model_header.h"
 #include "nn/network_backend.h"
 #include "report/ladder_report.h"
 #include "play/openings/match_openings.h"
@@ -35,7 +36,7 @@ constexpr const char* kDefaultRungs = "nodes:100,nodes:1000,nodes:10000,movetime
 constexpr const char* kDefaultXboardRungs = "depth:1,depth:2,depth:3";  // an XBoard engine has no node limit
 
 struct LadderArgs {
-  std::string player, model, engine = "fairy-stockfish", notation = "auto", variant = "micro", out, openings, rungs;
+  std::string player, model, engine = "fairy-stockfish", notation = "auto", variant, out, openings, rungs;
   std::vector<std::string> engineOptions;
   program::PlayerSettings players;
   int games = 100, parallel = 8, plyCap = 200, threads = 1;
@@ -62,6 +63,8 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
   // --playouts alone: the player counts playouts and has no clock.
   if (o.playouts > 0 && !movetimeGiven) o.movetimeMs = 0;
   if (o.player == "random") o.playouts = 0, o.movetimeMs = 0;  // nothing to limit
+  // Without --variant, --model's own variant (as usi, play and serve take it), else micro.
+  if (o.variant.empty()) o.variant = o.model.empty() ? "micro" : nn::readModelInfo(o.model).variant;
   const auto variant = game::loadVariant(o.variant);
   game::requireTwoPlayers(*variant, "poppy ladder");
   const nn::Encoder encoder(variant);
@@ -243,7 +246,7 @@ void addLadderCommand(CLI::App& app) {
   cmd->add_option("--notation", o->notation, "The engine's notation: auto, poppy or fairy (see poppy match)")
       ->check(CLI::IsMember({"auto", "poppy", "fairy"}))
       ->capture_default_str();
-  cmd->add_option("--variant", o->variant, "Variant")->capture_default_str();
+  cmd->add_option("--variant", o->variant, "Variant (default: --model's variant, else micro)");
   cmd->add_option("--parallel", o->parallel, "Games at once on rungs where neither side is timed")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();

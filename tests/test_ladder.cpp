@@ -173,6 +173,31 @@ TEST(LadderCli, RunsEndToEndAgainstFairyStockfish) {
   fs::remove_all(dir);
 }
 
+// Without --variant the ladder plays --model's variant (as usi, play and serve do): the shipped
+// minishogi model against Fairy-Stockfish plays minishogi, its default book included
+// (configs/openings/minishogi.txt), not micro's.
+TEST(LadderCli, TakesTheModelsVariant) {
+  ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good()) << pt::FairyStockfish::kPath << " is missing";
+  const fs::path dir = tempDir("modelvariant");
+  const std::string model = std::string(POPPY_SOURCE_DIR) + "/models/minishogi/minishogi-1h.model";
+  const int code = pt::exitCodeOf(std::system(
+      poppyCommand(dir, "--model " + pt::shellQuote(model) + " --playouts 16 --rungs nodes:10 --games 2 --out out",
+                   "run")
+          .c_str()));
+  ASSERT_EQ(code, 0) << pt::slurp(dir / "run.err") << pt::slurp(dir / "run.out");
+  const auto j = nlohmann::json::parse(pt::slurp(dir / "out/ladder.json"));
+  EXPECT_EQ(j["variant"], "minishogi");
+  EXPECT_GT(j["openings_count"].get<int>(), 0);
+  const auto file = selfplay::readGameRecordFile((dir / "out" / j["rungs"][0]["records"].get<std::string>()).string());
+  ASSERT_EQ(file.records.size(), 2u);
+  const auto variant = game::loadVariant("minishogi");
+  for (const auto& rec : file.records) {
+    game::Position pos = game::Position::fromSfen(variant, rec.start);
+    for (const std::string& m : rec.moves) ASSERT_NO_THROW(pos.makeMove(pos.parseUsi(m))) << m;
+  }
+  fs::remove_all(dir);
+}
+
 // HaChu (an XBoard engine) at depths 1 and 2 on chu, two games a rung, the random player.
 TEST(LadderCli, RunsAgainstAnXboardEngine) {
   ASSERT_TRUE(fs::exists("/usr/games/hachu")) << "/usr/games/hachu is missing: scripts/setup.sh installs hachu";
