@@ -42,6 +42,7 @@ TEST_PACKAGES=(
   libgtest-dev      # unit tests (GoogleTest through CTest)
   fairy-stockfish   # independent engine the perft tests compare against
   hachu             # H.G. Muller's chu engine: the XBoard client's tests play it (play/engines/xboard_client.h)
+  libosl-dev libboost-dev  # OpenShogiLib: its USI client plays build/poppy-usi-shogi, its rules check the moves (tests/support/osl_usi_game.cpp)
   chromium          # headless browser for the end-to-end test of the web page
   nodejs npm        # runs the npm references of tests/reference: lishogi's shogiops, ffish (yari), tsshogi (KIF, CSA)
   clang libclang-rt-dev  # sanitizer builds and libFuzzer (scripts/sanitize.sh, scripts/fuzz.sh)
