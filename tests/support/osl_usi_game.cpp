@@ -40,7 +40,9 @@ int usage(const char* why) {
 
 osl::MoveVector legalMoves(const osl::NumEffectState& state) {
   osl::MoveVector moves;
-  state.generateLegal(moves);
+  // Every legal move: generateLegal leaves out the non-promotions that never pay (a bishop
+  // entering the zone unpromoted), which the rules allow and a weak engine may play.
+  state.generateWithFullUnpromotions(moves);
   return moves;
 }
 
