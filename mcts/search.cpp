@@ -35,6 +35,12 @@ uint64_t SearchDriver::cacheKey(const game::Position& pos) const {
   return pos.hash() ^ (uint64_t(std::min(pos.repetitionsSoFar(), 3)) * 0x9E3779B97F4A7C15ull);
 }
 
+float SearchDriver::leafMaterial(const Tree& tree, game::Position& pos) {
+  if (!(tree.params().materialWeight > 0) || valueSize_ != 3) return 0;
+  if (!captures_) captures_ = std::make_unique<CaptureSearch>(pos.variantPtr());
+  return captures_->balance(pos);
+}
+
 void SearchDriver::search(const std::vector<Tree*>& trees, int playouts) {
   while (round(trees, playouts)) {
   }
@@ -116,6 +122,7 @@ int SearchDriver::finishLeafWork() {
       }
     }
     leaf.row = rows++;
+    leaf.material = leafMaterial(*leaf.tree, pos);
     encoder_.encode(pos, planes_.data() + size_t(leaf.row) * size_t(encoder_.inputSize()));
   }
   return rows;
@@ -191,6 +198,7 @@ bool SearchDriver::gather(Tree& tree, int playouts) {
           entry.position = int(slot);
           entry.mateSearch = tree.wantsLeafMateSearch(node);
         } else {
+          entry.material = leafMaterial(tree, tree.pos_);
           encoder_.encode(pos, planes_.data() + slot * size_t(encoder_.inputSize()));
         }
         leaves_.push_back(entry);
@@ -218,6 +226,18 @@ void SearchDriver::finishLeaf(const Leaf& leaf, const float* logits, const float
     sum = float(count);
   }
   for (int i = 0; i < count; ++i) priors_[size_t(i)] /= sum;
+  const SearchParams& params = leaf.tree->params();
+  float blended[3];
+  if (params.materialWeight > 0 && valueSize_ == 3) {
+    // (1 - w) x the network's answer + w x a sure win or loss whose expected score is the
+    // material's: the result is still a distribution, and its W - L moves by w toward tanh.
+    const float w = params.materialWeight;
+    const float win = 0.5f * (1.0f + std::tanh(leaf.material / params.materialScale));
+    blended[0] = (1 - w) * wdl[0] + w * win;
+    blended[1] = (1 - w) * wdl[1];
+    blended[2] = (1 - w) * wdl[2] + w * (1 - win);
+    wdl = blended;
+  }
   if (cache_) cache_->store(leaf.key, count, priors_.data(), wdl);
   expandLeaf(*leaf.tree, leaf.node, leaf.mover, leaf.out, wdl);
 }

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
+#include "mcts/capture_search.h"
 #include "mcts/eval_cache.h"
 #include "mcts/evaluator.h"
 #include "mcts/mate_search.h"
@@ -99,6 +102,9 @@ class SearchDriver {
     // the evaluator's answer (mcts/player_scores.h) once the tree has rewound.
     game::Color mover = 0;
     unsigned out = 0;
+    // materialWeight > 0: the capture search's balance of the leaf (CaptureSearch::balance),
+    // blended into the network's answer by finishLeaf.
+    float material = 0;
   };
 
   // Gathers up to the tree's share of leaves into the batch; returns false when the batch is full.
@@ -107,6 +113,8 @@ class SearchDriver {
   // Expands a leaf with priors_ and the evaluator's value answer.
   void expandLeaf(Tree& tree, int node, game::Color mover, unsigned out, const float* values);
   uint64_t cacheKey(const game::Position& pos) const;
+  // The capture search's balance of pos for a leaf of `tree` (0 where its materialWeight is 0).
+  float leafMaterial(const Tree& tree, game::Position& pos);
 
   // Runs the deferred leaf work of evaluateGathered: mate searches, then encodes the rest.
   // Returns the batch rows filled (the leaves no mate proved).
@@ -131,6 +139,7 @@ class SearchDriver {
   std::vector<int> targets_;  // round(trees, int): the one target, per tree
   std::vector<Leaf> leaves_;
   std::vector<std::pair<Tree*, int>> collided_;
+  std::unique_ptr<CaptureSearch> captures_;  // made on the first leaf that wants material
 };
 
 }  // namespace poppy::mcts

@@ -37,6 +37,14 @@ std::vector<SearchOption> declare() {
                      0, 100, kConfig | kMatch | kUsi, &SearchParams::cpuctGrowth));
   all.push_back(real("cpuct_base", "--cpuct-base", "CPuctBase", "The visits at which cpuct_growth has added ln 2 of itself",
                      1, 1e9, kConfig | kMatch | kUsi, &SearchParams::cpuctBase));
+  all.push_back(real("material_weight", "--material-weight", "MaterialWeight",
+                     "Blend into each new leaf's value the material its side keeps after the captures on the board "
+                     "(a capture search): 0 off, 1 material only; for networks that cannot see a hanging piece",
+                     0, 1, kConfig | kMatch | kUsi, &SearchParams::materialWeight));
+  all.push_back(real("material_scale", "--material-scale", "MaterialScale",
+                     "With material_weight: the material lead (a share of one side's start material) worth tanh(1), "
+                     "a 0.88 expected score",
+                     0.001, 10, kConfig | kMatch | kUsi, &SearchParams::materialScale));
   all.push_back(real("fpu_reduction", "--fpu-reduction", "FpuReduction",
                      "An unvisited move is valued at its parent's value less this (first-play urgency)", 0, 2,
                      kConfig | kMatch | kUsi, &SearchParams::fpuReduction));

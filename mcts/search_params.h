@@ -61,6 +61,14 @@ struct SearchParams {
   // a mate found proves the root and decides the move before any playout. 0 plies: off.
   int rootMatePlies = 5;
   int64_t rootMateNodes = 4000;
+  // Material at the leaves (mcts/capture_search.h; two players): the value of every new leaf the
+  // network answers is blended with the material lead its side to move keeps once the captures
+  // on the board are played out: (1 - w) x the network's win/draw/loss + w x a sure result whose
+  // expected score is tanh(lead / materialScale), the lead a share of one side's start material.
+  // For networks too weak to see a hanging piece (chu after an hour). 0 = off (every default).
+  // An eval cache keeps the blended answer: share one only between trees of the same two settings.
+  float materialWeight = 0.0f;
+  float materialScale = 0.1f;
 };
 
 // May a tree grown under `a` go on searching under `b` (tree reuse between moves, play::Analyzer)?
@@ -73,10 +81,11 @@ inline bool sameTreeSettings(const SearchParams& a, const SearchParams& b) {
          a.forcedPlayoutsK == b.forcedPlayoutsK && a.gumbelConsidered == b.gumbelConsidered &&
          a.gumbelCScale == b.gumbelCScale && a.leavesPerTree == b.leavesPerTree &&
          a.repetitionContempt == b.repetitionContempt && a.solver == b.solver && a.leafMatePlies == b.leafMatePlies &&
-         a.rootMatePlies == b.rootMatePlies && a.rootMateNodes == b.rootMateNodes;
+         a.rootMatePlies == b.rootMatePlies && a.rootMateNodes == b.rootMateNodes &&
+         a.materialWeight == b.materialWeight && a.materialScale == b.materialScale;
 }
 // A new field changes this size: add it to sameTreeSettings (or say there why it may differ),
 // then update the size.
-static_assert(sizeof(SearchParams) == 88, "SearchParams changed: is the new field in sameTreeSettings?");
+static_assert(sizeof(SearchParams) == 96, "SearchParams changed: is the new field in sameTreeSettings?");
 
 }  // namespace poppy::mcts

@@ -334,6 +334,7 @@ void Tree::expand(int node, const float* priors, float value, float draw) {
   Node* c = nodes_.data() + n.firstChild;
   for (int i = 0; i < n.numChildren; ++i) c[i].prior = priors[i];
   n.state = Node::kExpanded;
+  if (node == 0) screenRootMoves();
   if (node == 0 && gumbelAtRoot()) {
     const GumbelParams gumbel{params_.gumbelConsidered, GumbelParams{}.cVisit, params_.gumbelCScale};
     gumbel_.start(n.numChildren, params_.playouts - 1, value, gumbel, rng_);  // the root's own visit is the first playout
@@ -390,6 +391,32 @@ void Tree::releaseVirtualLoss(int node) {
 
 // Dirichlet noise on the root priors (AlphaZero): self-play then tries moves the network
 // dismisses. Sampled as normalised Gamma(alpha, 1) draws.
+void Tree::screenRootMoves() {
+  Node& root = nodes_[0];
+  if (!(params_.materialWeight > 0) || players_ > 2 || root.numChildren < 2) return;
+  if (!captures_) captures_.emplace(pos_.variantPtr());
+  const game::Color us = pos_.sideToMove();
+  const bool royalCapture = pos_.variant().royalCapture;
+  Node* c = nodes_.data() + root.firstChild;
+  std::vector<float> kept(size_t(root.numChildren));
+  float best = -2.0f;
+  for (int i = 0; i < root.numChildren; ++i) {
+    pos_.makeMove(c[i].move);
+    // The material the mover keeps: the opponent's capture search, seen from the mover's side;
+    // taking the last royal piece (chu) is the whole game.
+    kept[size_t(i)] = royalCapture && pos_.royalCount(1 - us) == 0 ? 1.0f : -captures_->balance(pos_);
+    pos_.unmakeMove();
+    best = std::max(best, kept[size_t(i)]);
+  }
+  float sum = 0.0f;
+  for (int i = 0; i < root.numChildren; ++i) {
+    if (kept[size_t(i)] < best - kRootMaterialMargin) c[i].prior *= kUnsafePriorShare;
+    sum += c[i].prior;
+  }
+  if (sum > 0.0f)
+    for (int i = 0; i < root.numChildren; ++i) c[i].prior /= sum;
+}
+
 void Tree::applyRootNoise() {
   Node& root = nodes_[0];
   const int count = root.numChildren;
@@ -472,6 +499,7 @@ void Tree::advance(game::Move m) {
   }
   rootTerminal_ = pos_.outcome(params_.plyCap).over();
   searchRootMate();
+  if (nodes_[0].state == Node::kExpanded) screenRootMoves();
   if (params_.rootNoise && nodes_[0].state == Node::kExpanded) applyRootNoise();
 }
 

@@ -5,10 +5,12 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "game/position.h"
+#include "mcts/capture_search.h"
 #include "mcts/gumbel_root.h"
 #include "mcts/mate_search.h"
 #include "mcts/node.h"
@@ -153,6 +155,15 @@ class Tree {
   // Mate search at a new leaf (its children just allocated): true when it proved the leaf won.
   bool proveByMateSearch(int node);
   void applyRootNoise();
+  // With params_.materialWeight > 0, on each new root once its children have priors: a root move
+  // that loses more than kRootMaterialMargin of an army to the captures that follow it (one ply
+  // and a capture search, what HaChu sees at depth 1) keeps kUnsafePriorShare of its prior, the
+  // rest going to the moves that do not. A network that cannot see a hanging king or lion would
+  // otherwise spend a short search on its favourite moves, find them all lost, and never reach
+  // the one that saves the game: first-play urgency values an unvisited move below the parent.
+  void screenRootMoves();
+  static constexpr float kRootMaterialMargin = 0.005f;
+  static constexpr float kUnsafePriorShare = 0.01f;
   // The root child that proofs choose (shortest win, else the longest loss when every move is
   // lost), or -1 when proofs do not decide.
   int provenChoice() const;
@@ -174,6 +185,7 @@ class Tree {
   std::vector<Node> spare_;  // reused by advance() to compact the kept subtree
   game::MoveList moves_;     // scratch for generateLegal
   MateSearch mate_;          // leaf mate search (params_.leafMatePlies)
+  std::optional<CaptureSearch> captures_;  // screenRootMoves, made on first use
   std::vector<game::Move> rootMateLine_;
   std::vector<game::Move> rootMoves_;  // restrictRootMoves; empty: every legal move
   std::mt19937_64 rng_;      // root noise and Gumbel variables

@@ -99,6 +99,10 @@ TEST(SearchOptions, SetAndGetReachTheSearchParamsFields) {
   EXPECT_FLOAT_EQ(p.cpuctGrowth, 0.45f);
   mcts::searchOptionByKey("cpuct_base")->set(p, 1000);
   EXPECT_FLOAT_EQ(p.cpuctBase, 1000.0f);
+  mcts::searchOptionByKey("material_weight")->set(p, 0.5);
+  EXPECT_FLOAT_EQ(p.materialWeight, 0.5f);
+  mcts::searchOptionByKey("material_scale")->set(p, 0.2);
+  EXPECT_FLOAT_EQ(p.materialScale, 0.2f);
   mcts::searchOptionByKey("repetition_contempt")->set(p, 0.3);
   EXPECT_FLOAT_EQ(p.repetitionContempt, 0.3f);
   EXPECT_DOUBLE_EQ(mcts::searchOptionByKey("leaves_per_tree")->get(p), 16);

@@ -621,7 +621,9 @@ TEST(Usi, SearchSettingsAreOptions) {
                            "option name Tactics type check default true",
                            "option name LeafMatePlies type spin default 1 min 0 max 3",  // play time: docs/experiments/play-time-search.md
                            "option name RootMatePlies type spin default 5 min 0 max 31",
-                           "option name RepetitionContempt type string default 0"})
+                           "option name RepetitionContempt type string default 0",
+                           "option name MaterialWeight type string default 0",
+                           "option name MaterialScale type string default 0.1"})
     EXPECT_TRUE(contains(listed, line)) << line << "\n" << joined(listed);
   s.send("setoption name CPuct value 2.5\nsetoption name tactics value false\nsetoption name LeafMatePlies value 3");
   EXPECT_FLOAT_EQ(s.engine.options().search.cpuct, 2.5f);
