@@ -10,7 +10,8 @@ whatever their strength.
 Each move is drawn uniformly from the legal moves written without a suffix or a drop: no
 promotion, no flip (micro shogi's captures always flip) and no drop, so the lines read the same in
 Poppy's notation and in Fairy-Stockfish's, which names micro's double-faced pieces by their other
-face (play/engines/usi_notation.h).
+face (play/engines/usi_notation.h). --keep-suffixes keeps the moves with a promotion or flip
+suffix where both programs write them alike: kyoto shogi, whose every move but the king's flips.
 
   scripts/make_openings.py --engine /path/to/fairy-stockfish --variant micro --plies 4 \\
       --count 200 --depth 14 --max-cp 100 --seed 20261128 --out configs/openings/micro-balanced.txt
@@ -113,17 +114,18 @@ class UsiEngine:
             self.process.kill()
 
 
-def plain(move):
-    """A board move with no promotion or flip suffix: the same text in Poppy's notation."""
-    return "*" not in move and not move.endswith(("+", "-"))
+def plain(move, keep_suffixes=False):
+    """A board move (with no promotion or flip suffix unless keep_suffixes): the same text in
+    Poppy's notation."""
+    return "*" not in move and (keep_suffixes or not move.endswith(("+", "-")))
 
 
-def random_line(engine, plies, rng):
+def random_line(engine, plies, rng, keep_suffixes=False):
     """A line of `plies` plain moves, each drawn uniformly from the legal plain ones; None where
     there is none or the game is over at the end."""
     moves = []
     for _ in range(plies):
-        legal = sorted(m for m in engine.legal_moves(moves) if plain(m))
+        legal = sorted(m for m in engine.legal_moves(moves) if plain(m, keep_suffixes))
         if not legal:
             return None
         moves.append(rng.choice(legal))
@@ -152,6 +154,8 @@ def main():
     p.add_argument("--max-cp", type=int, default=100, help="largest |score| kept, centipawns (default 100)")
     p.add_argument("--seed", type=int, default=1, help="random seed (the same seed and engine give the same book)")
     p.add_argument("--max-tries", type=int, default=0, help="candidates to try at most (default 20 x --count)")
+    p.add_argument("--keep-suffixes", action="store_true",
+                   help="also draw moves with a promotion or flip suffix (kyoto: both programs write them alike)")
     p.add_argument("--out", required=True, help="openings file to write")
     a = p.parse_args()
     for name in ("plies", "count", "depth"):
@@ -173,7 +177,7 @@ def main():
     try:
         while len(kept) < a.count and tries < max_tries:
             tries += 1
-            moves = random_line(engine, a.plies, rng)
+            moves = random_line(engine, a.plies, rng, a.keep_suffixes)
             if moves is None:
                 continue
             key = engine.position_key(moves)
@@ -207,14 +211,19 @@ def main():
         return 1
 
     mean = sum(scores) / len(scores)
+    if a.keep_suffixes:
+        drawn_from = [f"# from the start position, each move drawn uniformly from the legal ones without a drop",
+                      f"# (seed {a.seed}; promotions and flips kept: --keep-suffixes), kept where"]
+    else:
+        drawn_from = [f"# from the start position, each move drawn uniformly from the legal ones without a promotion, flip or",
+                      f"# drop (seed {a.seed}; no captures in micro, whose captures flip), kept where"]
     header = [
         f"# {a.variant} openings for `poppy match --openings` and `poppy ladder`: {a.count} lines of {a.plies} plies",
-        f"# from the start position, each move drawn uniformly from the legal ones without a promotion, flip or",
-        f"# drop (seed {a.seed}; no captures in micro, whose captures flip), kept where",
+        *drawn_from,
         f"# {engine.name} at depth {a.depth} scores the position within {a.max_cp} cp of even, no mate, and no",
         f"# line reaches a position another reached. Made by scripts/make_openings.py --engine ENGINE",
         f"# --variant {a.variant} --plies {a.plies} --count {a.count} --depth {a.depth} --max-cp {a.max_cp} "
-        f"--seed {a.seed}: {tries} candidates,",
+        f"--seed {a.seed}{' --keep-suffixes' if a.keep_suffixes else ''}: {tries} candidates,",
         f"# {rejected_score} over {a.max_cp} cp, {rejected_mate} mates, {repeated} transpositions. Mean score "
         f"{mean:+.1f} cp (sente's view).",
         "# The comment on each line: the engine's score from sente's view, centipawns.",
