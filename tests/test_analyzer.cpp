@@ -213,6 +213,32 @@ TEST(Analyzer, CachedPriorsNeverOutliveTheirTemperature) {
     EXPECT_NEAR(m.prior, m.move == legal[0] ? favourite : (1 - favourite) / (n - 1), 1e-5) << m.usi;
 }
 
+// The cache's values carry the material blend they were made with (material_weight,
+// mcts/search_params.h): after a change no search uses them. At micro's start the material is
+// even, so at weight 1 a leaf is a sure result of expected score 1/2, (0.5, 0, 0.5), where the
+// network's own answer is (0.2, 0.5, 0.3): a draw share above 0 would be a cached answer of weight 0.
+TEST(Analyzer, CachedValuesNeverOutliveTheirMaterialWeight) {
+  auto v = micro();
+  nn::Encoder enc(v);
+  game::Position pos(v);
+  FavouriteMoveEvaluator eval(enc.policySize(), 0);
+  mcts::SearchParams params;
+  params.solver = false;
+  params.playouts = 200;
+  play::Analyzer analyzer(v, &eval, params);
+  analyzer.setTreeReuse(true);
+  const play::Analysis before = analyzer.analyze(pos, {});
+  EXPECT_NEAR(before.wdl[1], 0.5f, 1e-4) << "weight 0: the network's draw share";
+  params.materialWeight = 1.0f;
+  analyzer.setParams(params);
+  play::SearchLimits one;
+  one.playouts = 1;
+  const play::Analysis a = analyzer.analyze(pos, one);
+  EXPECT_NEAR(a.wdl[0], 0.5f, 1e-4);
+  EXPECT_NEAR(a.wdl[1], 0.0f, 1e-4);
+  EXPECT_NEAR(a.wdl[2], 0.5f, 1e-4);
+}
+
 // The search answers soon after the stop flag is raised or its time is up. The slack is generous
 // (the test machine may be busy; one search step takes milliseconds) but real: a search that
 // looked at its limits only every half second would fail.
