@@ -389,8 +389,6 @@ void Tree::releaseVirtualLoss(int node) {
   for (int n = node; n >= 0; n = nodes_[n].parent) --nodes_[n].inFlight;
 }
 
-// Dirichlet noise on the root priors (AlphaZero): self-play then tries moves the network
-// dismisses. Sampled as normalised Gamma(alpha, 1) draws.
 void Tree::screenRootMoves() {
   Node& root = nodes_[0];
   if (!(params_.materialWeight > 0) || players_ > 2 || root.numChildren < 2) return;
@@ -417,6 +415,8 @@ void Tree::screenRootMoves() {
     for (int i = 0; i < root.numChildren; ++i) c[i].prior /= sum;
 }
 
+// Dirichlet noise on the root priors (AlphaZero): self-play then tries moves the network
+// dismisses. Sampled as normalised Gamma(alpha, 1) draws.
 void Tree::applyRootNoise() {
   Node& root = nodes_[0];
   const int count = root.numChildren;
