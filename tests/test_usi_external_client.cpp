@@ -28,7 +28,7 @@ struct ClientRun {
   std::string err;
 };
 
-#if defined(POPPY_BINARY) && defined(POPPY_OSL_USI_GAME)
+#ifdef POPPY_OSL_USI_GAME
 ClientRun runClient(const std::string& engine, int plies, int byoyomiMs, const fs::path& dir) {
   const fs::path out = dir / "client.out", err = dir / "client.err";
   const pid_t pid = testing::startChild(POPPY_OSL_USI_GAME, {engine, std::to_string(plies), std::to_string(byoyomiMs)},
@@ -91,12 +91,9 @@ TEST(UsiExternalClient, TheClientRefusesAnIllegalMove) {
                 "  esac\n"
                 "done\n");
   fs::permissions(script, fs::perms::owner_all);
-  const fs::path out = dir / "client.out", err = dir / "client.err";
-  const pid_t pid = testing::startChild(POPPY_OSL_USI_GAME, {script.string(), "4", "50"}, out, err);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_EQ(testing::exitCodeOf(status), 1) << testing::slurp(err);
-  EXPECT_TRUE(testing::completeLines(out).empty());
+  const ClientRun run = runClient(script.string(), 4, 50, dir);
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  EXPECT_TRUE(run.out.empty());
 }
 #endif
 
