@@ -1,5 +1,7 @@
 #include "game/material.h"
 
+#include <algorithm>
+
 namespace poppy::game {
 
 std::vector<double> mobilityValues(const Variant& v) {
@@ -32,6 +34,12 @@ double material(const Position& pos, Color c, const std::vector<double>& values)
   for (size_t k = 0; k < v.handKinds.size(); ++k)
     sum += pos.handCount(c, int(k)) * values[size_t(v.handKinds[k].setupFace)];
   return sum;
+}
+
+double startMaterial(const VariantPtr& variant, const std::vector<double>& values) {
+  const Position start(variant);
+  const double most = std::max(material(start, 0, values), material(start, 1, values));
+  return most > 0 ? most : 1;
 }
 
 }  // namespace poppy::game

@@ -17,4 +17,8 @@ std::vector<double> mobilityValues(const Variant& v);
 // setup face's value. `values` from mobilityValues of the position's variant.
 double material(const Position& pos, Color c, const std::vector<double>& values);
 
+// One side's material at the start (the larger side's): the unit in which material leads are
+// given as shares of an army. 1 for a start with nothing but royal pieces (any gain counts).
+double startMaterial(const VariantPtr& variant, const std::vector<double>& values);
+
 }  // namespace poppy::game

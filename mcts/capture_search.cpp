@@ -10,11 +10,8 @@ namespace poppy::mcts {
 using game::Move;
 using game::Position;
 
-CaptureSearch::CaptureSearch(const game::VariantPtr& variant) : values_(game::mobilityValues(*variant)) {
-  const Position start(variant);
-  startMaterial_ = std::max(game::material(start, 0, values_), game::material(start, 1, values_));
-  if (startMaterial_ <= 0) startMaterial_ = 1;  // nothing but kings: any gain counts
-}
+CaptureSearch::CaptureSearch(const game::VariantPtr& variant)
+    : values_(game::mobilityValues(*variant)), startMaterial_(game::startMaterial(variant, values_)) {}
 
 float CaptureSearch::staticBalance(const Position& pos) const {
   const game::Color us = pos.sideToMove();

@@ -6,11 +6,7 @@
 namespace poppy::selfplay {
 
 PlyCapAdjudicator::PlyCapAdjudicator(const game::VariantPtr& variant, double margin)
-    : margin_(margin), values_(game::mobilityValues(*variant)) {
-  const game::Position start(variant);
-  startMaterial_ = std::max(game::material(start, 0, values_), game::material(start, 1, values_));
-  if (startMaterial_ <= 0) startMaterial_ = 1;  // a start with nothing but kings: any gain counts
-}
+    : margin_(margin), values_(game::mobilityValues(*variant)), startMaterial_(game::startMaterial(variant, values_)) {}
 
 double PlyCapAdjudicator::balance(const game::Position& pos) const {
   return (game::material(pos, 0, values_) - game::material(pos, 1, values_)) / startMaterial_;
