@@ -84,6 +84,12 @@ inline bool sameTreeSettings(const SearchParams& a, const SearchParams& b) {
          a.rootMatePlies == b.rootMatePlies && a.rootMateNodes == b.rootMateNodes &&
          a.materialWeight == b.materialWeight && a.materialScale == b.materialScale;
 }
+// May an EvalCache filled by searches under `a` answer searches under `b`? It keeps priors at one
+// policy temperature and values blended with one material weight and scale.
+inline bool sameCacheAnswers(const SearchParams& a, const SearchParams& b) {
+  return a.policyTemperature == b.policyTemperature && a.materialWeight == b.materialWeight &&
+         a.materialScale == b.materialScale;
+}
 // A new field changes this size: add it to sameTreeSettings (or say there why it may differ),
 // then update the size.
 static_assert(sizeof(SearchParams) == 96, "SearchParams changed: is the new field in sameTreeSettings?");

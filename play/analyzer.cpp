@@ -113,14 +113,10 @@ void Analyzer::prepareCaches(const mcts::SearchParams& params) {
   // A new size (USI_Hash or Threads changed) starts the caches afresh.
   const size_t slots = cacheSlotsPerThread();
   if (!caches_.empty() && caches_.front()->slots() != slots) caches_.clear();
-  // The cache keeps priors at one temperature and values blended with one material weight.
-  const bool carryOver = treeReuse_ && params.policyTemperature == cacheTemperature_ &&
-                         params.materialWeight == cacheMaterialWeight_ && params.materialScale == cacheMaterialScale_;
+  const bool carryOver = treeReuse_ && mcts::sameCacheAnswers(params, cacheParams_);
   if (!carryOver)
     for (auto& c : caches_) c->clear();
-  cacheTemperature_ = params.policyTemperature;
-  cacheMaterialWeight_ = params.materialWeight;
-  cacheMaterialScale_ = params.materialScale;
+  cacheParams_ = params;
   while (int(caches_.size()) < threads_)
     caches_.push_back(std::make_unique<mcts::EvalCache>(cacheBitsPerThread(), kCacheMaxMoves, encoder_.valueSize()));
 }

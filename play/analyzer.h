@@ -133,10 +133,10 @@ class Analyzer {
   std::optional<game::Position> keptRoot_;
   mcts::SearchParams keptParams_;
   bool keptRestricted_ = false;  // searched with rootMoves: not reused
-  // One cache per search thread (mcts::EvalCache is not thread-safe), made for the policy
-  // temperature and material blend (mcts/search_params.h) it holds answers of.
+  // One cache per search thread (mcts::EvalCache is not thread-safe), holding answers made under
+  // cacheParams_ (mcts::sameCacheAnswers).
   std::vector<std::unique_ptr<mcts::EvalCache>> caches_;
-  float cacheTemperature_ = 0, cacheMaterialWeight_ = 0, cacheMaterialScale_ = 0;
+  mcts::SearchParams cacheParams_;
   size_t cacheBytes_ = 0;  // setCacheBytes; 0: kCacheBits per thread
   int cacheBitsPerThread() const;
   // The caches for this search: threads of them, emptied unless they may carry over.
