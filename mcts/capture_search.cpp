@@ -1,7 +1,6 @@
 #include "mcts/capture_search.h"
 
 #include <algorithm>
-#include <array>
 
 #include "game/material.h"
 
@@ -42,39 +41,111 @@ float CaptureSearch::balance(Position& pos) {
   return search(pos, -2.0f, 2.0f, kMaxPlies);
 }
 
+namespace {
+
+// Is colour c's only royal piece attacked? (False when c has none or more than one: losing one of
+// two royals does not end the game.)
+bool lastRoyalAttacked(const Position& pos, game::Color c) {
+  const game::Variant& v = pos.variant();
+  game::Square royal = -1;
+  for (game::Square s = 0; s < v.numSquares(); ++s) {
+    const game::Piece p = pos.at(s);
+    if (!p || game::colorOf(p) != c || !v.faces[size_t(game::faceOf(p))].royal) continue;
+    if (royal >= 0) return false;
+    royal = s;
+  }
+  return royal >= 0 && pos.attackedBy(royal, 1 - c);
+}
+
+}  // namespace
+
+std::vector<CaptureSearch::Capture> CaptureSearch::orderedCaptures(const Position& pos,
+                                                                   const game::MoveList& moves) const {
+  std::vector<Capture> captures;
+  for (const Move& m : moves) {
+    const double victim = capturedValue(pos, m);
+    if (victim > 0) captures.push_back({m, victim, values_[size_t(game::faceOf(pos.at(m.from)))]});
+  }
+  // The most valuable victim first, taken by the least valuable attacker (MVV-LVA): the order in
+  // which the cut-offs come soonest.
+  std::sort(captures.begin(), captures.end(), [](const Capture& a, const Capture& b) {
+    return a.victim != b.victim ? a.victim > b.victim : a.attacker < b.attacker;
+  });
+  return captures;
+}
+
 float CaptureSearch::search(Position& pos, float alpha, float beta, int plies) {
   ++nodes_;
   const float standPat = staticBalance(pos);
+  const bool royalCapture = pos.variant().royalCapture;
+  const game::Color us = pos.sideToMove();
+  if (royalCapture && plies > 0 && pos.inCheck() && pos.royalCount(us) == 1)
+    return escape(pos, alpha, beta, plies, standPat);
   if (standPat >= beta || plies == 0 || nodes_ >= kMaxNodes) return standPat;
   alpha = std::max(alpha, standPat);
 
   game::MoveList moves;
   pos.generateLegal(moves);
-  struct Capture {
-    Move move;
-    double victim, attacker;
-  };
-  std::array<Capture, 256> captures;
-  int count = 0;
-  for (const Move& m : moves) {
-    const double victim = capturedValue(pos, m);
-    if (victim <= 0 || count == int(captures.size())) continue;
-    captures[size_t(count++)] = {m, victim, values_[size_t(game::faceOf(pos.at(m.from)))]};
-  }
-  // The most valuable victim first, taken by the least valuable attacker (MVV-LVA): the order in
-  // which the cut-offs come soonest.
-  std::sort(captures.begin(), captures.begin() + count, [](const Capture& a, const Capture& b) {
-    return a.victim != b.victim ? a.victim > b.victim : a.attacker < b.attacker;
-  });
-  const bool royalCapture = pos.variant().royalCapture;
-  const game::Color us = pos.sideToMove();
-  for (int i = 0; i < count; ++i) {
-    pos.makeMove(captures[size_t(i)].move);
+  for (const Capture& c : orderedCaptures(pos, moves)) {
+    pos.makeMove(c.move);
     const float score = royalCapture && pos.royalCount(1 - us) == 0 ? 1.0f : -search(pos, -beta, -alpha, plies - 1);
     pos.unmakeMove();
     if (score >= beta) return score;
     alpha = std::max(alpha, score);
-    if (nodes_ >= kMaxNodes) break;
+    if (nodes_ >= kMaxNodes) return alpha;
+  }
+  if (royalCapture && plies == kMaxPlies) alpha = royalThreats(pos, moves, alpha, beta, plies);
+  return alpha;
+}
+
+float CaptureSearch::escape(Position& pos, float alpha, float beta, int plies, float standPat) {
+  const game::Color us = pos.sideToMove();
+  game::MoveList moves;
+  pos.generateLegal(moves);
+  // Captures first (taking the attacker is often the way out, taking the other royal always),
+  // then the quiet moves in the generator's order.
+  std::vector<Move> ordered;
+  for (const Capture& c : orderedCaptures(pos, moves)) ordered.push_back(c.move);
+  for (const Move& m : moves)
+    if (capturedValue(pos, m) <= 0) ordered.push_back(m);
+  float best = -1.0f;  // no move saves the royal: it is taken, and the game with it
+  for (const Move& m : ordered) {
+    pos.makeMove(m);
+    float score;
+    if (pos.royalCount(1 - us) == 0) {
+      score = 1.0f;
+    } else if (lastRoyalAttacked(pos, us)) {
+      pos.unmakeMove();
+      continue;
+    } else if (nodes_ >= kMaxNodes) {
+      // A way out, but no positions left to search it: the material as it stands.
+      pos.unmakeMove();
+      return std::max(best, standPat);
+    } else {
+      score = -search(pos, -beta, -std::max(alpha, best), plies - 1);
+    }
+    pos.unmakeMove();
+    best = std::max(best, score);
+    if (best >= beta) return best;
+  }
+  return best;
+}
+
+float CaptureSearch::royalThreats(Position& pos, const game::MoveList& moves, float alpha, float beta,
+                                  int plies) {
+  if (pos.royalCount(1 - pos.sideToMove()) != 1) return alpha;
+  int tried = 0;
+  for (const Move& m : moves) {
+    if (capturedValue(pos, m) > 0) continue;  // searched with the captures
+    pos.makeMove(m);
+    // inCheck: the side now to move has a royal attacked; it has one, so the last.
+    const bool threat = pos.inCheck();
+    const float score = threat ? -search(pos, -beta, -alpha, plies - 1) : alpha;
+    tried += threat;
+    pos.unmakeMove();
+    if (score >= beta) return score;
+    alpha = std::max(alpha, score);
+    if (tried == kMaxRoyalThreats || nodes_ >= kMaxNodes) break;
   }
   return alpha;
 }

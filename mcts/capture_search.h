@@ -8,6 +8,13 @@
 // 41). The search's `material_weight` (mcts/search_params.h) blends this balance into the value of
 // every new leaf. Material is game/material.h's (each face worth its mobility); a capture of the
 // last royal piece (royal-capture variants) is worth a whole army.
+//
+// Royal-capture variants (chu) add two rules, since there a quiet move can win the game: a side
+// whose last royal piece is attacked may not stand pat, it must move out of the attack (any move
+// that leaves the royal unattacked; none: the royal is lost, -1); and the side to move at the
+// position searched may also make a quiet move that attacks the other side's last royal piece
+// (a lion jumping next to the king), which wins outright when no reply saves the king. HaChu, at
+// one ply, won its chu games against Poppy this way (docs/experiments/chu.md).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -22,6 +29,9 @@ class CaptureSearch {
   // all, so that a leaf costs at most a few network evaluations' time on a board of chu's size.
   static constexpr int kMaxPlies = 6;
   static constexpr int kMaxNodes = 200;
+  // Quiet moves that attack the other side's last royal, tried at the position searched: at most
+  // this many (each costs a search of the replies that save the royal).
+  static constexpr int kMaxRoyalThreats = 16;
 
   explicit CaptureSearch(const game::VariantPtr& variant);
 
@@ -35,7 +45,19 @@ class CaptureSearch {
   int nodes() const { return nodes_; }
 
  private:
+  struct Capture {
+    game::Move move;
+    double victim, attacker;  // values: what is taken, what takes
+  };
+  // The captures among moves, in the order they are searched.
+  std::vector<Capture> orderedCaptures(const game::Position& pos, const game::MoveList& moves) const;
   float search(game::Position& pos, float alpha, float beta, int plies);
+  // The side to move's last royal is attacked: the best of the moves that leave it unattacked, or
+  // -1 when none does. standPat is returned when the positions run out before any such move.
+  float escape(game::Position& pos, float alpha, float beta, int plies, float standPat);
+  // Quiet moves of the side to move that attack the other side's last royal, each searched; the
+  // best score, or alpha when none beats it. Royal-capture variants, at the position searched.
+  float royalThreats(game::Position& pos, const game::MoveList& moves, float alpha, float beta, int plies);
   // The value of what m takes from the side not to move (0: not a capture).
   double capturedValue(const game::Position& pos, game::Move m) const;
 

@@ -98,6 +98,54 @@ TEST(CaptureSearch, TakingTheLastRoyalIsAWholeArmy) {
   EXPECT_FLOAT_EQ(search.balance(pos), 1.0f);
 }
 
+// Chu, sente's king alone in the corner 1l, gote's rook on 1a attacking it up the open file 1,
+// gote's king on 12a. Sente's pawns on 2k and 2l fill the king's other two squares, so its only
+// step, 1k, stays on the rook's file, and no sente piece can reach file 1 between the two: the
+// king is lost whatever sente plays. Standing pat would say "a rook down" (about -0.05 of an
+// army); the search must say -1.
+TEST(CaptureSearch, AnAttackedLastRoyalThatCannotEscapeIsLost) {
+  const game::VariantPtr chu = game::loadVariant("chu");
+  mcts::CaptureSearch search(chu);
+  Position pos = Position::fromSfen(chu, "k10r/12/12/12/12/12/12/12/12/12/10P1/10PK b - 1");
+  ASSERT_TRUE(pos.inCheck());
+  EXPECT_GT(search.staticBalance(pos), -0.5f);
+  EXPECT_FLOAT_EQ(search.balance(pos), -1.0f);
+}
+
+// The same without the pawn on 2k: the king steps to 2k, off the rook's file, and then nothing
+// is captured (the rook on 1a reaches neither 2k nor the pawn on 2l): the material as it stands.
+TEST(CaptureSearch, AnAttackedRoyalThatCanEscapeKeepsTheMaterial) {
+  const game::VariantPtr chu = game::loadVariant("chu");
+  mcts::CaptureSearch search(chu);
+  Position pos = Position::fromSfen(chu, "k10r/12/12/12/12/12/12/12/12/12/12/10PK b - 1");
+  ASSERT_TRUE(pos.inCheck());
+  EXPECT_FLOAT_EQ(search.balance(pos), search.staticBalance(pos));
+}
+
+// A quiet move that wins: gote's king on 1a is walled in by its own pawns on 2a and 2b, its one
+// free square 1b on file 1. Sente's rook on 3l slides to 1l (3l-2l-1l, both empty) and attacks
+// up the open file 1; gote's king can only step to 1b, still on the file, and no gote piece can
+// reach file 1 between (gote's pawns step down their own file 2, onto 2b taken and 2c). No
+// capture is there to be made, so a captures-only search stands pat on a rook against two
+// pawns; with the quiet royal threat the balance is a won game, 1.
+TEST(CaptureSearch, AQuietMoveThatTrapsTheLastRoyalWins) {
+  const game::VariantPtr chu = game::loadVariant("chu");
+  mcts::CaptureSearch search(chu);
+  Position pos = Position::fromSfen(chu, "10pk/10p1/12/12/12/12/12/12/12/12/12/K8R2 b - 1");
+  ASSERT_FALSE(pos.inCheck());
+  EXPECT_LT(search.staticBalance(pos), 0.5f);
+  EXPECT_FLOAT_EQ(search.balance(pos), 1.0f);
+}
+
+// Without gote's pawn on 2b the king escapes to 2b after the rook's move, so the threat wins
+// nothing, and the rook takes nothing: sente keeps the material as it stands.
+TEST(CaptureSearch, AThreatTheRoyalEscapesIsWorthNothing) {
+  const game::VariantPtr chu = game::loadVariant("chu");
+  mcts::CaptureSearch search(chu);
+  Position pos = Position::fromSfen(chu, "10pk/12/12/12/12/12/12/12/12/12/12/K8R2 b - 1");
+  EXPECT_FLOAT_EQ(search.balance(pos), search.staticBalance(pos));
+}
+
 // With material_weight 1 and a network that knows nothing (every position a sure draw), the
 // search plays on material alone: it takes the hanging silver (5e5c, the one capture that gains).
 TEST(CaptureSearch, MaterialWeightMakesTheSearchTakeTheHangingPiece) {
