@@ -88,7 +88,7 @@ float CaptureSearch::search(Position& pos, float alpha, float beta, int plies) {
   pos.generateLegal(moves);
   for (const Capture& c : orderedCaptures(pos, moves)) {
     pos.makeMove(c.move);
-    const float score = royalCapture && pos.royalCount(1 - us) == 0 ? 1.0f : -search(pos, -beta, -alpha, plies - 1);
+    const float score = tookLastRoyal(pos) ? 1.0f : -search(pos, -beta, -alpha, plies - 1);
     pos.unmakeMove();
     if (score >= beta) return score;
     alpha = std::max(alpha, score);
@@ -112,7 +112,7 @@ float CaptureSearch::escape(Position& pos, float alpha, float beta, int plies, f
   for (const Move& m : ordered) {
     pos.makeMove(m);
     float score;
-    if (pos.royalCount(1 - us) == 0) {
+    if (tookLastRoyal(pos)) {
       score = 1.0f;
     } else if (lastRoyalAttacked(pos, us)) {
       pos.unmakeMove();

@@ -43,6 +43,11 @@ class CaptureSearch {
   float staticBalance(const game::Position& pos) const;
   // Positions searched by the last balance().
   int nodes() const { return nodes_; }
+  // Just after a move: did it take the last royal piece of the side now to move (royal-capture
+  // variants, where that ends the game)? Two players.
+  static bool tookLastRoyal(const game::Position& pos) {
+    return pos.variant().royalCapture && pos.royalCount(pos.sideToMove()) == 0;
+  }
 
  private:
   struct Capture {

@@ -393,8 +393,6 @@ void Tree::screenRootMoves() {
   Node& root = nodes_[0];
   if (!(params_.materialWeight > 0) || players_ > 2 || root.numChildren < 2) return;
   if (!captures_) captures_.emplace(pos_.variantPtr());
-  const game::Color us = pos_.sideToMove();
-  const bool royalCapture = pos_.variant().royalCapture;
   Node* c = nodes_.data() + root.firstChild;
   std::vector<float> kept(size_t(root.numChildren));
   float best = -2.0f;
@@ -402,7 +400,7 @@ void Tree::screenRootMoves() {
     pos_.makeMove(c[i].move);
     // The material the mover keeps: the opponent's capture search, seen from the mover's side;
     // taking the last royal piece (chu) is the whole game.
-    kept[size_t(i)] = royalCapture && pos_.royalCount(1 - us) == 0 ? 1.0f : -captures_->balance(pos_);
+    kept[size_t(i)] = CaptureSearch::tookLastRoyal(pos_) ? 1.0f : -captures_->balance(pos_);
     pos_.unmakeMove();
     best = std::max(best, kept[size_t(i)]);
   }
