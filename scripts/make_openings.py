@@ -45,9 +45,23 @@ class UsiEngine:
             raise EngineError(f"cannot start engine '{path}': {e.strerror}")
         self.path = path
         self.name = path
+        variants = None
         for line in self.exchange("usi", "usiok"):
             if line.startswith("id name "):
                 self.name = line[len("id name "):]
+            words = line.split()
+            # Fairy-Stockfish lists the variants it plays: "option name UCI_Variant type combo
+            # default ... var 3check var 5check ..." (USI_Variant in newer builds).
+            if words[:3] in (["option", "name", "UCI_Variant"], ["option", "name", "USI_Variant"]):
+                variants = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "var"]
+        # An engine that does not know the variant keeps its default one (minishogi) without a
+        # word, and the book would be of the wrong game.
+        if variants is None:
+            raise EngineError(f"engine '{path}' has no UCI_Variant option: not Fairy-Stockfish?")
+        if variant not in variants:
+            raise EngineError(f"engine '{path}' does not play variant '{variant}' (it plays {len(variants)} others; "
+                              "Fairy-Stockfish plays boards larger than 8x8, shogi's among them, only when "
+                              "built with largeboards=yes)")
         self.send(f"setoption name UCI_Variant value {variant}")
         self.send("setoption name Threads value 1")
         self.send(f"setoption name USI_Hash value {hash_mb}")

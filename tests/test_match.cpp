@@ -277,15 +277,15 @@ TEST(MatchOpenings, EveryBadLineIsNamedWithFileAndLine) {
 // Poppy): the book it writes loads with Poppy's own rules (every move legal in Poppy's notation,
 // no game over), has the lines and plies asked for, each line's stated score within --max-cp,
 // no two lines reaching one position, and the same seed gives the same book. An engine that
-// cannot start is an error naming it, and no file is written.
+// cannot start, or does not play the variant, is an error naming it, and no file is written.
 TEST(MatchOpenings, MadeBooksLoadInPoppyAndAreBalanced) {
   ASSERT_TRUE(std::ifstream(pt::FairyStockfish::kPath).good())
       << pt::FairyStockfish::kPath << " is missing: run scripts/setup.sh";
   const fs::path dir = tempDir("make_openings");
   const std::string script = std::string(POPPY_SOURCE_DIR) + "/scripts/make_openings.py";
-  auto make = [&](const fs::path& out, const std::string& engine) {
+  auto make = [&](const fs::path& out, const std::string& engine, const std::string& variant = "micro") {
     const std::string cmd = "python3 " + pt::shellQuote(script) + " --engine " + pt::shellQuote(engine) +
-                            " --variant micro --plies 4 --count 6 --depth 6 --max-cp 150 --seed 7 --out " +
+                            " --variant " + variant + " --plies 4 --count 6 --depth 6 --max-cp 150 --seed 7 --out " +
                             pt::shellQuote(out.string()) + " 2> " + pt::shellQuote((dir / "stderr.txt").string());
     return pt::exitCodeOf(std::system(cmd.c_str()));
   };
@@ -319,7 +319,30 @@ TEST(MatchOpenings, MadeBooksLoadInPoppyAndAreBalanced) {
   EXPECT_EQ(make(dir / "c.txt", "/nonexistent/engine"), 1);
   EXPECT_THAT(pt::slurp(dir / "stderr.txt"), HasSubstr("/nonexistent/engine"));
   EXPECT_FALSE(fs::exists(dir / "c.txt"));
+  // A variant the engine does not play is an error naming it (the engine would otherwise keep its
+  // default variant and the book would be of another game).
+  EXPECT_EQ(make(dir / "d.txt", pt::FairyStockfish::kPath, "nosuchshogi"), 1);
+  EXPECT_THAT(pt::slurp(dir / "stderr.txt"), HasSubstr("does not play variant 'nosuchshogi'"));
+  EXPECT_FALSE(fs::exists(dir / "d.txt"));
   fs::remove_all(dir);
+}
+
+// Every book under configs/openings/ (VARIANT.txt or VARIANT-WHAT.txt) loads with Poppy's own
+// rules for its variant: each line's moves legal in Poppy's notation, no game over. A book made
+// by an engine playing another game (Fairy-Stockfish keeps minishogi when it does not know the
+// variant) fails here.
+TEST(MatchOpenings, EveryShippedBookLoadsWithPoppysRules) {
+  int books = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(POPPY_SOURCE_DIR) / "configs" / "openings")) {
+    if (entry.path().extension() != ".txt") continue;
+    const std::string stem = entry.path().stem().string();
+    const std::string variant = stem.substr(0, stem.find('-'));
+    SCOPED_TRACE(entry.path().string());
+    const auto openings = play::loadOpenings(entry.path().string(), game::loadVariant(variant), 400);
+    EXPECT_GE(openings.size(), 50u);
+    ++books;
+  }
+  EXPECT_GE(books, 7);  // micro (two), minishogi, kyoto, gorogoro, judkins, tori
 }
 
 TEST(MatchOpenings, EachOpeningIsPlayedTwiceWithColoursSwapped) {
