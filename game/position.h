@@ -79,8 +79,9 @@ class Position {
   bool inCheck() const { return states_.back().inCheck; }
   // Chu shogi: the square where the last move's non-lion took a lion, or -1 (lion_rules.cpp).
   Square lionCaptureSquare() const { return states_.back().lionCapture; }
-  // Royal pieces of colour c on the board.
+  // Royal pieces of colour c on the board, and whether any of them is attacked (royal_capture.cpp).
   int royalCount(Color c) const;
+  bool royalAttacked(Color c) const;
   Move lastMove() const { return states_.back().move; }
   // Who made the last move (-1 at the SFEN's position).
   Color lastMover() const { return states_.size() > 1 ? states_.back().mover : -1; }
@@ -192,7 +193,6 @@ class Position {
   bool lastMoveAttacks() const;
   void attacksSince(int first, std::vector<bool>& out) const;
   // royal_capture.cpp.
-  bool royalAttacked(Color c) const;
   bool checkAfterMove() const;
   Outcome royalCaptureOutcome() const;
   template <bool kStopAtFirst, bool kFourPlayers>

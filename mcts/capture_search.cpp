@@ -46,15 +46,7 @@ namespace {
 // Is colour c's only royal piece attacked? (False when c has none or more than one: losing one of
 // two royals does not end the game.)
 bool lastRoyalAttacked(const Position& pos, game::Color c) {
-  const game::Variant& v = pos.variant();
-  game::Square royal = -1;
-  for (game::Square s = 0; s < v.numSquares(); ++s) {
-    const game::Piece p = pos.at(s);
-    if (!p || game::colorOf(p) != c || !v.faces[size_t(game::faceOf(p))].royal) continue;
-    if (royal >= 0) return false;
-    royal = s;
-  }
-  return royal >= 0 && pos.attackedBy(royal, 1 - c);
+  return pos.royalCount(c) == 1 && pos.royalAttacked(c);
 }
 
 }  // namespace
