@@ -1,5 +1,6 @@
 #include "nn/load_evaluator.h"
 
+#include <atomic>
 #include <cstdio>
 
 #include "nn/eigen_evaluator.h"
@@ -28,9 +29,12 @@ std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::st
   if (inference == Inference::kAuto) kernel = autoEigenKernel();
   if (inference == Inference::kInt8) {
     kernel = fastInt8Kernel();
-    if (kernel.empty())
+    // Once a process: a training run loads a model for self-play every iteration, and on a CPU
+    // without VNNI the same line twice an iteration would bury the progress lines.
+    static std::atomic<bool> said{false};
+    if (kernel.empty() && !said.exchange(true))
       std::fprintf(stderr, "poppy: %s: this CPU has no int8 kernel (AVX-512 VNNI); inference int8 runs the float32 "
-                   "Eigen forward\n", what.c_str());
+                   "Eigen forward (said once)\n", what.c_str());
   }
   std::unique_ptr<EigenEvaluator> eigen;
   try {

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,8 +22,10 @@
 #include "nn/int8_weights.h"
 #include "nn/model_file.h"
 #include "support/random_positions.h"
+#include "support/scratch_files.h"
 
 using namespace poppy;
+namespace pt = poppy::testing;
 
 namespace {
 
@@ -265,5 +269,28 @@ TEST(Int8Forward, AgreesWithFloat32OnTheOtherShippedModels) {
     EXPECT_LE(a.largestValueGap, 0.2) << model;
   }
 }
+
+#ifdef POPPY_BINARY  // the poppy command is built with LibTorch only
+const char* kPrefix = "poppy_nn_int8_test_";
+::testing::Environment* const kCleanup = pt::removeScratchRootAtExit(kPrefix);
+
+// On a CPU without VNNI, inference int8 falls back to the float forward and says so once a
+// process, not once a model: a training run loads its self-play model every iteration. A match of
+// two models loads two (both players' evaluators); on a CPU with VNNI the line never comes.
+TEST(Int8Forward, TheFallbackToFloatIsSaidOnceAProcess) {
+  const std::filesystem::path dir = pt::freshTempDir(kPrefix, "int8-fallback");
+  const std::string models = std::string(POPPY_SOURCE_DIR) + "/models/micro/";
+  const std::string cmd = "cd " + pt::shellQuote(dir.string()) + " && timeout -k 5 120 " +
+                          pt::shellQuote(POPPY_BINARY) + " match --variant micro --a model:" +
+                          pt::shellQuote(models + "micro-v8.model") + " --b model:" +
+                          pt::shellQuote(models + "micro-v7.model") +
+                          " --playouts 4 --games 2 --parallel 1 --inference int8 >out.txt 2>err.txt";
+  ASSERT_EQ(pt::exitCodeOf(std::system(cmd.c_str())), 0) << pt::slurp(dir / "err.txt");
+  const std::string err = pt::slurp(dir / "err.txt");
+  int said = 0;
+  for (size_t at = err.find("no int8 kernel"); at != std::string::npos; at = err.find("no int8 kernel", at + 1)) ++said;
+  EXPECT_EQ(said, nn::fastInt8Kernel().empty() ? 1 : 0) << err;
+}
+#endif
 
 }  // namespace
