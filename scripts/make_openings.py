@@ -229,8 +229,10 @@ def main():
         drawn_from = [f"# from the start position, each move drawn uniformly from the legal ones without a drop",
                       f"# (seed {a.seed}; promotions and flips kept: --keep-suffixes), kept where"]
     else:
+        # Micro's captures always flip, so its lines hold no capture either: say so there only.
+        why = "; no captures in micro, whose captures flip" if a.variant == "micro" else ""
         drawn_from = [f"# from the start position, each move drawn uniformly from the legal ones without a promotion, flip or",
-                      f"# drop (seed {a.seed}; no captures in micro, whose captures flip), kept where"]
+                      f"# drop (seed {a.seed}{why}), kept where"]
     header = [
         f"# {a.variant} openings for `poppy match --openings` and `poppy ladder`: {a.count} lines of {a.plies} plies",
         *drawn_from,
