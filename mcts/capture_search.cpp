@@ -51,12 +51,15 @@ bool lastRoyalAttacked(const Position& pos, game::Color c) {
 
 }  // namespace
 
-std::vector<CaptureSearch::Capture> CaptureSearch::orderedCaptures(const Position& pos,
-                                                                   const game::MoveList& moves) const {
+std::vector<CaptureSearch::Capture> CaptureSearch::orderedCaptures(const Position& pos, const game::MoveList& moves,
+                                                                   std::vector<Move>* quiet) const {
   std::vector<Capture> captures;
   for (const Move& m : moves) {
     const double victim = capturedValue(pos, m);
-    if (victim > 0) captures.push_back({m, victim, values_[size_t(game::faceOf(pos.at(m.from)))]});
+    if (victim > 0)
+      captures.push_back({m, victim, values_[size_t(game::faceOf(pos.at(m.from)))]});
+    else if (quiet)
+      quiet->push_back(m);
   }
   // The most valuable victim first, taken by the least valuable attacker (MVV-LVA): the order in
   // which the cut-offs come soonest.
@@ -78,7 +81,10 @@ float CaptureSearch::search(Position& pos, float alpha, float beta, int plies) {
 
   game::MoveList moves;
   pos.generateLegal(moves);
-  for (const Capture& c : orderedCaptures(pos, moves)) {
+  // At the position searched, royal-capture variants try the quiet royal threats too.
+  const bool threats = royalCapture && plies == kMaxPlies;
+  std::vector<Move> quiet;
+  for (const Capture& c : orderedCaptures(pos, moves, threats ? &quiet : nullptr)) {
     pos.makeMove(c.move);
     const float score = tookLastRoyal(pos) ? 1.0f : -search(pos, -beta, -alpha, plies - 1);
     pos.unmakeMove();
@@ -86,7 +92,7 @@ float CaptureSearch::search(Position& pos, float alpha, float beta, int plies) {
     alpha = std::max(alpha, score);
     if (nodes_ >= kMaxNodes) return alpha;
   }
-  if (royalCapture && plies == kMaxPlies) alpha = royalThreats(pos, moves, alpha, beta, plies);
+  if (threats) alpha = royalThreats(pos, quiet, alpha, beta, plies);
   return alpha;
 }
 
@@ -96,10 +102,9 @@ float CaptureSearch::escape(Position& pos, float alpha, float beta, int plies, f
   pos.generateLegal(moves);
   // Captures first (taking the attacker is often the way out, taking the other royal always),
   // then the quiet moves in the generator's order.
-  std::vector<Move> ordered;
-  for (const Capture& c : orderedCaptures(pos, moves)) ordered.push_back(c.move);
-  for (const Move& m : moves)
-    if (capturedValue(pos, m) <= 0) ordered.push_back(m);
+  std::vector<Move> ordered, quiet;
+  for (const Capture& c : orderedCaptures(pos, moves, &quiet)) ordered.push_back(c.move);
+  ordered.insert(ordered.end(), quiet.begin(), quiet.end());
   float best = -1.0f;  // no move saves the royal: it is taken, and the game with it
   for (const Move& m : ordered) {
     pos.makeMove(m);
@@ -123,12 +128,11 @@ float CaptureSearch::escape(Position& pos, float alpha, float beta, int plies, f
   return best;
 }
 
-float CaptureSearch::royalThreats(Position& pos, const game::MoveList& moves, float alpha, float beta,
+float CaptureSearch::royalThreats(Position& pos, const std::vector<Move>& quiet, float alpha, float beta,
                                   int plies) {
   if (pos.royalCount(1 - pos.sideToMove()) != 1) return alpha;
   int tried = 0;
-  for (const Move& m : moves) {
-    if (capturedValue(pos, m) > 0) continue;  // searched with the captures
+  for (const Move& m : quiet) {
     pos.makeMove(m);
     // inCheck: the side now to move has a royal attacked; it has one, so the last.
     const bool threat = pos.inCheck();

@@ -54,15 +54,17 @@ class CaptureSearch {
     game::Move move;
     double victim, attacker;  // values: what is taken, what takes
   };
-  // The captures among moves, in the order they are searched.
-  std::vector<Capture> orderedCaptures(const game::Position& pos, const game::MoveList& moves) const;
+  // The captures among moves, in the order they are searched; the other moves, in the
+  // generator's order, into *quiet when it is given (the escapes and royal threats search them).
+  std::vector<Capture> orderedCaptures(const game::Position& pos, const game::MoveList& moves,
+                                       std::vector<game::Move>* quiet = nullptr) const;
   float search(game::Position& pos, float alpha, float beta, int plies);
   // The side to move's last royal is attacked: the best of the moves that leave it unattacked, or
   // -1 when none does. standPat is returned when the positions run out before any such move.
   float escape(game::Position& pos, float alpha, float beta, int plies, float standPat);
   // Quiet moves of the side to move that attack the other side's last royal, each searched; the
   // best score, or alpha when none beats it. Royal-capture variants, at the position searched.
-  float royalThreats(game::Position& pos, const game::MoveList& moves, float alpha, float beta, int plies);
+  float royalThreats(game::Position& pos, const std::vector<game::Move>& quiet, float alpha, float beta, int plies);
   // The value of what m takes from the side not to move (0: not a capture).
   double capturedValue(const game::Position& pos, game::Move m) const;
 
