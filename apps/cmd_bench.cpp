@@ -13,6 +13,7 @@
 #include "apps/commands.h"
 #include "game/perft.h"
 #include "game/variant_loader.h"
+#include "play/engines/usi_notation.h"
 
 namespace poppy::apps {
 namespace {
@@ -33,9 +34,8 @@ double median(std::vector<double> v) {
 
 // Fairy-Stockfish's name for our variant, or "" where it has none.
 std::string fairyName(const std::string& variant) {
-  if (variant == "kyoto") return "kyotoshogi";
-  for (const char* same : {"micro", "minishogi", "judkins", "gorogoro", "shogi"})
-    if (variant == same) return variant;
+  for (const char* played : {"micro", "minishogi", "kyoto", "judkins", "gorogoro", "tori", "shogi"})
+    if (variant == played) return play::fairyVariantName(variant);
   return "";
 }
 

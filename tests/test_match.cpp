@@ -676,7 +676,11 @@ TEST(UsiNotation, NamesAndAutoDetection) {
   EXPECT_EQ(play::resolveNotation(play::NotationKind::kAuto, "Poppy"), play::NotationKind::kPoppy);
   EXPECT_EQ(play::resolveNotation(play::NotationKind::kPoppy, "Fairy-Stockfish"), play::NotationKind::kPoppy);
   EXPECT_EQ(play::fairyVariantName("kyoto"), "kyotoshogi");
+  EXPECT_EQ(play::fairyVariantName("tori"), "torishogi");
   EXPECT_EQ(play::fairyVariantName("micro"), "micro");
+  EXPECT_EQ(play::poppyVariantName("kyotoshogi"), "kyoto");
+  EXPECT_EQ(play::poppyVariantName("torishogi"), "tori");
+  EXPECT_EQ(play::poppyVariantName("micro"), "micro");
 }
 
 // Every game's moves, translated for the engine, are the moves the engine itself lists.

@@ -656,6 +656,9 @@ TEST(Usi, SwitchesVariantsLikeFairyStockfish) {
   s.send("setoption name UCI_Variant value kyotoshogi\nisready");  // Fairy-Stockfish's name
   EXPECT_EQ(s.engine.options().variant, "kyoto");
   EXPECT_EQ(s.engine.positionSfen(), game::loadVariant("kyoto")->startSfen);
+  s.send("setoption name UCI_Variant value torishogi\nisready");  // and tori's
+  EXPECT_EQ(s.engine.options().variant, "tori");
+  EXPECT_EQ(s.engine.positionSfen(), game::loadVariant("tori")->startSfen);
 
   for (const std::string variant : {"minishogi", "shogi"}) {
     const auto moves = twoPlies(variant);

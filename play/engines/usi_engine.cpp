@@ -18,6 +18,7 @@
 #include "mcts/search_options.h"
 #include "nn/device_name.h"
 #include "nn/inference.h"
+#include "play/engines/usi_notation.h"
 #include "play/human/board_text.h"
 #include "play/shipped_models.h"
 #include "selfplay/selfplay_runner.h"
@@ -52,10 +53,7 @@ std::string join(const std::vector<std::string>& words, size_t from, size_t to) 
 
 // Fairy-Stockfish's names for the variants Poppy spells differently, so that a GUI set up for
 // Fairy-Stockfish can switch variants the same way.
-std::string variantAlias(const std::string& name) {
-  if (name == "kyotoshogi") return "kyoto";
-  return name;
-}
+std::string variantAlias(const std::string& name) { return poppyVariantName(name); }
 
 // A whole decimal integer in [lo, hi], or nullopt.
 std::optional<int64_t> parseInteger(const std::string& text, int64_t lo, int64_t hi) {

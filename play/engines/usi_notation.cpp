@@ -40,9 +40,25 @@ NotationKind resolveNotation(NotationKind kind, const std::string& engineName) {
   return upper(engineName).rfind("FAIRY-STOCKFISH", 0) == 0 ? NotationKind::kFairy : NotationKind::kPoppy;
 }
 
+namespace {
+// The variants whose UCI_Variant name in Fairy-Stockfish is not Poppy's.
+struct VariantRename {
+  const char* poppy;
+  const char* fairy;
+};
+constexpr VariantRename kFairyVariantNames[] = {{"kyoto", "kyotoshogi"}, {"tori", "torishogi"}};
+}  // namespace
+
 std::string fairyVariantName(const std::string& poppyVariant) {
-  if (poppyVariant == "kyoto") return "kyotoshogi";
+  for (const VariantRename& r : kFairyVariantNames)
+    if (poppyVariant == r.poppy) return r.fairy;
   return poppyVariant;
+}
+
+std::string poppyVariantName(const std::string& fairyVariant) {
+  for (const VariantRename& r : kFairyVariantNames)
+    if (fairyVariant == r.fairy) return r.poppy;
+  return fairyVariant;
 }
 
 UsiNotation::UsiNotation(NotationKind kind, const std::string& variant) {

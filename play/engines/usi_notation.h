@@ -29,8 +29,10 @@ std::string notationName(NotationKind kind);
 // Resolves kAuto by the engine's "id name".
 NotationKind resolveNotation(NotationKind kind, const std::string& engineName);
 
-// Fairy-Stockfish's UCI_Variant name of a Poppy variant (kyoto -> kyotoshogi).
+// Fairy-Stockfish's UCI_Variant name of a Poppy variant (kyoto -> kyotoshogi, tori -> torishogi),
+// and back; a name spelt alike by both comes back as it is.
 std::string fairyVariantName(const std::string& poppyVariant);
+std::string poppyVariantName(const std::string& fairyVariant);
 
 // The translation for one variant and notation (kPoppy or kFairy; kAuto must be resolved first).
 // Text that is not a move (a garbled bestmove) passes through unchanged, so that the caller's
