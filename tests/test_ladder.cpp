@@ -250,7 +250,7 @@ TEST(LadderCli, BadEnginesAreClearErrors) {
                                                  "variant")
                                         .c_str()));
   EXPECT_EQ(code, 2);
-  EXPECT_THAT(pt::slurp(dir / "variant.err"), HasSubstr("does not know the variant 'tori'"));
+  EXPECT_THAT(pt::slurp(dir / "variant.err"), HasSubstr("does not know the variant 'torishogi' (Poppy's tori)"));
   // Bad rungs and a missing player.
   code = pt::exitCodeOf(std::system(poppyCommand(dir, "--player random --rungs depth:3 --out c", "rungs").c_str()));
   EXPECT_EQ(code, 2);

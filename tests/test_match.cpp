@@ -824,7 +824,7 @@ TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
     play::UsiProcess engine(config);
     FAIL() << "no error";
   } catch (const play::UsiError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("does not know the variant 'tori'"));
+    EXPECT_THAT(e.what(), HasSubstr("does not know the variant 'torishogi' (Poppy's tori)"));
     EXPECT_THAT(e.what(), HasSubstr("Fairy-Stockfish"));
   }
   fs::remove_all(dir);

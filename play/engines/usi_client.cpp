@@ -117,8 +117,9 @@ void UsiProcess::start() {
     // An engine that lists its variants but not this one would play another game (Fairy-Stockfish
     // ignores an unknown UCI_Variant and stays on shogi).
     if (!variant.empty() && !variants_.empty() && !offered(variant))
-      throw UsiError("the engine (" + name_ + ") does not know the variant '" + variant + "' (its UCI_Variant offers " +
-                     listText(variants_, 12) + ")");
+      throw UsiError("the engine (" + name_ + ") does not know the variant '" + variant + "'" +
+                     (variant != config_.variant ? " (Poppy's " + config_.variant + ")" : "") +
+                     " (its UCI_Variant offers " + listText(variants_, 12) + ")");
     bool variantSet = false;
     for (const auto& [name, value] : config_.options) {
       process_->send("setoption name " + name + " value " + value);
