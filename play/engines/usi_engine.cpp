@@ -51,10 +51,6 @@ std::string join(const std::vector<std::string>& words, size_t from, size_t to) 
   return s;
 }
 
-// Fairy-Stockfish's names for the variants Poppy spells differently, so that a GUI set up for
-// Fairy-Stockfish can switch variants the same way.
-std::string variantAlias(const std::string& name) { return poppyVariantName(name); }
-
 // A whole decimal integer in [lo, hi], or nullopt.
 std::optional<int64_t> parseInteger(const std::string& text, int64_t lo, int64_t hi) {
   try {
@@ -192,14 +188,14 @@ void UsiEngine::waitForSearch() {
 std::string UsiEngine::positionSfen() const {
   std::lock_guard<std::recursive_mutex> lock(commandMutex_);
   if (position_) return position_->sfen();
-  return setup_ ? setup_->variant->startSfen : game::loadVariant(variantAlias(options_.variant))->startSfen;
+  return setup_ ? setup_->variant->startSfen : game::loadVariant(poppyVariantName(options_.variant))->startSfen;
 }
 
 // `d`, as Stockfish's: the current position drawn as `poppy play` draws it, then its SFEN. Not
 // part of USI (a GUI never sends it); for a person at the prompt, or a script replaying a record
 // with `position ... moves ...` to look at where it ended.
 void UsiEngine::cmdDisplay() {
-  const game::VariantPtr variant = setup_ ? setup_->variant : game::loadVariant(variantAlias(options_.variant));
+  const game::VariantPtr variant = setup_ ? setup_->variant : game::loadVariant(poppyVariantName(options_.variant));
   const game::Position pos = position_ ? *position_ : game::Position(variant);
   std::string board = play::renderBoard(pos);
   if (!board.empty() && board.back() == '\n') board.pop_back();
@@ -293,16 +289,18 @@ void UsiEngine::cmdSetOption(const std::string& line) {
     options_.modelFile = value;
   } else if (key == "uci_variant" || key == "usi_variant") {
     // Checked now (a YAML read, cheap) so that a bad name is reported against this command.
+    // Fairy-Stockfish's names (kyotoshogi, torishogi) are taken too, so that a GUI set up for
+    // Fairy-Stockfish switches variants the same way.
     game::VariantPtr variant;
     try {
-      variant = game::loadVariant(variantAlias(value));
+      variant = game::loadVariant(poppyVariantName(value));
     } catch (const std::exception& e) {
       refuse(std::string("is not a variant: ") + e.what());
     }
     if (variant && variant->numPlayers != 2)
       refuse("has " + std::to_string(variant->numPlayers) + " players, and USI has no form for more than two");
     else if (variant)
-      options_.variant = variantAlias(value);
+      options_.variant = poppyVariantName(value);
   } else if (key == "playouts") {
     integer(1, Analyzer::kMaxPlayouts, options_.playouts);
   } else if (key == "threads") {
