@@ -188,14 +188,14 @@ void UsiEngine::waitForSearch() {
 std::string UsiEngine::positionSfen() const {
   std::lock_guard<std::recursive_mutex> lock(commandMutex_);
   if (position_) return position_->sfen();
-  return setup_ ? setup_->variant->startSfen : game::loadVariant(poppyVariantName(options_.variant))->startSfen;
+  return setup_ ? setup_->variant->startSfen : game::loadVariant(options_.variant)->startSfen;
 }
 
 // `d`, as Stockfish's: the current position drawn as `poppy play` draws it, then its SFEN. Not
 // part of USI (a GUI never sends it); for a person at the prompt, or a script replaying a record
 // with `position ... moves ...` to look at where it ended.
 void UsiEngine::cmdDisplay() {
-  const game::VariantPtr variant = setup_ ? setup_->variant : game::loadVariant(poppyVariantName(options_.variant));
+  const game::VariantPtr variant = setup_ ? setup_->variant : game::loadVariant(options_.variant);
   const game::Position pos = position_ ? *position_ : game::Position(variant);
   std::string board = play::renderBoard(pos);
   if (!board.empty() && board.back() == '\n') board.pop_back();
