@@ -4,16 +4,17 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mcts/player_scores.h"
+
 namespace poppy::mcts {
 
-namespace {
-
-// 1 win, 0.5 draw, 0 loss for colour `side`.
-float resultFor(const game::Outcome& o, game::Color side) {
-  return o.winner < 0 ? 0.5f : (o.winner == side ? 1.0f : 0.0f);
+RolloutPlayer::Result RolloutPlayer::resultOf(const game::Position& pos, const game::Outcome& outcome) {
+  Result r;
+  float draw = 0.0f;
+  terminalScores(pos, outcome, r.scores, draw);
+  r.draw = outcome.draw();
+  return r;
 }
-
-}  // namespace
 
 RolloutPlayer::RolloutPlayer(int simulations, uint64_t seed, int plyCap, float c)
     : simulations_(std::max(1, simulations)), plyCap_(plyCap), c_(c), rng_(seed) {}
@@ -25,8 +26,6 @@ game::Move RolloutPlayer::choose(const game::Position& pos) {
 }
 
 bool RolloutPlayer::startSearch(const game::Position& pos) {
-  if (pos.variant().numPlayers != 2)
-    throw std::invalid_argument("RolloutPlayer: only two-player variants are supported");
   nodes_.clear();
   root_.reset();
   if (pos.outcome(plyCap_).over()) return false;
@@ -95,12 +94,12 @@ int RolloutPlayer::selectChild(const Node& parent) const {
 
 void RolloutPlayer::simulate(game::Position& pos) {
   int cur = 0, depth = 0;
-  float result;  // for the side to move at node `cur`
+  Result result;
   for (;;) {
     if (nodes_[size_t(cur)].terminal < 0) {
       const game::Outcome o = pos.outcome(plyCap_);
       nodes_[size_t(cur)].terminal = o.over() ? 1 : 0;
-      if (o.over()) nodes_[size_t(cur)].terminalResult = resultFor(o, pos.sideToMove());
+      if (o.over()) nodes_[size_t(cur)].terminalResult = resultOf(pos, o);
     }
     Node& node = nodes_[size_t(cur)];
     if (node.terminal == 1) {
@@ -116,6 +115,7 @@ void RolloutPlayer::simulate(game::Position& pos) {
       for (int i = 0; i < count; ++i) {
         nodes_[size_t(first + i)].move = moves_[i];
         nodes_[size_t(first + i)].parent = cur;
+        nodes_[size_t(first + i)].mover = pos.sideToMove();
       }
       std::shuffle(nodes_.begin() + first, nodes_.end(), rng_);
       nodes_[size_t(cur)].firstChild = first;
@@ -138,29 +138,28 @@ void RolloutPlayer::simulate(game::Position& pos) {
       const game::Outcome o = pos.outcome(plyCap_);
       Node& leaf = nodes_[size_t(cur)];
       leaf.terminal = o.over() ? 1 : 0;
-      if (o.over()) leaf.terminalResult = resultFor(o, pos.sideToMove());
+      if (o.over()) leaf.terminalResult = resultOf(pos, o);
       result = o.over() ? leaf.terminalResult : rollout(pos);
       break;
     }
   }
-  // Each node scores for the player who moved into it: the opponent of its side to move.
+  // Each node scores for the player who moved into it (the root, for no one, counts visits).
   for (int n = cur; n >= 0; n = nodes_[size_t(n)].parent) {
-    nodes_[size_t(n)].visits += 1;
-    nodes_[size_t(n)].score += 1.0f - result;
-    if (result == 0.5f) nodes_[size_t(n)].draws += 1.0f;
-    result = 1.0f - result;
+    Node& node = nodes_[size_t(n)];
+    node.visits += 1;
+    if (node.mover >= 0) node.score += result.scores[node.mover];
+    if (result.draw) node.draws += 1.0f;
   }
   for (; depth > 0; --depth) pos.unmakeMove();
 }
 
-float RolloutPlayer::rollout(game::Position& pos) {
-  const game::Color side = pos.sideToMove();
+RolloutPlayer::Result RolloutPlayer::rollout(game::Position& pos) {
   int plies = 0;
-  float result;
+  Result result;
   for (;;) {
     const game::Outcome o = pos.outcome(plyCap_);
     if (o.over()) {
-      result = resultFor(o, side);
+      result = resultOf(pos, o);
       break;
     }
     pos.generateLegal(moves_);

@@ -2,6 +2,9 @@
 // playing uniformly random moves to the end of the game (the ply cap counts as a draw, or as the
 // variant adjudicates it). No network; game ends are judged by Position::outcome exactly as in
 // the PUCT search. New search per move (no tree reuse): it is a yardstick, not a contender.
+// Any number of players (max-n, as the PUCT search's player_scores.h): each node keeps the
+// score of the player who moved into it, a game's result giving the winner 1 and the others 0,
+// and a draw an equal share to the players still in it (for two players: 1, 0.5, 0).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -25,7 +28,7 @@ class RolloutPlayer {
   struct ChildStat {
     game::Move move;
     int visits;
-    float score;  // mean result for the root side: 1 win, 0.5 draw, 0 loss (0.5 when unvisited)
+    float score;  // mean result for the root side: 1 win, 0 loss, a draw its share (0.5 when unvisited)
     float draw;   // share of the results below this move that were draws
   };
   bool startSearch(const game::Position& pos);
@@ -38,22 +41,29 @@ class RolloutPlayer {
   std::vector<game::Move> principalVariation(int rootChild, int maxLength = 32) const;
 
  private:
+  // A finished game's score for each player, and whether it was drawn.
+  struct Result {
+    float scores[game::kMaxPlayers] = {};
+    bool draw = false;
+  };
   struct Node {
     game::Move move;
-    float score = 0.0f;  // sum of results (1 win, 0.5 draw, 0 loss) for the player who moved here
+    float score = 0.0f;  // sum of the results of `mover`, the player who moved here
     float draws = 0.0f;  // how many of those results were draws
     int visits = 0;
     int parent = -1;
     int firstChild = -1;  // children are one block, created in random order when first visited
     int numChildren = 0;
-    int8_t terminal = -1;  // -1 not known yet, 0 game goes on, 1 game over here
-    float terminalResult = 0.0f;  // for the side to move here
+    int8_t mover = -1;       // the colour of the player who moved here; -1 at the root
+    int8_t terminal = -1;    // -1 not known yet, 0 game goes on, 1 game over here
+    Result terminalResult;   // when terminal == 1
   };
 
   // One selection-expansion-rollout-backup pass; pos is the root and is restored.
   void simulate(game::Position& pos);
-  // Result (1, 0.5, 0) for the side to move in pos after random play to the end; pos restored.
-  float rollout(game::Position& pos);
+  // The result after random play from pos to the end of the game; pos restored.
+  Result rollout(game::Position& pos);
+  static Result resultOf(const game::Position& pos, const game::Outcome& outcome);
   // UCB1 over a node's children, all of which have been visited.
   int selectChild(const Node& parent) const;
 

@@ -1,6 +1,6 @@
 // `poppy match` for more than two players (yonin shogi): player A in one seat, player B in all
-// the others, A's seat going round (selfplay/seat_match.h). Network players only (model: and
-// uniform:); records as for two players, and a summary with A's win rate and share of the points
+// the others, A's seat going round (selfplay/seat_match.h). Network, rollout and random players
+// (no engine plays these games); records as for two players, and a summary with A's win rate and share of the points
 // in place of an Elo difference.
 #include <chrono>
 #include <cstdio>
@@ -16,6 +16,19 @@
 
 namespace poppy::program {
 
+namespace {
+
+// Playouts of a network player, simulations of a rollout player, 0 for a random player.
+int nodesPerMove(const selfplay::PlayerSpec& spec) {
+  switch (spec.kind) {
+    case selfplay::PlayerSpec::Kind::kNetwork: return spec.search.playouts;
+    case selfplay::PlayerSpec::Kind::kRollout: return spec.simulations;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
 void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant, const nn::Encoder& encoder) {
   const std::string players = variant->name + " has " + std::to_string(variant->numPlayers) + " players";
   if (o.resume) throw std::invalid_argument("--resume is for two-player matches (" + players + ")");
@@ -23,9 +36,9 @@ void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant,
   MatchPlayer a = makeMatchPlayer(o.a, "-a", o.players, variant);
   MatchPlayer b = makeMatchPlayer(o.b, "-b", o.players, variant);
   for (const auto& [p, flag] : {std::pair{&a, "-a"}, std::pair{&b, "-b"}})
-    if (p->loaded.spec.kind != selfplay::PlayerSpec::Kind::kNetwork)
-      throw std::invalid_argument(std::string(flag) + " " + p->loaded.spec.name + ": " + players +
-                                  ", whose matches are between model: and uniform: players");
+    if (p->loaded.spec.kind == selfplay::PlayerSpec::Kind::kExternal)
+      throw std::invalid_argument("-" + std::string(flag) + " " + p->loaded.spec.name + ": " + players +
+                                  ", which no engine plays: its players are model:, uniform:, shipped:, rollout: and random");
   selfplay::MatchSettings ms;
   ms.games = o.games;
   ms.parallelGames = o.parallel;
@@ -59,7 +72,7 @@ void runSeatMatchCommand(const MatchRunArgs& o, const game::VariantPtr& variant,
         {"win_rate_b_per_seat", r.games() ? double(r.winsOthers) / r.games() / (r.players - 1) : 0.0},
         {"seconds", t},                    {"games_per_hour", t > 0 ? r.games() * 3600.0 / t : 0.0},
         {"complete", complete},
-        {"settings", {{"a_playouts", a.loaded.spec.search.playouts}, {"b_playouts", b.loaded.spec.search.playouts},
+        {"settings", {{"a_nodes", nodesPerMove(a.loaded.spec)}, {"b_nodes", nodesPerMove(b.loaded.spec)},
                       {"parallel", o.parallel}, {"ply_cap", o.plyCap},
                       {"opening_plies", o.openingPlies}, {"gumbel_actions", o.players.search.gumbelConsidered}, {"seed", o.seed}, {"records", records}}}};
   };

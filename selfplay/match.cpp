@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/parallel_for.h"
 #include "game/variant_loader.h"
 #include "mcts/eval_cache.h"
 #include "mcts/random_player.h"
@@ -59,7 +60,8 @@ struct Side {
   // the openings every game starts from): one call fewer each time a position comes again.
   std::unique_ptr<mcts::EvalCache> cache;
   std::unique_ptr<mcts::SearchDriver> driver;
-  std::unique_ptr<mcts::RolloutPlayer> rollout;
+  // One per game slot: the games' rollout searches run at once, on threads of their own.
+  std::vector<std::unique_ptr<mcts::RolloutPlayer>> rollout;
   std::unique_ptr<mcts::RandomPlayer> random;
   std::vector<std::unique_ptr<MovePlayer>> external;  // one per game slot
 };
@@ -73,6 +75,7 @@ struct Game {
   bool active = false;
   // This round's move of the player to move:
   game::Move bookMove;
+  game::Move rolloutMove;
   std::future<MoveChoice> externalMove;
   // A timed match: both sides' clocks, what the mover was told, and when it was asked and answered.
   common::GameClock clock;
@@ -191,7 +194,9 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
             *s.evaluator, encoder, settings.parallelGames * s.search.leavesPerTree, sides[p].cache.get());
         break;
       case PlayerSpec::Kind::kRollout:
-        sides[p].rollout = std::make_unique<mcts::RolloutPlayer>(s.simulations, settings.seed * 31 + p, settings.plyCap);
+        for (int slot = 0; slot < slots; ++slot)
+          sides[p].rollout.push_back(std::make_unique<mcts::RolloutPlayer>(
+              s.simulations, settings.seed * 31 + p + uint64_t(slot) * 1000003, settings.plyCap));
         break;
       case PlayerSpec::Kind::kRandom:
         sides[p].random = std::make_unique<mcts::RandomPlayer>(settings.seed * 37 + p);
@@ -308,6 +313,21 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
         }
       }
     }
+    // Rollout players: each game's search is long and serial, so the games where it is their
+    // turn are searched at once, one thread each (up to the hardware's threads).
+    std::vector<size_t> rolloutSlots;
+    for (size_t slot = 0; slot < games.size(); ++slot)
+      if (games[slot].active && !sides[playerToMove(games[slot])].rollout.empty() &&
+          games[slot].bookMove == game::Move::none())
+        rolloutSlots.push_back(slot);
+    common::parallelFor(int(rolloutSlots.size()), common::hardwareThreads(), [&](int i) {
+      const size_t slot = rolloutSlots[size_t(i)];
+      Game& g = games[slot];
+      const PlayerSpec& s = *specs[playerToMove(g)];
+      mcts::RolloutPlayer& player = *sides[playerToMove(g)].rollout[slot];
+      g.rolloutMove = s.moveSeconds > 0 ? timedRolloutMove(player, *g.pos, s.simulations, s.moveSeconds)
+                                        : player.choose(*g.pos);
+    });
     for (size_t slot = 0; slot < games.size(); ++slot) {
       Game& g = games[slot];
       if (!g.active) continue;
@@ -321,10 +341,8 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
         const float t = g.pos->gamePly() - g.firstFreePly < settings.openingTemperaturePlies ? 1.0f : 0.0f;
         move = g.trees[p]->pickMove(t, rng);
         scoreCp = centipawnsOfValue(g.trees[p]->rootValue());
-      } else if (sides[p].rollout) {
-        move = specs[p]->moveSeconds > 0
-                   ? timedRolloutMove(*sides[p].rollout, *g.pos, specs[p]->simulations, specs[p]->moveSeconds)
-                   : sides[p].rollout->choose(*g.pos);
+      } else if (!sides[p].rollout.empty()) {
+        move = g.rolloutMove;
       } else if (sides[p].random) {
         move = sides[p].random->choose(*g.pos);
       } else {

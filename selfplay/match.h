@@ -1,5 +1,6 @@
 // Games between two players with alternating colours, many at once: network players share one
-// batched search per round (as in self-play), rollout and random players move directly, and
+// batched search per round (as in self-play), rollout players search the games where it is their
+// turn at once (a thread each, up to the hardware's threads), random players move directly, and
 // external players (MovePlayer: a USI engine, ...) are asked in parallel threads, one player
 // object per game slot. Used by the gate of `poppy train`, `poppy gate`, `poppy match` and the
 // learning benchmarks.
@@ -7,7 +8,8 @@
 // Time limits (PlayerSpec::moveSeconds): the games in which a network player is to move are
 // searched together, so they share one deadline per round: every one of those moves gets
 // moveSeconds of wall time, and the CPU (or GPU) is shared by the games of that round. A
-// rollout player searches one game at a time, each move for moveSeconds. External players keep
+// rollout player's moves get moveSeconds each, on a thread of their own (with more games at once
+// than hardware threads, some wait for a thread before their time starts). External players keep
 // their own clocks (play/engines/usi_client.h).
 #pragma once
 #include <cstdint>

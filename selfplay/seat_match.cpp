@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/parallel_for.h"
+#include "mcts/random_player.h"
+#include "mcts/rollout_player.h"
 #include "mcts/search.h"
 #include "selfplay/selfplay_runner.h"
 
@@ -31,8 +34,17 @@ struct Game {
   int number = -1;
   int seatOfA = 0;
   std::unique_ptr<game::Position> pos;
-  std::unique_ptr<mcts::Tree> tree;  // the search of the move to play now
+  std::unique_ptr<mcts::Tree> tree;  // a network player's search of the move to play now
+  game::Move rolloutMove;            // a rollout player's move this round
   GameRecord record;
+};
+
+// What one of the two players (A or B) needs to choose its moves.
+struct SeatPlayer {
+  PlayerSpec spec;
+  std::unique_ptr<mcts::SearchDriver> driver;                 // network players
+  std::vector<std::unique_ptr<mcts::RolloutPlayer>> rollout;  // rollout players: one per game slot
+  std::unique_ptr<mcts::RandomPlayer> random;                 // random players
 };
 
 }  // namespace
@@ -41,18 +53,32 @@ SeatMatchResult playSeatMatch(const game::VariantPtr& variant, const nn::Encoder
                               const PlayerSpec& b, const MatchSettings& settings, const SeatMatchProgress& progress) {
   const int players = variant->numPlayers;
   if (players < 3) throw std::invalid_argument("playSeatMatch: " + variant->name + " has two players (use playMatch)");
-  for (const PlayerSpec* p : {&a, &b})
-    if (p->kind != PlayerSpec::Kind::kNetwork || !p->evaluator)
-      throw std::invalid_argument("playSeatMatch: " + p->name + ": four-player games are between network players");
-  PlayerSpec specs[2] = {a, b};
-  for (PlayerSpec& p : specs) {
-    p.search.rootNoise = p.search.gumbelConsidered > 0;  // a Gumbel root only: see playMatch
-    p.search.plyCap = settings.plyCap;
-  }
   const int slots = std::max(1, std::min(settings.parallelGames, settings.games));
-  const int leaves = slots * std::max(1, std::max(a.search.leavesPerTree, b.search.leavesPerTree));
-  mcts::SearchDriver drivers[2] = {mcts::SearchDriver(*a.evaluator, encoder, leaves),
-                                   mcts::SearchDriver(*b.evaluator, encoder, leaves)};
+  SeatPlayer seats[2];
+  for (int p = 0; p < 2; ++p) {
+    SeatPlayer& sp = seats[p];
+    sp.spec = p == 0 ? a : b;
+    sp.spec.search.rootNoise = sp.spec.search.gumbelConsidered > 0;  // a Gumbel root only: see playMatch
+    sp.spec.search.plyCap = settings.plyCap;
+    switch (sp.spec.kind) {
+      case PlayerSpec::Kind::kNetwork:
+        if (!sp.spec.evaluator) throw std::invalid_argument("playSeatMatch: network player '" + sp.spec.name + "' has no model");
+        sp.driver = std::make_unique<mcts::SearchDriver>(*sp.spec.evaluator, encoder,
+                                                         slots * std::max(1, sp.spec.search.leavesPerTree));
+        break;
+      case PlayerSpec::Kind::kRollout:
+        for (int slot = 0; slot < slots; ++slot)
+          sp.rollout.push_back(std::make_unique<mcts::RolloutPlayer>(
+              sp.spec.simulations, settings.seed * 31 + uint64_t(p) + uint64_t(slot) * 1000003, settings.plyCap));
+        break;
+      case PlayerSpec::Kind::kRandom:
+        sp.random = std::make_unique<mcts::RandomPlayer>(settings.seed * 37 + uint64_t(p));
+        break;
+      case PlayerSpec::Kind::kExternal:
+        throw std::invalid_argument("playSeatMatch: " + sp.spec.name + ": no engine plays " + variant->name +
+                                    "; its players are model:, uniform:, rollout: and random");
+    }
+  }
   std::mt19937 rng(uint32_t(settings.seed * 2654435761u + 17));
   SeatMatchResult result;
   result.players = players;
@@ -74,21 +100,45 @@ SeatMatchResult playSeatMatch(const game::VariantPtr& variant, const nn::Encoder
   auto playerOf = [&](const Game& g) { return g.pos->sideToMove() == g.seatOfA ? 0 : 1; };
 
   std::vector<mcts::Tree*> trees[2];
+  std::vector<size_t> rolloutSlots;
   while (result.games() < settings.games) {
     for (auto& t : trees) t.clear();
+    rolloutSlots.clear();
+    bool anyActive = false;
+    for (size_t slot = 0; slot < games.size(); ++slot) {
+      Game& g = games[slot];
+      if (g.number < 0) continue;
+      anyActive = true;
+      const int p = playerOf(g);
+      if (seats[p].driver) {
+        if (!g.tree)
+          g.tree = std::make_unique<mcts::Tree>(*g.pos, seats[p].spec.search, settings.seed * 7919 + uint64_t(g.number));
+        trees[p].push_back(g.tree.get());
+      } else if (!seats[p].rollout.empty()) {
+        rolloutSlots.push_back(slot);
+      }
+    }
+    if (!anyActive) break;
+    for (int p = 0; p < 2; ++p)
+      if (!trees[p].empty()) seats[p].driver->search(trees[p], seats[p].spec.search.playouts);
+    // Rollout searches are long and serial: the games' searches run at once (see playMatch).
+    common::parallelFor(int(rolloutSlots.size()), common::hardwareThreads(), [&](int i) {
+      const size_t slot = rolloutSlots[size_t(i)];
+      Game& g = games[slot];
+      g.rolloutMove = seats[playerOf(g)].rollout[slot]->choose(*g.pos);
+    });
     for (Game& g : games) {
       if (g.number < 0) continue;
-      const int p = playerOf(g);
-      if (!g.tree) g.tree = std::make_unique<mcts::Tree>(*g.pos, specs[p].search, settings.seed * 7919 + uint64_t(g.number));
-      trees[p].push_back(g.tree.get());
-    }
-    if (trees[0].empty() && trees[1].empty()) break;
-    for (int p = 0; p < 2; ++p)
-      if (!trees[p].empty()) drivers[p].search(trees[p], specs[p].search.playouts);
-    for (Game& g : games) {
-      if (g.number < 0 || !g.tree) continue;
-      const float temperature = g.pos->gamePly() < settings.openingTemperaturePlies ? 1.0f : 0.0f;
-      const game::Move move = g.tree->pickMove(temperature, rng);
+      const SeatPlayer& player = seats[playerOf(g)];
+      game::Move move;
+      if (g.tree) {
+        const float temperature = g.pos->gamePly() < settings.openingTemperaturePlies ? 1.0f : 0.0f;
+        move = g.tree->pickMove(temperature, rng);
+      } else if (!player.rollout.empty()) {
+        move = g.rolloutMove;
+      } else {
+        move = player.random->choose(*g.pos);
+      }
       g.tree.reset();
       g.record.moves.push_back(g.pos->moveToUsi(move));
       g.pos->makeMove(move);

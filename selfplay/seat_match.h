@@ -1,9 +1,11 @@
-// Games of more than two players (yonin shogi) between two network players: A in one seat and
-// B in every other, A's seat going round game by game (game i: seat i % players, so south,
-// west, north, east in turn). The gate of a four-player `poppy train` run uses it: the
-// candidate against three copies of the best. The games of a round are searched in one batch
+// Games of more than two players (yonin shogi) between two players: A in one seat and B in
+// every other, A's seat going round game by game (game i: seat i % players, so south, west,
+// north, east in turn). The gate of a four-player `poppy train` run uses it: the candidate
+// against three copies of the best. Network players search the games of a round in one batch
 // per player, as in playMatch; each move is a fresh search (the seats around a table are two
-// players' networks, and a tree is searched by one).
+// players' networks, and a tree is searched by one). Rollout players (the yardstick without a
+// network) search the games where it is their turn at once, a thread each; random players move
+// directly. No engine plays these games, so there are no external players.
 #pragma once
 #include <utility>
 #include <vector>
@@ -31,7 +33,8 @@ struct SeatMatchResult {
 // Called after every finished game.
 using SeatMatchProgress = std::function<void(const SeatMatchResult& soFar, int gamesWanted)>;
 
-// Network players only (std::invalid_argument otherwise, or for a two-player variant).
+// Network, rollout and random players (std::invalid_argument for an external player, a network
+// player without a model, or a two-player variant).
 // settings: games, parallelGames, openingTemperaturePlies (both players sample their first
 // moves by visits, for variety), plyCap, seed, idPrefix; openings and resuming are not used.
 SeatMatchResult playSeatMatch(const game::VariantPtr& variant, const nn::Encoder& encoder, const PlayerSpec& a,

@@ -672,13 +672,36 @@ TEST(CliMatch, FourPlayerMatchSeatsAInOneSeat) {
     seats.insert(g.model);
   }
   EXPECT_EQ(seats.size(), 4u);
-  // Two-player options and players are refused by name.
-  expectCleanError(poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "random", "--games", "2",
+  // Two-player options and players are refused by name: no engine plays yonin.
+  expectCleanError(poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "usi:/bin/cat", "--games", "2",
                           "--records", "none", "--summary", "none"}),
-                   "whose matches are between model: and uniform: players");
+                   "--b usi:/bin/cat: yonin has 4 players, which no engine plays");
   expectCleanError(poppy({"match", "--variant", "yonin", "--a", "uniform:8", "--b", "uniform:8", "--resume",
                           "--records", records}),
                    "--resume is for two-player matches (yonin has 4 players)");
+}
+
+// The yardstick of a four-player game without an engine: rollout MCTS in one seat against random
+// movers in the other three (its searches of the games at once, a thread each); the summary
+// names the simulations as its nodes per move.
+TEST(CliMatch, FourPlayerRolloutAgainstRandomMovers) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "yonin_rollout");
+  const std::string records = (dir / "r.jsonl").string(), summary = (dir / "s.json").string();
+  const CmdResult r = poppy({"match", "--variant", "yonin", "--a", "rollout:20", "--b", "random", "--games", "4",
+                             "--parallel", "4", "--ply-cap", "60", "--records", records, "--summary", summary});
+  expectSuccess(r);
+  EXPECT_THAT(r.out, HasSubstr("rollout:20 in one seat vs random in the other 3: 4 games")) << r.describe();
+  const auto s = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(s.at("wins_a").get<int>() + s.at("wins_b").get<int>() + s.at("draws").get<int>(), 4);
+  EXPECT_EQ(s.at("settings").at("a_nodes").get<int>(), 20);
+  EXPECT_EQ(s.at("settings").at("b_nodes").get<int>(), 0);
+  const auto games = poppy::selfplay::readGameRecords(records);
+  ASSERT_EQ(games.size(), 4u);
+  for (const auto& g : games) {
+    EXPECT_THAT(g.model, HasSubstr("rollout:20 as ")) << g.id;
+    EXPECT_FALSE(g.moves.empty()) << g.id;
+    EXPECT_LE(g.moves.size(), 60u) << g.id;
+  }
 }
 
 // Issue 39 (14): SIGTERM stops a match once the next game ends, with the summary written on the

@@ -1,8 +1,8 @@
-// The search for more than two players (max-n, mcts/player_scores.h) on yonin shogi: each node
-// chooses for the player to move there, by that player's own expected score. Positions are
-// built by hand; the expected moves are reasoned from the rules in docs/RULES.md "Yonin shogi",
-// never taken from the engine's output. Squares are USI (south moves towards rank a, west
-// towards file 1).
+// The searches for more than two players (max-n, mcts/player_scores.h: the PUCT search and the
+// rollout MCTS) on yonin shogi: each node chooses for the player to move there, by that player's
+// own expected score. Positions are built by hand; the expected moves are reasoned from the
+// rules in docs/RULES.md "Yonin shogi", never taken from the engine's output. Squares are USI
+// (south moves towards rank a, west towards file 1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "mcts/eval_cache.h"
 #include "mcts/evaluator.h"
 #include "mcts/player_scores.h"
+#include "mcts/rollout_player.h"
 #include "mcts/search.h"
 #include "nn/encoder.h"
 #include "support/position_helpers.h"
@@ -302,4 +303,55 @@ TEST(FourPlayerGumbel, TheWinningMateIsPlayedAndTrainedOn) {
   const double least = 3 * std::exp(3.3) / (3 * std::exp(3.3) + n - 3);
   EXPECT_GE(mates, least) << n << " moves";
   EXPECT_NEAR(std::accumulate(target.begin(), target.end(), 0.0), 1.0, 1e-5);
+}
+
+// Rollout MCTS (mcts/rollout_player.h), the yardstick without a network, for four players: each
+// node keeps the score of the player who moved into it, so the root's mates score 1 for south,
+// and below the root west takes its own win.
+TEST(FourPlayerRollout, TheMoverTakesItsWinningMate) {
+  const Yonin y;
+  const Position pos = southWinsInOne(y);
+  mcts::RolloutPlayer rollout(2000, 1, 200);
+  const Move chosen = rollout.choose(pos);
+  Position after = pos;
+  after.makeMove(chosen);
+  EXPECT_EQ(after.outcome().reason, game::EndReason::kSecondMate) << pos.moveToUsi(chosen);
+  EXPECT_EQ(after.outcome().winner, 0);
+  for (const auto& c : rollout.rootChildren()) {
+    const std::string usi = pos.moveToUsi(c.move);
+    EXPECT_GE(c.visits, 1) << usi;  // UCB1 tries every move first
+    if (usi == "2c2b" || usi == "3c2b" || usi == "3c2b+") EXPECT_FLOAT_EQ(c.score, 1.0f) << usi;
+    else EXPECT_LT(c.score, 1.0f) << usi;
+    EXPECT_GE(c.score, 0.0f) << usi;
+  }
+}
+
+TEST(FourPlayerRollout, EachPlayerChoosesForItself) {
+  const Yonin y;
+  const Position pos = y.at({{"9i", "sK"}, {"8h", "sS"}, {"9g", "wG"}, {"9c", "wK"}, {"7h", "wR"}, {"5a", "nX"},
+                             {"1e", "eK"}},
+                            's', "-", "swwe");
+  mcts::RolloutPlayer rollout(6000, 1, 200);
+  const Move chosen = rollout.choose(pos);
+  Position after = pos;
+  after.makeMove(chosen);
+  game::MoveList replies;
+  after.generateLegal(replies);
+  for (const Move& r : replies) {
+    after.makeMove(r);
+    EXPECT_FALSE(after.isOut(0)) << "south played " << pos.moveToUsi(chosen) << ", then west " << after.moveToUsi(r);
+    after.unmakeMove();
+  }
+  // The steps that leave 9h unguarded score below the move chosen: west's reply 9g9h, its win
+  // (south's 0), takes more and more of their visits once UCB1 at west's node has found it.
+  float chosenScore = -1;
+  for (const auto& c : rollout.rootChildren())
+    if (c.move == chosen) chosenScore = c.score;
+  for (const auto& c : rollout.rootChildren()) {
+    const std::string usi = pos.moveToUsi(c.move);
+    if (usi == "8h7g" || usi == "8h7i") {
+      EXPECT_NE(c.move, chosen) << usi;
+      EXPECT_LT(c.score, chosenScore) << usi << " " << c.visits << " visits";
+    }
+  }
 }

@@ -134,12 +134,49 @@ TEST(SeatMatch, TheCandidatesSeatGoesRoundAndTheShareAddsUp) {
   EXPECT_EQ(r.draws, draws);
   EXPECT_LE(r.drawPointsA, draws / 2.0 + 1e-9);  // at least two players are in at a draw
   EXPECT_DOUBLE_EQ(r.share(), (wins + r.drawPointsA) / 8.0);
-  // Two players, or a player that is not a network, are refused.
+  // Two players, an external player (no engine plays yonin) or a network player without a
+  // network are refused.
   EXPECT_THROW(selfplay::playSeatMatch(game::loadVariant("micro"), nn::Encoder(game::loadVariant("micro")), a, b, ms),
                std::invalid_argument);
-  selfplay::PlayerSpec random;
+  selfplay::PlayerSpec external;
+  external.kind = selfplay::PlayerSpec::Kind::kExternal;
+  external.name = "usi:engine";
+  EXPECT_THROW(selfplay::playSeatMatch(y.variant, y.encoder, a, external, ms), std::invalid_argument);
+  selfplay::PlayerSpec noNetwork = b;
+  noNetwork.evaluator = nullptr;
+  EXPECT_THROW(selfplay::playSeatMatch(y.variant, y.encoder, a, noNetwork, ms), std::invalid_argument);
+}
+
+// The yardstick without an engine: rollout MCTS in one seat, random movers in the other three
+// (their moves without a search). Rollout's searches of the games run at once; every game is
+// legal to its end (the records replay) and counted once. (Its choices are tested on hand-built
+// positions in test_four_player_search.cpp: at this size a match says little about strength.)
+TEST(SeatMatch, RolloutInOneSeatAgainstRandomMovers) {
+  const Yonin y;
+  selfplay::PlayerSpec rollout, random;
+  rollout.kind = selfplay::PlayerSpec::Kind::kRollout;
+  rollout.simulations = 20;
+  rollout.name = "rollout:20";
+  random.kind = selfplay::PlayerSpec::Kind::kRandom;
   random.name = "random";
-  EXPECT_THROW(selfplay::playSeatMatch(y.variant, y.encoder, a, random, ms), std::invalid_argument);
+  selfplay::MatchSettings ms;
+  ms.games = 8;
+  ms.parallelGames = 4;
+  ms.plyCap = 80;
+  ms.idPrefix = "seat-";
+  const selfplay::SeatMatchResult r = selfplay::playSeatMatch(y.variant, y.encoder, rollout, random, ms);
+  ASSERT_EQ(r.games(), 8);
+  ASSERT_EQ(r.records.size(), 8u);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const selfplay::GameRecord& g = r.records[i];
+    ids.insert(g.id);
+    EXPECT_NE(g.model.find(std::string("rollout:20 as ") + kSeats[r.seatOfA[i]]), std::string::npos) << g.model;
+    game::Position pos(y.variant);
+    for (const std::string& m : g.moves) pos.makeMove(pos.parseUsi(m));  // throws on an illegal move
+    EXPECT_TRUE(pos.outcome(ms.plyCap).over()) << g.id;
+  }
+  EXPECT_EQ(ids.size(), 8u);
 }
 
 TEST(SeatMatch, GumbelRootPlayersVaryTheirGamesWithoutSampledPlies) {
