@@ -75,6 +75,29 @@ Position southWinsInOne(const Yonin& y) {
   return y.at({{"5i", "sK"}, {"9a", "wX"}, {"1a", "nK"}, {"1h", "eK"}, {"2c", "sG"}, {"3c", "sS"}}, 's', "-", "ssne");
 }
 
+// Below the root each node chooses for its own player: west, moving next, would mate south
+// (its second mate, a win: it already controls north's army) with its gold 9g9h, guarded by
+// the rook on 7h along rank h, if south's silver left 8h: the silver blocks the rook, and
+// without the rook's guard the king takes the gold. South must see west's choice: keep the
+// silver on 8h, or take the gold with it (8h9g).
+Position silverGuardsTheKing(const Yonin& y) {
+  return y.at({{"9i", "sK"}, {"8h", "sS"}, {"9g", "wG"}, {"9c", "wK"}, {"7h", "wR"}, {"5a", "nX"}, {"1e", "eK"}}, 's',
+              "-", "swwe");
+}
+
+// Whatever south plays in silverGuardsTheKing, west must have no mate of south after it.
+void expectNoReplyMatesSouth(const Position& pos, Move chosen) {
+  Position after = pos;
+  after.makeMove(chosen);
+  game::MoveList replies;
+  after.generateLegal(replies);
+  for (const Move& r : replies) {
+    after.makeMove(r);
+    EXPECT_FALSE(after.isOut(0)) << "south played " << pos.moveToUsi(chosen) << ", then west " << after.moveToUsi(r);
+    after.unmakeMove();
+  }
+}
+
 }  // namespace
 
 TEST(FourPlayerScores, EvaluatorAnswersBecomeScoresOfThePlayersStillIn) {
@@ -129,16 +152,10 @@ TEST(FourPlayerSearch, TheMoverTakesItsWinningMate) {
   EXPECT_NEAR(child(children, pos, "5i5h").q, 2.0f / 3 - 1, 0.05f);
 }
 
-// Below the root each node chooses for its own player: west, moving next, would mate south
-// (its second mate, a win: it already controls north's army) with its gold 9g9h, guarded by
-// the rook on 7h along rank h, if south's silver left 8h: the silver blocks the rook, and
-// without the rook's guard the king takes the gold. South must see west's choice: keep the
-// silver on 8h, or take the gold with it (8h9g).
+// Below the root each node chooses for its own player (silverGuardsTheKing).
 TEST(FourPlayerSearch, EachPlayerChoosesForItself) {
   const Yonin y;
-  const Position pos = y.at({{"9i", "sK"}, {"8h", "sS"}, {"9g", "wG"}, {"9c", "wK"}, {"7h", "wR"}, {"5a", "nX"},
-                             {"1e", "eK"}},
-                            's', "-", "swwe");
+  const Position pos = silverGuardsTheKing(y);
   // The trap, checked by the rules: after 8h7g, 9g9h mates south and wins for west.
   Position trap = pos;
   trap.makeMove(trap.parseUsi("8h7g"));
@@ -149,16 +166,7 @@ TEST(FourPlayerSearch, EachPlayerChoosesForItself) {
 
   const mcts::Tree tree = searched(y, pos, 3000);
   const Move chosen = mostVisited(tree);
-  // Whatever south plays, west must have no mate of south after it.
-  Position after = pos;
-  after.makeMove(chosen);
-  game::MoveList replies;
-  after.generateLegal(replies);
-  for (const Move& r : replies) {
-    after.makeMove(r);
-    EXPECT_FALSE(after.isOut(0)) << "south played " << pos.moveToUsi(chosen) << ", then west " << after.moveToUsi(r);
-    after.unmakeMove();
-  }
+  expectNoReplyMatesSouth(pos, chosen);
   // The silver's steps away from 8h that leave 9h unguarded (to 7g and 7i; from 8g it would
   // still guard 9h backwards) are valued as near losses: west's reply is its win, and only the
   // few visits before the search found it count for anything else.
@@ -328,20 +336,10 @@ TEST(FourPlayerRollout, TheMoverTakesItsWinningMate) {
 
 TEST(FourPlayerRollout, EachPlayerChoosesForItself) {
   const Yonin y;
-  const Position pos = y.at({{"9i", "sK"}, {"8h", "sS"}, {"9g", "wG"}, {"9c", "wK"}, {"7h", "wR"}, {"5a", "nX"},
-                             {"1e", "eK"}},
-                            's', "-", "swwe");
+  const Position pos = silverGuardsTheKing(y);
   mcts::RolloutPlayer rollout(6000, 1, 200);
   const Move chosen = rollout.choose(pos);
-  Position after = pos;
-  after.makeMove(chosen);
-  game::MoveList replies;
-  after.generateLegal(replies);
-  for (const Move& r : replies) {
-    after.makeMove(r);
-    EXPECT_FALSE(after.isOut(0)) << "south played " << pos.moveToUsi(chosen) << ", then west " << after.moveToUsi(r);
-    after.unmakeMove();
-  }
+  expectNoReplyMatesSouth(pos, chosen);
   // The steps that leave 9h unguarded score below the move chosen: west's reply 9g9h, its win
   // (south's 0), takes more and more of their visits once UCB1 at west's node has found it.
   float chosenScore = -1;
