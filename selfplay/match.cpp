@@ -155,6 +155,15 @@ int gameNumberOf(const std::string& id, const std::string& idPrefix) {
   return std::stoi(id.substr(idPrefix.size()));
 }
 
+std::vector<std::unique_ptr<mcts::RolloutPlayer>> rolloutPlayersPerSlot(int simulations, const MatchSettings& settings,
+                                                                        int player, int slots) {
+  std::vector<std::unique_ptr<mcts::RolloutPlayer>> out;
+  for (int slot = 0; slot < slots; ++slot)
+    out.push_back(std::make_unique<mcts::RolloutPlayer>(
+        simulations, settings.seed * 31 + uint64_t(player) + uint64_t(slot) * 1000003, settings.plyCap));
+  return out;
+}
+
 MatchResult resultOfRecords(const std::vector<GameRecord>& records, const std::string& idPrefix, std::set<int>& numbers) {
   MatchResult r;
   for (const GameRecord& rec : records) {
@@ -194,9 +203,7 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
             *s.evaluator, encoder, settings.parallelGames * s.search.leavesPerTree, sides[p].cache.get());
         break;
       case PlayerSpec::Kind::kRollout:
-        for (int slot = 0; slot < slots; ++slot)
-          sides[p].rollout.push_back(std::make_unique<mcts::RolloutPlayer>(
-              s.simulations, settings.seed * 31 + p + uint64_t(slot) * 1000003, settings.plyCap));
+        sides[p].rollout = rolloutPlayersPerSlot(s.simulations, settings, p, slots);
         break;
       case PlayerSpec::Kind::kRandom:
         sides[p].random = std::make_unique<mcts::RandomPlayer>(settings.seed * 37 + p);

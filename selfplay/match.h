@@ -29,6 +29,10 @@
 #include "selfplay/adjudication.h"
 #include "selfplay/game_record.h"
 
+namespace poppy::mcts {
+class RolloutPlayer;
+}
+
 namespace poppy::selfplay {
 
 // A timed match's clocks (MatchSettings::clock) as the player to move sees them when asked.
@@ -164,6 +168,11 @@ MatchResult playMatch(const game::VariantPtr& variant, const nn::Encoder& encode
 // The game number of a match record's id (idPrefix + up to 8 digits), or -1 when the id is not
 // one of that match's.
 int gameNumberOf(const std::string& id, const std::string& idPrefix);
+
+// A rollout player's searches, one per game slot (so the slots' searches can run at once), each
+// seeded from the match's seed, the player (0 = A, 1 = B) and the slot.
+std::vector<std::unique_ptr<mcts::RolloutPlayer>> rolloutPlayersPerSlot(int simulations, const MatchSettings& settings,
+                                                                        int player, int slots);
 
 // The results of a match's earlier games, from their records (ids idPrefix + game number, A
 // sente in the even ones). Throws std::invalid_argument naming a record that does not fit.

@@ -67,9 +67,7 @@ SeatMatchResult playSeatMatch(const game::VariantPtr& variant, const nn::Encoder
                                                          slots * std::max(1, sp.spec.search.leavesPerTree));
         break;
       case PlayerSpec::Kind::kRollout:
-        for (int slot = 0; slot < slots; ++slot)
-          sp.rollout.push_back(std::make_unique<mcts::RolloutPlayer>(
-              sp.spec.simulations, settings.seed * 31 + uint64_t(p) + uint64_t(slot) * 1000003, settings.plyCap));
+        sp.rollout = rolloutPlayersPerSlot(sp.spec.simulations, settings, p, slots);
         break;
       case PlayerSpec::Kind::kRandom:
         sp.random = std::make_unique<mcts::RandomPlayer>(settings.seed * 37 + uint64_t(p));
