@@ -16,7 +16,7 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 }  // namespace
 
 SearchDriver::SearchDriver(Evaluator& evaluator, const nn::Encoder& encoder, int maxBatch, EvalCache* cache)
-    : evaluator_(evaluator), encoder_(encoder), maxBatch_(maxBatch), cache_(cache) {
+    : evaluator_(&evaluator), encoder_(encoder), maxBatch_(maxBatch), cache_(cache) {
   if (maxBatch < 1) throw std::invalid_argument("SearchDriver: maxBatch must be positive");
   planes_.resize(size_t(maxBatch) * size_t(encoder.inputSize()));
   logits_.resize(size_t(maxBatch) * size_t(encoder.policySize()));
@@ -28,6 +28,11 @@ SearchDriver::SearchDriver(Evaluator& evaluator, const nn::Encoder& encoder, int
   wdl_.resize(size_t(maxBatch) * size_t(valueSize_));
   priors_.resize(game::kMaxMoves);
   leaves_.reserve(size_t(maxBatch));
+}
+
+void SearchDriver::setEvaluator(Evaluator& evaluator) {
+  evaluator_ = &evaluator;
+  if (cache_) cache_->clear();
 }
 
 uint64_t SearchDriver::cacheKey(const game::Position& pos) const {
@@ -94,7 +99,7 @@ void SearchDriver::evaluateGathered() {
   const int rows = deferLeafWork_ ? finishLeafWork() : int(leaves_.size());
   if (rows == 0) return;
   const Clock::time_point start = Clock::now();
-  evaluator_.evaluate(planes_.data(), rows, logits_.data(), wdl_.data());
+  evaluator_->evaluate(planes_.data(), rows, logits_.data(), wdl_.data());
   stats_.evalSeconds += secondsSince(start);
   stats_.evaluations += int64_t(rows);
   ++stats_.batches;

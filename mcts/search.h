@@ -80,6 +80,11 @@ class SearchDriver {
   const Stats& stats() const { return stats_; }
   void resetStats() { stats_ = Stats{}; }
 
+  // Searches on with another network (asynchronous self-play takes each new model between
+  // rounds, training/local_game_feed.h): the cache's answers came from the old one, so it is
+  // emptied. Trees keep the values they hold. No round may be under way.
+  void setEvaluator(Evaluator& evaluator);
+
  private:
   struct Leaf {
     Tree* tree;
@@ -120,7 +125,7 @@ class SearchDriver {
   // Returns the batch rows filled (the leaves no mate proved).
   int finishLeafWork();
 
-  Evaluator& evaluator_;
+  Evaluator* evaluator_;
   bool deferLeafWork_ = false;
   std::vector<game::Position> positions_;  // deferred leaves' positions, reused between rounds
   const nn::Encoder& encoder_;

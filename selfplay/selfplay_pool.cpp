@@ -17,6 +17,7 @@ struct SelfPlayPool::Worker {
   // pool's lock, so the sums never read a runner while it runs.
   SelfPlayProgress last;
   mcts::SearchDriver::Stats lastStats;
+  int modelVersion = 0;  // the switchModel calls this worker has taken
 };
 
 SelfPlayPool::SelfPlayPool(game::VariantPtr variant, const nn::Encoder& encoder, const EvaluatorFactory& makeEvaluator,
@@ -30,6 +31,7 @@ SelfPlayPool::SelfPlayPool(game::VariantPtr variant, const nn::Encoder& encoder,
     s.parallelGames = std::max(1, settings.parallelGames / workers + (k < settings.parallelGames % workers ? 1 : 0));
     s.seed = settings.seed + uint64_t(k) * 1000003;
     w->runner = std::make_unique<SelfPlayRunner>(variant, encoder, *w->evaluator, s, w->cache.get());
+    w->runner->setBeforeRound([this, &w = *w] { takeNewModel(w); });
     workers_.push_back(std::move(w));
   }
 }
@@ -91,6 +93,30 @@ void SelfPlayPool::play(int games, const GameCallback& onGame, const ProgressCal
   }
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+void SelfPlayPool::switchModel(const EvaluatorFactory& makeEvaluator, const std::string& modelId) {
+  std::lock_guard<std::mutex> lock(modelMutex_);
+  newModel_ = makeEvaluator;
+  newModelId_ = modelId;
+  ++modelVersion_;
+}
+
+void SelfPlayPool::takeNewModel(Worker& w) {
+  if (modelVersion_.load() == w.modelVersion) return;
+  EvaluatorFactory make;
+  std::string id;
+  int version;
+  {
+    std::lock_guard<std::mutex> lock(modelMutex_);
+    make = newModel_;
+    id = newModelId_;
+    version = modelVersion_.load();
+  }
+  std::unique_ptr<mcts::Evaluator> evaluator = make();
+  w.runner->switchModel(*evaluator, id);
+  w.evaluator = std::move(evaluator);  // the old one goes only once the runner has let it go
+  w.modelVersion = version;
 }
 
 mcts::SearchDriver::Stats SelfPlayPool::searchStats() const {

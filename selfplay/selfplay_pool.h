@@ -5,9 +5,11 @@
 // Finished games reach the caller's callback one at a time (under a lock), so a caller that
 // saves them needs no locking of its own.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "selfplay/selfplay_runner.h"
@@ -31,14 +33,28 @@ class SelfPlayPool {
   void play(int games, const GameCallback& onGame, const ProgressCallback& progress = nullptr,
             const std::function<bool()>& stop = nullptr, const std::function<bool()>& startMore = nullptr);
 
+  // A new network for every worker, taken before each worker's next round (also while play()
+  // runs, from any thread): the games under way go on with it, none waits for the others to end
+  // (KataGo's self-play swaps networks the same way). Each worker calls makeEvaluator on its
+  // own thread; a factory that throws fails play() as a broken network would. Games started
+  // after the switch are recorded as played by modelId.
+  void switchModel(const EvaluatorFactory& makeEvaluator, const std::string& modelId);
+
   int workers() const { return int(workers_.size()); }
   // Summed over the workers (network time is summed too: it can exceed the wall time).
   mcts::SearchDriver::Stats searchStats() const;
 
  private:
   struct Worker;
+  // Takes the newest switchModel's network into w, on w's thread, when w has not yet.
+  void takeNewModel(Worker& w);
+
   std::vector<std::unique_ptr<Worker>> workers_;
   std::mutex mutex_;
+  std::mutex modelMutex_;  // guards the two below
+  EvaluatorFactory newModel_;
+  std::string newModelId_;
+  std::atomic<int> modelVersion_{0};  // switchModel calls so far
 };
 
 }  // namespace poppy::selfplay

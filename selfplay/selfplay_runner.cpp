@@ -89,6 +89,11 @@ SelfPlayRunner::SelfPlayRunner(game::VariantPtr variant, const nn::Encoder& enco
                                 std::to_string(settings_.plyCapAdjudication));
 }
 
+void SelfPlayRunner::switchModel(mcts::Evaluator& evaluator, const std::string& modelId) {
+  driver_.setEvaluator(evaluator);
+  settings_.modelId = modelId;
+}
+
 void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressCallback& progress,
                           const std::function<bool()>& stop, const std::function<bool()>& startMore) {
   const auto start = std::chrono::steady_clock::now();
@@ -150,6 +155,12 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
   std::vector<int> targets;
   while (finished < games) {
     if (stop && stop()) return;
+    if (beforeRound_) {
+      beforeRound_();
+      // A game not yet moved is played by the model of now (a switch may just have come).
+      for (Slot& s : slots)
+        if (s.active && s.record.moves.empty()) s.record.model = settings_.modelId;
+    }
     trees.clear();
     targets.clear();
     for (Slot& s : slots)

@@ -59,6 +59,14 @@ class SelfPlayRunner {
 
   const mcts::SearchDriver::Stats& searchStats() const { return driver_.stats(); }
 
+  // Called on play()'s thread before every round: where asynchronous self-play takes a new
+  // model without waiting for the games under way to end (selfplay/selfplay_pool.h).
+  void setBeforeRound(std::function<void()> hook) { beforeRound_ = std::move(hook); }
+  // From the next round on, every game searches with `evaluator` (the eval cache emptied; the
+  // trees keep what they know), and games started from then on are recorded as played by
+  // `modelId`. Only between rounds: from the beforeRound hook or outside play().
+  void switchModel(mcts::Evaluator& evaluator, const std::string& modelId);
+
  private:
   game::VariantPtr variant_;
   const nn::Encoder& encoder_;
@@ -66,6 +74,7 @@ class SelfPlayRunner {
   mcts::SearchDriver driver_;
   PlyCapAdjudicator adjudicator_;
   uint64_t gamesStarted_ = 0;
+  std::function<void()> beforeRound_;
 };
 
 // "checkmate", "repetition", "perpetual_check", "ply_cap", "royals_captured", "bare_king",

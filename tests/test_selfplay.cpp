@@ -3,6 +3,7 @@
 // records say about it. Also the per-tree visit targets of SearchDriver::round that it uses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 
 #include "game/position.h"
 #include "game/variant_loader.h"
+#include "mcts/eval_cache.h"
 #include "mcts/evaluator.h"
 #include "mcts/search.h"
 #include "nn/encoder.h"
@@ -259,6 +261,88 @@ TEST(SelfPlayPool, StartMoreFalseFinishesTheGamesUnderWayAndStartsNoMore) {
       [&] { return games < 8; });
   EXPECT_GE(games.load(), 8);
   EXPECT_LE(games.load(), 13);
+}
+
+// A uniform evaluator that counts its calls.
+class CountingEvaluator : public mcts::UniformEvaluator {
+ public:
+  CountingEvaluator(int policySize, std::atomic<int>& calls) : UniformEvaluator(policySize), calls_(calls) {}
+  void evaluate(const float* planes, int batch, float* logits, float* wdl) override {
+    ++calls_;
+    UniformEvaluator::evaluate(planes, batch, logits, wdl);
+  }
+
+ private:
+  std::atomic<int>& calls_;
+};
+
+// switchModel while the pool plays (asynchronous self-play, training/local_game_feed.h): the
+// old network is never called again after the round in which the switch came, the games under
+// way finish (none is dropped, none waits), and games begun from then on carry the new name.
+// One worker, 4 games at once, 12 games, the switch asked when the 2nd game ends: games named
+// "A" are the 2 finished plus those under way then (between 1 and 4 of them; at least the first
+// game's replacement, begun in an earlier round), the rest "B".
+TEST(SelfPlayPool, SwitchModelTakesEffectBetweenRoundsWithoutEndingTheGamesUnderWay) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  selfplay::SelfPlaySettings s;
+  s.search.playouts = 8;
+  s.fastPlayouts = 4;
+  s.search.plyCap = 40;
+  s.parallelGames = 4;
+  s.modelId = "A";
+  std::atomic<int> callsA{0}, callsB{0};
+  selfplay::SelfPlayPool pool(
+      variant, encoder, [&] { return std::make_unique<CountingEvaluator>(encoder.policySize(), callsA); }, s, 1, 10);
+  int games = 0, callsAAtSwitch = -1;
+  std::vector<std::string> models;
+  pool.play(12, [&](std::vector<selfplay::Sample>&&, selfplay::GameRecord&& record) {
+    models.push_back(record.model);
+    if (++games == 2) {
+      callsAAtSwitch = callsA;
+      pool.switchModel([&] { return std::make_unique<CountingEvaluator>(encoder.policySize(), callsB); }, "B");
+    }
+  });
+  ASSERT_EQ(games, 12);
+  EXPECT_EQ(callsA.load(), callsAAtSwitch) << "the old network was called after the switch";
+  EXPECT_GT(callsB.load(), 0);
+  const int namedA = int(std::count(models.begin(), models.end(), "A"));
+  const int namedB = int(std::count(models.begin(), models.end(), "B"));
+  EXPECT_EQ(namedA + namedB, 12);
+  EXPECT_GE(namedA, 3) << "a game under way at the switch was dropped or renamed";
+  EXPECT_LE(namedA, 6);
+  EXPECT_EQ(models[0], "A");
+  EXPECT_EQ(models[1], "A");
+
+  // A factory that throws fails play() as a broken network does.
+  pool.switchModel([]() -> std::unique_ptr<mcts::Evaluator> { throw std::runtime_error("gen-0002.model: truncated"); },
+                   "C");
+  EXPECT_THROW(pool.play(4, [](std::vector<selfplay::Sample>&&, selfplay::GameRecord&&) {}), std::runtime_error);
+}
+
+// SearchDriver::setEvaluator empties the eval cache: the new network answers a position the old
+// one had answered (a one-playout search of the start evaluates only the root).
+TEST(SearchDriver, SetEvaluatorEmptiesTheCache) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  std::atomic<int> callsA{0}, callsB{0};
+  CountingEvaluator a(encoder.policySize(), callsA), b(encoder.policySize(), callsB);
+  mcts::EvalCache cache(10, 128, 3);
+  mcts::SearchDriver driver(a, encoder, 8, &cache);
+  mcts::SearchParams params;
+  params.playouts = 1;
+  const game::Position start(variant);
+  mcts::Tree first(start, params, 1);
+  driver.search({&first}, 1);
+  EXPECT_EQ(callsA.load(), 1);
+  mcts::Tree again(start, params, 1);
+  driver.search({&again}, 1);
+  EXPECT_EQ(callsA.load(), 1) << "the cache answers the same position";
+  driver.setEvaluator(b);
+  mcts::Tree third(start, params, 1);
+  driver.search({&third}, 1);
+  EXPECT_EQ(callsB.load(), 1) << "the old network's cached answer was used";
+  EXPECT_EQ(callsA.load(), 1);
 }
 
 TEST(SearchDriver, EachTreeSearchesToItsOwnVisitTarget) {

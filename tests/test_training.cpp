@@ -685,6 +685,24 @@ class TrainConfigErrors : public ::testing::Test {
   int serial_ = 0;
 };
 
+// Asynchronous self-play and the train ratio (training/local_game_feed.h): training.train_ratio
+// is the ratio's place, distributed.train_ratio its older one; setting both is refused.
+TEST_F(TrainConfigErrors, AsynchronousSelfPlayAndTheTrainRatio) {
+  const std::string base = "variant: micro\nnetwork: {blocks: 1, channels: 8}\n";
+  const auto plain = training::loadTrainConfig(write(base));
+  EXPECT_FALSE(plain.asynchronous);
+  EXPECT_DOUBLE_EQ(plain.trainRatio, 4.0);
+  const auto async =
+      training::loadTrainConfig(write(base + "selfplay: {asynchronous: true}\ntraining: {train_ratio: 6.5}\n"));
+  EXPECT_TRUE(async.asynchronous);
+  EXPECT_DOUBLE_EQ(async.trainRatio, 6.5);
+  EXPECT_DOUBLE_EQ(training::loadTrainConfig(write(base + "distributed: {train_ratio: 2}\n")).trainRatio, 2.0);
+  expectRefused(base + "training: {train_ratio: 3}\ndistributed: {train_ratio: 2}\n",
+                {"distributed.train_ratio", "training.train_ratio"});
+  expectRefused(base + "training: {train_ratio: 0}\n", {"training.train_ratio"});
+  expectRefused(base + "selfplay: {asynchronous: sometimes}\n", {"selfplay.asynchronous"});
+}
+
 TEST_F(TrainConfigErrors, AValidSmallConfigLoads) {
   // The baseline for the cases below: each of them changes one thing in a config like this.
   const std::string p = write(

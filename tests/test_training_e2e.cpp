@@ -317,6 +317,73 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
   fs::remove_all(root);
 }
 
+// selfplay.asynchronous (training/local_game_feed.h): self-play plays on its own thread while
+// the run trains. Three iterations of 10 steps of 32 with train_ratio 4: every game the feed
+// played is saved (a chunk named by its record, one sample a ply, each a legal micro game) and
+// counted once; no step was trained before the window held min_samples, nor beyond 4 x the
+// samples played; the iteration's games are logged as asynchronous; started again with a
+// higher limit it resumes and goes on from the games it has.
+TEST(TrainE2E, AsynchronousSelfPlayTrainsWhileItPlaysAndResumes) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "async.yaml", dir = root / "run";
+  std::string text = tinyConfig(3, 8, 8, 16, 8, "");
+  const std::string selfplay = "threads: 1}";
+  ASSERT_NE(text.find(selfplay), std::string::npos);
+  text.replace(text.find(selfplay), selfplay.size(), "threads: 1, asynchronous: true}");
+  const std::string training = "threads: 1}\ngate";
+  ASSERT_NE(text.find(training), std::string::npos);
+  text.replace(text.find(training), training.size(), "threads: 1, train_ratio: 4}\ngate");
+  spit(config, text);
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("asynchronous self-play: 2 workers play while 1 threads train (train_ratio 4"), std::string::npos)
+      << r.err;
+
+  auto checkRun = [&](int iterations) {
+    const json state = readJson(dir / "state.json");
+    EXPECT_EQ(state.at("iteration"), iterations);
+    const auto recs = records(dir);
+    EXPECT_EQ(state.at("total_games").get<size_t>(), recs.size());
+    EXPECT_EQ(chunkFiles(dir).size(), recs.size()) << "a chunk without its record, or a record without its chunk";
+    const game::VariantPtr micro = game::loadVariant("micro");
+    const MicroTrainer mt;
+    std::set<std::string> ids;
+    int64_t plies = 0;
+    for (const auto& rec : recs) {
+      EXPECT_TRUE(ids.insert(rec.id).second) << "game " << rec.id << " twice";
+      game::Position pos(micro);
+      EXPECT_NO_FATAL_FAILURE(replayRecord(rec, micro, pos));
+      const auto samples = selfplay::readReplayChunk((dir / "replay" / (rec.id + ".rpl")).string(),
+                                                     selfplay::chunkInfoFor(mt.encoder));
+      EXPECT_EQ(int(samples.size()), rec.plies) << rec.id;
+      EXPECT_EQ(rec.model.rfind("gen-", 0), 0u) << rec.model;
+      plies += rec.plies;
+    }
+    EXPECT_EQ(state.at("total_samples").get<int64_t>(), plies);
+    const int steps = mt.checkpointStep(dir / "candidate.ckpt");
+    EXPECT_EQ(steps, 10 * iterations);
+    EXPECT_GE(plies, 50) << "trained before the window held min_samples";
+    EXPECT_LE(int64_t(steps) * 32, 4 * plies) << "trained beyond train_ratio x the samples played";
+    int asyncEvents = 0;
+    for (const std::string& l : lines(dir / "metrics.jsonl")) {
+      const json m = json::parse(l);
+      if (m.at("event") == "selfplay" && m.value("asynchronous", false)) ++asyncEvents;
+      EXPECT_FALSE(m.at("event") == "fresh") << "fresh-game losses are for alternating phases: " << l;
+    }
+    EXPECT_GE(asyncEvents, 1);
+    return recs.size();
+  };
+  const size_t gamesAfterThree = checkRun(3);
+  EXPECT_EQ(tmpFiles(dir), std::vector<std::string>{}) << "temporary files left behind";
+
+  const CmdResult again =
+      poppy({"train", "--config", config.string(), "--run-dir", dir.string(), "--iterations", "5"}, root);
+  ASSERT_EQ(again.code, 0) << again.describe();
+  EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
+  EXPECT_GE(checkRun(5), gamesAfterThree);
+  fs::remove_all(root);
+}
+
 // training.anneal_fraction: the last half of a 4-iteration run trains at the anneal's rate at
 // most (metrics.jsonl's learning_rate of each training phase), and the log says when it starts.
 TEST(TrainE2E, FinalAnnealLowersTheRateForTheLastPartOfTheRun) {

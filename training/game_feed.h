@@ -1,6 +1,7 @@
-// Self-play games played elsewhere: the learner's side of `poppy train --distributed`
-// (distributed/mpi_game_feed.h is the MPI one). The learner (training/train_loop.cpp) then plays
-// no games itself: it starts the feed with its best model, saves every game the feed delivers
+// Self-play games played beside the training loop: the learner's side of `poppy train
+// --distributed` (distributed/mpi_game_feed.h is the MPI one), or asynchronous self-play on this
+// machine (training/local_game_feed.h). The learner (training/train_loop.cpp) then plays no games
+// in its own loop: it starts the feed with its best model, saves every game the feed delivers
 // into the run directory as its own self-play would (chunk, then record), trains while the
 // ratio of samples trained to samples received allows, gates, and publishes each new best.
 // This header knows nothing of MPI, so the training loop builds without it.
@@ -45,6 +46,11 @@ class GameFeed {
   // `timeoutSeconds` for each to answer, and stops the feed (no game reaches the sink after it
   // returns). Later calls do nothing.
   virtual void finish(double timeoutSeconds, const std::string& failure = "") = 0;
+  // Why no more games will come ("" while they can): the run stops with it rather than wait.
+  virtual std::string failure() const { return ""; }
+  // Who plays the games, for the run's messages and metrics: actors on other ranks (MPI) or a
+  // thread of this process.
+  virtual bool distributed() const { return true; }
 };
 
 }  // namespace poppy::training

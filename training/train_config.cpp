@@ -108,7 +108,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   if (const YAML::Node n = root["selfplay"]) {
     std::set<std::string> keys = {"games_per_iteration", "parallel_games", "dirichlet_alpha", "noise_fraction",
                                      "temperature_moves", "ply_cap", "threads", "workers", "full_search_fraction",
-                                     "fast_playouts", "forced_playouts", "gumbel_c_scale", "ply_cap_adjudication"};
+                                     "fast_playouts", "forced_playouts", "gumbel_c_scale", "ply_cap_adjudication",
+                                     "asynchronous"};
     for (const std::string& k : searchKeys(mcts::SearchOption::kConfig | mcts::SearchOption::kSelfplayConfig))
       keys.insert(k);
     r.onlyKeys(n, "selfplay", keys);
@@ -128,6 +129,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.gumbelCScale = r.real(n, "selfplay", "gumbel_c_scale", 0.001, 100, c.gumbelCScale);
     readSelfplayOnly(r, n, "repetition_contempt", c.repetitionContempt);
     c.plyCapAdjudication = r.real(n, "selfplay", "ply_cap_adjudication", 0, 1, c.plyCapAdjudication);
+    c.asynchronous = r.boolean(n, "selfplay", "asynchronous", c.asynchronous);
     if (c.fullSearchFraction < 1 && c.fastPlayouts > c.selfplaySearch.values.playouts)
       r.fail("selfplay.fast_playouts", "must not exceed selfplay.playouts (" + std::to_string(c.selfplaySearch.values.playouts) + ")",
              n["fast_playouts"]);
@@ -136,7 +138,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
                                "weight_decay", "window", "min_samples", "threads", "root_value_weight",
                                "value_loss_weight", "mirror", "memory_layout", "anneal_fraction",
-                               "anneal_learning_rate", "log_every_steps"});
+                               "anneal_learning_rate", "log_every_steps", "train_ratio"});
     c.batchSize = r.integer(n, "training", "batch_size", 1, 65536, c.batchSize);
     c.stepsPerIteration = r.integer(n, "training", "steps_per_iteration", 0, 1000000, c.stepsPerIteration);
     c.learningRate = r.real(n, "training", "learning_rate", 1e-7, 10, c.learningRate);
@@ -155,6 +157,7 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.annealFraction = r.real(n, "training", "anneal_fraction", 0, 0.9, c.annealFraction);
     c.annealLearningRate = r.real(n, "training", "anneal_learning_rate", 1e-7, 10, c.annealLearningRate);
     c.logEverySteps = r.integer(n, "training", "log_every_steps", 0, 1000000, c.logEverySteps);
+    c.trainRatio = r.real(n, "training", "train_ratio", 0.01, 1000, c.trainRatio);
     c.memoryLayout = parseMemoryLayout(
         r.choice(n, "training", "memory_layout", {"auto", "nchw", "channels_last"}, memoryLayoutName(c.memoryLayout)));
     if (const YAML::Node s = n["lr_schedule"]) {
@@ -196,6 +199,9 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   }
   if (const YAML::Node n = root["distributed"]) {
     r.onlyKeys(n, "distributed", {"train_ratio", "actor_timeout", "learner_timeout"});
+    // The ratio's older place (before asynchronous self-play used it too): still read.
+    if (n["train_ratio"] && root["training"] && root["training"]["train_ratio"])
+      r.fail("distributed.train_ratio", "is also set as training.train_ratio: keep that one only", n["train_ratio"]);
     c.trainRatio = r.real(n, "distributed", "train_ratio", 0.01, 1000, c.trainRatio);
     c.actorTimeout = r.real(n, "distributed", "actor_timeout", 1, 86400, c.actorTimeout);
     c.learnerTimeout = r.real(n, "distributed", "learner_timeout", 5, 86400, c.learnerTimeout);

@@ -127,10 +127,15 @@ struct TrainRunConfig {
   double gateSprtElo0 = 0, gateSprtElo1 = 35, gateSprtAlpha = 0.05, gateSprtBeta = 0.05;
   int gateSprtMinPairs = 10;
 
-  // distributed (`poppy train --distributed` under mpirun; training/game_feed.h)
-  // The learner trains while samples trained <= trainRatio x samples received from the
-  // actors, and waits for games otherwise: how many times each sample is trained on, on average.
+  // Asynchronous self-play (training/local_game_feed.h): a thread of this process plays games
+  // without pause while the run trains, instead of the two taking turns. Off: the phases alternate.
+  bool asynchronous = false;
+  // With asynchronous self-play or `--distributed`'s actors: the run trains while samples
+  // trained <= trainRatio x samples played, and waits for games otherwise: how many times each
+  // sample is trained on, on average (training.train_ratio; distributed.train_ratio, its older place).
   double trainRatio = 4.0;
+
+  // distributed (`poppy train --distributed` under mpirun; training/game_feed.h)
   // Seconds the learner waits, at the end of a run, for each actor to say it has stopped.
   double actorTimeout = 30.0;
   // Seconds an actor plays on without hearing from the learner (which says it is alive every

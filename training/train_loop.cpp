@@ -5,8 +5,10 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "common/atomic_file.h"
@@ -28,6 +30,7 @@
 #include "training/checkpoint.h"
 #include "training/fed_games.h"
 #include "training/gate.h"
+#include "training/local_game_feed.h"
 #include "training/run_directory_checks.h"
 #include "training/run_log.h"
 #include "training/run_state.h"
@@ -57,6 +60,11 @@ class Run {
         device_(nn::parseDevice(config.device)),
         feed_(options.feed) {
     if (variant_->numPlayers > 2) refuseTwoPlayerSettings();
+    if (!feed_ && config_.asynchronous) {
+      localFeed_ = std::make_unique<LocalGameFeed>(config_, variant_, encoder_,
+                                                   [this](const std::string& model) { return loadEvaluator(model); });
+      feed_ = localFeed_.get();
+    }
     if (config_.mirror) {
       std::string whyNot;
       mirror_ = nn::BoardMirror::forEncoder(encoder_, &whyNot);
@@ -95,7 +103,7 @@ class Run {
       throw;
     }
     if (feed_) {
-      say("telling the actors the run is over");
+      if (feed_->distributed()) say("telling the actors the run is over");
       feed_->finish(config_.actorTimeout);
       foldFedGames();
     }
@@ -400,8 +408,13 @@ class Run {
     intake_->begin(nextChunk_, state_.generation);
     iterationStartedAt_ = nowSeconds();
     feed_->start(configText, bestModelPath(), state_.generation, [this](FedGame&& g) { intake_->take(std::move(g)); });
-    say("learner: waiting for games from the actors (train_ratio " + formatNumber(config_.trainRatio) +
-        ": samples trained per sample received)");
+    if (feed_->distributed())
+      say("learner: waiting for games from the actors (train_ratio " + formatNumber(config_.trainRatio) +
+          ": samples trained per sample received)");
+    else
+      say("asynchronous self-play: " + std::to_string(config_.selfplayWorkers) + " workers play while " +
+          std::to_string(config_.trainThreads) + " threads train (train_ratio " + formatNumber(config_.trainRatio) +
+          ": samples trained per sample played)");
   }
 
   // The feed's games replace the self-play phase: the iteration goes straight to training.
@@ -436,13 +449,19 @@ class Run {
       const bool enough = window_->size() >= size_t(config_.minSamples) &&
                           double(trainer_->steps() + 1) * double(batch) <= config_.trainRatio * double(state_.totalSamples);
       if (enough || stopRequested()) return !stopRequested();
+      if (const std::string why = feed_->failure(); !why.empty()) throw std::runtime_error("self-play stopped: " + why);
       const FeedStatus f = feed_->status();
       char line[256];
-      std::snprintf(line, sizeof line,
-                    "iter %d train step %d/%d: waiting for games (%lld samples received, %lld trained; %d of %d actors "
-                    "playing)",
-                    state_.iteration, step, config_.stepsPerIteration, (long long)state_.totalSamples,
-                    (long long)(trainer_->steps() * batch), f.actorsActive, f.actors);
+      if (feed_->distributed())
+        std::snprintf(line, sizeof line,
+                      "iter %d train step %d/%d: waiting for games (%lld samples received, %lld trained; %d of %d actors "
+                      "playing)",
+                      state_.iteration, step, config_.stepsPerIteration, (long long)state_.totalSamples,
+                      (long long)(trainer_->steps() * batch), f.actorsActive, f.actors);
+      else
+        std::snprintf(line, sizeof line, "iter %d train step %d/%d: waiting for games (%lld samples played, %lld trained)",
+                      state_.iteration, step, config_.stepsPerIteration, (long long)state_.totalSamples,
+                      (long long)(trainer_->steps() * batch));
       status(line);
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -455,18 +474,29 @@ class Run {
     const double seconds = nowSeconds() - iterationStartedAt_;
     const FeedStatus f = feed_->status();
     if (d.games > 0) {
+      const bool distributed = feed_->distributed();
       char line[256];
       std::snprintf(line, sizeof line,
-                    "iter %d games from %d actors: %lld in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive, "
-                    "%lld by an older model",
-                    state_.iteration, f.actors, (long long)d.games, seconds, d.games * 3600.0 / seconds,
-                    double(d.plies) / d.games, 100.0 * d.decisive / d.games, (long long)d.stale);
+                    "iter %d games %s: %lld in %.0fs (%.0f games/h), %.1f plies/game, %.0f%% decisive, "
+                    "%lld begun by an older model",
+                    state_.iteration,
+                    distributed ? ("from " + std::to_string(f.actors) + " actors").c_str() : "(asynchronous)",
+                    (long long)d.games, seconds, d.games * 3600.0 / seconds, double(d.plies) / d.games,
+                    100.0 * d.decisive / d.games, (long long)d.stale);
       status(line, true);
-      metric({{"event", "selfplay"}, {"games", d.games}, {"seconds", seconds},
-              {"games_per_hour", d.games * 3600.0 / seconds}, {"avg_plies", double(d.plies) / d.games},
-              {"decisive", double(d.decisive) / d.games}, {"distributed", true}, {"actors", f.actors},
-              {"actors_active", f.actorsActive}, {"stale_games", d.stale}, {"refused_games", d.refused},
-              {"bytes_received", f.bytesReceived}, {"complete", true}});
+      nlohmann::json event = {{"event", "selfplay"}, {"games", d.games}, {"seconds", seconds},
+                              {"games_per_hour", d.games * 3600.0 / seconds}, {"avg_plies", double(d.plies) / d.games},
+                              {"decisive", double(d.decisive) / d.games}, {"stale_games", d.stale}, {"complete", true}};
+      if (distributed) {
+        event["distributed"] = true;
+        event["actors"] = f.actors;
+        event["actors_active"] = f.actorsActive;
+        event["refused_games"] = d.refused;
+        event["bytes_received"] = f.bytesReceived;
+      } else {
+        event["asynchronous"] = true;
+      }
+      metric(event);
     }
     iterationStart_ = folded_;
     iterationStartedAt_ = nowSeconds();
@@ -610,6 +640,9 @@ class Run {
   std::optional<FedGameIntake> intake_;
   FedCounts folded_, iterationStart_;  // folded into state_; at the iteration's start
   double iterationStartedAt_ = 0;
+  // selfplay.asynchronous (on one machine): the feed is a self-play thread of this process.
+  // Declared after intake_, so that it stops (its thread joined) before intake_ goes.
+  std::unique_ptr<LocalGameFeed> localFeed_;
 };
 
 }  // namespace
