@@ -6,7 +6,11 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <mutex>
+#include <thread>
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
@@ -31,6 +35,9 @@
 #include "training/gate.h"
 #include "training/run_log.h"
 #include "training/held_out_losses.h"
+#include "training/local_game_feed.h"
+#include "selfplay/chunk_info.h"
+#include "selfplay/replay_file.h"
 #include "training/multi_tensor_sgd.h"
 #include "training/train_config.h"
 #include "training/trainer.h"
@@ -603,6 +610,95 @@ TEST_F(Checkpoints, AnotherNetworkShapeVariantOrEncoderIsRefused) {
   expectRefused(path_, *same, "expected another variant", loadedVariant("minishogi"));
   expectRefused(path_, *same, "expected another encoder version", microRules(), nn::Encoder::kVersion + 1);
   EXPECT_NO_THROW(training::loadCheckpoint(path_, *same, microRules(), nn::Encoder::kVersion));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asynchronous self-play's feed (training/local_game_feed.h), with the uniform network in place
+// of a model file: games reach the sink as decodable chunks with matching records, named by the
+// model that began them; a published model names the games begun after it; finish() stops the
+// thread, after which no game arrives; a model that cannot be loaded stops self-play with the
+// loader's reason, which the run then reports (it does not wait for games forever).
+
+namespace {
+training::TrainRunConfig tinyAsyncConfig() {
+  training::TrainRunConfig c;
+  c.variant = "micro";
+  c.selfplaySearch.values.playouts = 8;
+  c.parallelGames = 4;
+  c.plyCap = 40;
+  c.selfplayWorkers = 1;
+  c.asynchronous = true;
+  return c;
+}
+
+// Polls `done` for up to 20 s.
+template <typename Done>
+bool within20s(const Done& done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+}  // namespace
+
+TEST(LocalGameFeed, PlaysUntilFinishedAndNamesTheModelThatBeganEachGame) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  std::vector<std::string> loaded;
+  std::mutex mutex;
+  training::LocalGameFeed feed(tinyAsyncConfig(), variant, encoder, [&](const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex);
+    loaded.push_back(path);
+    return std::make_unique<mcts::UniformEvaluator>(encoder.policySize());
+  });
+  std::vector<training::FedGame> games;
+  std::atomic<int> count{0};
+  feed.start("", "models/gen-0003.model", 3, [&](training::FedGame&& g) {
+    std::lock_guard<std::mutex> lock(mutex);
+    games.push_back(std::move(g));
+    ++count;
+  });
+  ASSERT_TRUE(within20s([&] { return count >= 3; })) << "no games from the self-play thread";
+  EXPECT_EQ(feed.status().actorsActive, 1);
+  feed.publish("models/gen-0004.model", 4);
+  ASSERT_TRUE(within20s([&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& g : games)
+      if (g.record.model == "gen-0004") return true;
+    return false;
+  })) << "no game named by the published model";
+  feed.finish(0);
+  const int atFinish = count;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(count.load(), atFinish) << "a game arrived after finish()";
+  EXPECT_EQ(feed.status().actorsActive, 0);
+  EXPECT_EQ(feed.failure(), "");
+  EXPECT_EQ(loaded.front(), "models/gen-0003.model");
+  EXPECT_EQ(loaded.back(), "models/gen-0004.model");
+  for (const auto& g : games) {
+    const auto samples = selfplay::decodeReplayChunk("test", g.chunk.data(), g.chunk.size(), selfplay::chunkInfoFor(encoder));
+    EXPECT_EQ(int(samples.size()), g.record.samples);
+    EXPECT_EQ(g.record.plies, int(g.record.moves.size()));
+    EXPECT_TRUE(g.record.model == "gen-0003" || g.record.model == "gen-0004") << g.record.model;
+  }
+}
+
+TEST(LocalGameFeed, AModelThatCannotBeLoadedStopsSelfPlayWithTheReason) {
+  const auto variant = game::loadVariant("micro");
+  const nn::Encoder encoder(variant);
+  training::LocalGameFeed feed(tinyAsyncConfig(), variant, encoder,
+                               [](const std::string& path) -> std::unique_ptr<mcts::Evaluator> {
+                                 throw std::runtime_error(path + ": truncated model file");
+                               });
+  std::atomic<int> games{0};
+  feed.start("", "models/gen-0007.model", 7, [&](training::FedGame&&) { ++games; });
+  ASSERT_TRUE(within20s([&] { return !feed.failure().empty(); }));
+  EXPECT_NE(feed.failure().find("models/gen-0007.model: truncated model file"), std::string::npos) << feed.failure();
+  EXPECT_EQ(feed.status().actorsActive, 0);
+  EXPECT_EQ(games.load(), 0);
+  feed.finish(0);
 }
 
 // ---------------------------------------------------------------------------------------------
