@@ -10,6 +10,8 @@ Phases (each selectable with --phases, all run by default, in this order; they s
           At the end one more resume finishes an iteration (exit 0) and the run is checked
           strictly: chunks and records one to one, state.json counts exactly the records and their
           samples, every model loads.
+  train-async  the same with asynchronous self-play (`selfplay.asynchronous`: a thread saves
+          games while the loop trains), in a run directory of its own.
   match   `poppy match --resume` between two cheap players, stopped the same way. After every
           stop: no game number twice in the records, every line parses but a torn last one, and
           after a SIGINT/SIGTERM (which end the match cleanly, exit 0) the summary counts exactly
@@ -32,7 +34,7 @@ Phases (each selectable with --phases, all run by default, in this order; they s
 Progress goes to stdout, one JSON line per event to OUT/soak.jsonl, per-phase figures to
 OUT/summary.json.
 
-Usage: scripts/soak.py [--minutes 30] [--phases train,match,damage,usi,web] [--quick]
+Usage: scripts/soak.py [--minutes 30] [--phases train,train-async,match,damage,usi,web] [--quick]
                        [--poppy build/poppy] [--out /tmp/poppy-soak] [--seed 1]
 --quick: about 90 seconds in all, for CI.  Exit status: 0 when every check passed, 1 otherwise.
 """
@@ -62,11 +64,15 @@ training: {batch_size: 32, steps_per_iteration: 20, min_samples: 50, window: 200
 gate: {games: 4, playouts: 8, parallel_games: 4}
 run: {iterations: 0}
 """
+# The same run with asynchronous self-play (training/local_game_feed.h): a thread saves games
+# while the loop trains, so kills land between a game's chunk, its record and the state's counts.
+TINY_ASYNC_CONFIG = TINY_CONFIG.replace("threads: 1}\ntraining", "threads: 1, workers: 1, asynchronous: true}\ntraining").replace(
+    "threads: 1}\ngate", "threads: 1, train_ratio: 4}\ngate")
 
 SIGNALS = [("SIGKILL", signal.SIGKILL), ("SIGINT", signal.SIGINT), ("SIGTERM", signal.SIGTERM)]
-PHASES = ["train", "match", "damage", "usi", "web"]
+PHASES = ["train", "train-async", "match", "damage", "usi", "web"]
 # Shares of the time budget; damage is a fixed list of cases (each bounded by its own timeout).
-SHARES = {"train": 0.45, "match": 0.3, "damage": 0.0, "usi": 0.1, "web": 0.15}
+SHARES = {"train": 0.45, "train-async": 0.2, "match": 0.3, "damage": 0.0, "usi": 0.1, "web": 0.15}
 
 
 class Soak:
@@ -177,8 +183,8 @@ def check_run(run, strict):
     return problems
 
 
-def train_command(s, run):
-    return [s.poppy, "train", "--config", str(s.out / "tiny.yaml"), "--run-dir", str(run)]
+def train_command(s, run, config="tiny.yaml"):
+    return [s.poppy, "train", "--config", str(s.out / config), "--run-dir", str(run)]
 
 
 def iteration_of(run):
@@ -186,9 +192,9 @@ def iteration_of(run):
     return json.loads(path.read_text())["iteration"] if path.exists() else 0
 
 
-def finish_iteration(s, run, log):
+def finish_iteration(s, run, log, config="tiny.yaml"):
     """Resumes the run until it has done one more iteration; returns the exit code."""
-    cmd = train_command(s, run) + ["--iterations", str(iteration_of(run) + 1)]
+    cmd = train_command(s, run, config) + ["--iterations", str(iteration_of(run) + 1)]
     return subprocess.run(cmd, stdout=log, stderr=log).returncode
 
 
@@ -204,10 +210,10 @@ def models_load(s, run):
     return failures
 
 
-def phase_train(s, seconds, min_gap, max_gap):
-    run = s.out / "run"
-    log = s.log("train.log")
-    train = train_command(s, run)
+def phase_train(s, seconds, min_gap, max_gap, phase="train", config="tiny.yaml", run_name="run"):
+    run = s.out / run_name
+    log = s.log(phase + ".log")
+    train = train_command(s, run, config)
     failures, kills, hung = [], {name: 0 for name, _ in SIGNALS}, 0
     started = time.time()
     while time.time() - started < seconds:
@@ -215,7 +221,7 @@ def phase_train(s, seconds, min_gap, max_gap):
         gap = s.rng.uniform(min_gap, max_gap)
         try:
             code = proc.wait(timeout=gap)
-            failures.append(f"the trainer exited by itself with {code} (see {s.out / 'train.log'})")
+            failures.append(f"the trainer exited by itself with {code} (see {s.out / (phase + '.log')})")
             break
         except subprocess.TimeoutExpired:
             pass
@@ -228,21 +234,21 @@ def phase_train(s, seconds, min_gap, max_gap):
         problems = check_run(run, strict=False)
         total = sum(kills.values())
         games = len(read_records(run / "games.jsonl")[0])
-        s.event("train", stop=total, signal=name, after_s=round(gap, 1), exit=code, games=games, problems=problems)
+        s.event(phase, stop=total, signal=name, after_s=round(gap, 1), exit=code, games=games, problems=problems)
         failures += [f"after stop {total} ({name}): {p}" for p in problems]
         left = seconds - (time.time() - started)
-        progress(f"train: stop {total}: {name} after {gap:4.1f} s, exit {code}, {games} games, "
+        progress(f"{phase}: stop {total}: {name} after {gap:4.1f} s, exit {code}, {games} games, "
                  f"{len(problems)} problems, {max(left, 0):.0f} s left")
     print()
     # One last resume, left to finish its iteration: it must succeed and leave a sound run.
-    code = finish_iteration(s, run, log)
+    code = finish_iteration(s, run, log, config)
     if code != 0:
-        failures.append(f"the final resume exited with {code} (see {s.out / 'train.log'})")
+        failures.append(f"the final resume exited with {code} (see {s.out / (phase + '.log')})")
     failures += [f"at the end: {p}" for p in check_run(run, strict=True)]
     failures += models_load(s, run)
     games = len(read_records(run / "games.jsonl")[0])
     models = len(list((run / "models").glob("gen-*.model")))
-    s.event("train", final_exit=code, games=games, models=models)
+    s.event(phase, final_exit=code, games=games, models=models)
     return {"stops": sum(kills.values()), **kills, "hung": hung, "games": games, "models": models,
             "failures": failures}
 
@@ -754,7 +760,7 @@ def main():
         ap.error(f"unknown phases {unknown}; known: {PHASES}")
     # --quick: the kill phases get short budgets (the final iteration and damage cases take the
     # rest); a cheaper match player so that the match can finish in its budget.
-    total = 50 if a.quick else a.minutes * 60
+    total = 60 if a.quick else a.minutes * 60
     games = 100 if a.quick else a.match_games
     player = "rollout:32" if a.quick else "rollout:64"
     poppy = str(Path(a.poppy).resolve())
@@ -762,6 +768,7 @@ def main():
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     (out / "tiny.yaml").write_text(TINY_CONFIG)
+    (out / "tiny-async.yaml").write_text(TINY_ASYNC_CONFIG)
     s = Soak(poppy, out, a.seed)
     share = sum(SHARES[p] for p in phases) or 1
     budget = {p: total * SHARES[p] / share for p in phases}
@@ -771,9 +778,12 @@ def main():
     for p in phases:
         t = time.time()
         print(f"soak: phase {p} ({budget[p]:.0f} s)", flush=True)
-        if p == "train":
+        if p in ("train", "train-async"):
             gaps = (2, 8) if a.quick else (3, min(30, max(4, budget[p] / 4)))
-            results[p] = phase_train(s, budget[p], *gaps)
+            if p == "train":
+                results[p] = phase_train(s, budget[p], *gaps)
+            else:
+                results[p] = phase_train(s, budget[p], *gaps, phase=p, config="tiny-async.yaml", run_name="run-async")
         elif p == "match":
             results[p] = phase_match(s, budget[p], games, player)
         elif p == "damage":
