@@ -185,16 +185,22 @@ TEST(SelfPlay, BadPlayoutCapSettingsAreRefused) {
   EXPECT_THROW(play(0.5, 1, 16, 0), std::invalid_argument);
 }
 
+// The pool tests' games: 8 playouts a move (4 fast), capped at 40 plies, `parallelGames` at once.
+static selfplay::SelfPlaySettings tinyPoolSettings(int parallelGames) {
+  selfplay::SelfPlaySettings s;
+  s.search.playouts = 8;
+  s.fastPlayouts = 4;
+  s.search.plyCap = 40;
+  s.parallelGames = parallelGames;
+  return s;
+}
+
 // SelfPlayPool runs its workers on threads (ThreadSanitizer runs this test: scripts/sanitize.sh):
 // every game arrives once, through one lock, and the progress sums cover all workers.
 TEST(SelfPlayPool, WorkersShareTheGamesAndReportThroughOneLock) {
   const auto variant = game::loadVariant("micro");
   const nn::Encoder encoder(variant);
-  selfplay::SelfPlaySettings s;
-  s.search.playouts = 8;
-  s.fastPlayouts = 4;
-  s.search.plyCap = 40;
-  s.parallelGames = 6;
+  selfplay::SelfPlaySettings s = tinyPoolSettings(6);
   s.seed = 5;
   int evaluators = 0;
   selfplay::SelfPlayPool pool(
@@ -248,11 +254,7 @@ TEST(SelfPlayPool, WorkersShareTheGamesAndReportThroughOneLock) {
 TEST(SelfPlayPool, StartMoreFalseFinishesTheGamesUnderWayAndStartsNoMore) {
   const auto variant = game::loadVariant("micro");
   const nn::Encoder encoder(variant);
-  selfplay::SelfPlaySettings s;
-  s.search.playouts = 8;
-  s.fastPlayouts = 4;
-  s.search.plyCap = 40;
-  s.parallelGames = 6;
+  const selfplay::SelfPlaySettings s = tinyPoolSettings(6);
   selfplay::SelfPlayPool pool(
       variant, encoder, [&] { return std::make_unique<mcts::UniformEvaluator>(encoder.policySize()); }, s, 3, 10);
   std::atomic<int> games{0};
@@ -285,11 +287,7 @@ class CountingEvaluator : public mcts::UniformEvaluator {
 TEST(SelfPlayPool, SwitchModelTakesEffectBetweenRoundsWithoutEndingTheGamesUnderWay) {
   const auto variant = game::loadVariant("micro");
   const nn::Encoder encoder(variant);
-  selfplay::SelfPlaySettings s;
-  s.search.playouts = 8;
-  s.fastPlayouts = 4;
-  s.search.plyCap = 40;
-  s.parallelGames = 4;
+  selfplay::SelfPlaySettings s = tinyPoolSettings(4);
   s.modelId = "A";
   std::atomic<int> callsA{0}, callsB{0};
   selfplay::SelfPlayPool pool(
