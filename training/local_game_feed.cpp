@@ -58,7 +58,6 @@ void LocalGameFeed::play(const GameSink& sink) {
           game.chunk = selfplay::encodeReplayChunk("game " + record.id, chunkInfo_, samples);
           game.record = std::move(record);
           game.source = "self-play";
-          bytes_ += int64_t(game.chunk.size());
           sink(std::move(game));
         },
         nullptr, [this] { return stop_.load(); });
@@ -82,7 +81,6 @@ FeedStatus LocalGameFeed::status() const {
   FeedStatus s;
   s.actors = 1;
   s.actorsActive = playing_ ? 1 : 0;
-  s.bytesReceived = bytes_;
   return s;
 }
 

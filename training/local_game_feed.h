@@ -56,7 +56,6 @@ class LocalGameFeed : public GameFeed {
   selfplay::ChunkInfo chunkInfo_;
   std::thread thread_;
   std::atomic<bool> stop_{false}, playing_{false};
-  std::atomic<int64_t> bytes_{0};
   mutable std::mutex mutex_;  // guards the four below
   std::string modelPath_;     // the newest published model
   int generation_ = 0;
