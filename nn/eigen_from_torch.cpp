@@ -62,6 +62,13 @@ class Reader {
   // The tower's containers hold no weights of their own.
   void container(const std::string& name) { module(name); }
 
+  // A head that only training uses (the auxiliary heads, nn/network.h): taken and dropped.
+  void trainingOnly(const std::string& name) {
+    module(name);
+    for (auto it = tensors_.begin(); it != tensors_.end();)
+      it = it->first.rfind(name + ".", 0) == 0 ? tensors_.erase(it) : std::next(it);
+  }
+
   // Refuses what no reader call took: a module, parameter or buffer unknown to the forward.
   void checkNothingLeft() const {
     for (const auto& [name, m] : modules_)
@@ -114,6 +121,15 @@ TorchLayoutWeights torchLayoutWeights(PolicyValueNetImpl& net) {
   else w.policyFc = r.linear("policy_fc");
   w.valueFc1 = r.linear("value_fc1");
   w.valueFc2 = r.linear("value_fc2");
+  if (w.shape.auxiliaryHeads) {
+    if (w.shape.policyPlanes > 0) {
+      r.trainingOnly("reply_policy_out");
+      r.trainingOnly("reply_policy_out_bn");
+    } else {
+      r.trainingOnly("reply_policy_fc");
+    }
+    r.trainingOnly("plies_left_fc");
+  }
   r.checkNothingLeft();
   return w;
 }

@@ -122,8 +122,10 @@ class Encoder {
   }
 };
 
-// The shape of a network for this encoder's inputs and policy, with the given tower and value head.
-inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int channels, int valueHidden) {
+// The shape of a network for this encoder's inputs and policy, with the given tower and value head
+// (and auxiliary heads, nn/network.h).
+inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int channels, int valueHidden,
+                                    bool auxiliaryHeads = false) {
   NetworkShape s;
   s.valueOutputs = encoder.valueSize();
   s.planes = encoder.planes();
@@ -134,6 +136,7 @@ inline NetworkShape networkShapeFor(const Encoder& encoder, int blocks, int chan
   s.blocks = blocks;
   s.channels = channels;
   s.valueHidden = valueHidden;
+  s.auxiliaryHeads = auxiliaryHeads;
   return s;
 }
 

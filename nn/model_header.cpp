@@ -17,13 +17,13 @@ namespace poppy::nn {
 
 std::string describeNetwork(const NetworkShape& s) {
   return std::to_string(s.blocks) + " blocks x " + std::to_string(s.channels) + " channels, value head " +
-         std::to_string(s.valueHidden) + " wide";
+         std::to_string(s.valueHidden) + " wide" + (s.auxiliaryHeads ? ", auxiliary heads" : "");
 }
 
 bool sameNetwork(const NetworkShape& a, const NetworkShape& b) {
   return a.blocks == b.blocks && a.channels == b.channels && a.valueHidden == b.valueHidden && a.planes == b.planes &&
          a.height == b.height && a.width == b.width && a.policySize == b.policySize &&
-         a.policyPlanes == b.policyPlanes && a.valueOutputs == b.valueOutputs;
+         a.policyPlanes == b.policyPlanes && a.valueOutputs == b.valueOutputs && a.auxiliaryHeads == b.auxiliaryHeads;
 }
 namespace {
 
@@ -57,6 +57,7 @@ void modelInfoToJson(const ModelInfo& info, nlohmann::json& h) {
   h["channels"] = info.shape.channels;
   h["value_hidden"] = info.shape.valueHidden;
   if (info.shape.valueOutputs != 3) h["value_outputs"] = info.shape.valueOutputs;  // four players: older files lack it
+  if (info.shape.auxiliaryHeads) h["auxiliary_heads"] = true;  // older files lack it: none
   h["step"] = info.step;
   h["id"] = info.id;
 }
@@ -77,6 +78,7 @@ ModelInfo modelInfoFromJson(const nlohmann::json& h) {
   i.shape.channels = common::integerAt<int>(h, "channels");
   i.shape.valueHidden = common::integerAt<int>(h, "value_hidden");
   if (h.contains("value_outputs")) i.shape.valueOutputs = common::integerAt<int>(h, "value_outputs");
+  if (h.contains("auxiliary_heads")) i.shape.auxiliaryHeads = h.at("auxiliary_heads").get<bool>();
   i.step = common::integerAt<int64_t>(h, "step");
   i.id = h.at("id").get<std::string>();
   return i;

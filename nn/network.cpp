@@ -43,6 +43,16 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
   valueBn_ = register_module("value_bn", torch::nn::BatchNorm2d(1));
   valueFc1_ = register_module("value_fc1", torch::nn::Linear(area, s.valueHidden));
   valueFc2_ = register_module("value_fc2", torch::nn::Linear(s.valueHidden, s.valueOutputs));
+  if (s.auxiliaryHeads) {
+    // The reply policy reads the policy head's features as the policy does.
+    if (s.policyPlanes > 0) {
+      replyPolicyOut_ = register_module("reply_policy_out", conv(s.channels, s.policyPlanes, 1));
+      replyPolicyOutBn_ = register_module("reply_policy_out_bn", torch::nn::BatchNorm2d(s.policyPlanes));
+    } else {
+      replyPolicyFc_ = register_module("reply_policy_fc", torch::nn::Linear(2 * area, s.policySize));
+    }
+    pliesLeftFc_ = register_module("plies_left_fc", torch::nn::Linear(s.valueHidden, 1));
+  }
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor x) {
@@ -54,6 +64,28 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tenso
   auto v = torch::relu(valueBn_(valueConv_(x))).flatten(1);
   v = valueFc2_(torch::relu(valueFc1_(v)));
   return {p, v};
+}
+
+NetworkOutputs PolicyValueNetImpl::forwardAll(torch::Tensor x) {
+  if (!shape_.auxiliaryHeads) {
+    auto [p, v] = forward(x);
+    return {p, v, {}, {}};
+  }
+  x = torch::relu(inputBn_(inputConv_(x)));
+  if (shape_.blocks > 0) x = tower_->forward(x);
+  const auto features = torch::relu(policyBn_(policyConv_(x)));
+  NetworkOutputs out;
+  if (shape_.policyPlanes > 0) {
+    out.policy = policyOutBn_(policyOut_(features)).flatten(1);
+    out.replyPolicy = replyPolicyOutBn_(replyPolicyOut_(features)).flatten(1);
+  } else {
+    out.policy = policyFc_(features.flatten(1));
+    out.replyPolicy = replyPolicyFc_(features.flatten(1));
+  }
+  const auto hidden = torch::relu(valueFc1_(torch::relu(valueBn_(valueConv_(x))).flatten(1)));
+  out.value = valueFc2_(hidden);
+  out.pliesLeft = pliesLeftFc_(hidden).squeeze(1);
+  return out;
 }
 
 double PolicyValueNetImpl::flopsPerPosition() const { return nn::flopsPerPosition(shape_); }

@@ -1,5 +1,9 @@
 // The policy/value network: a residual tower with a policy head (logits over the encoder's
-// policy indices) and a win/draw/loss value head.
+// policy indices) and a win/draw/loss value head. With shape.auxiliaryHeads, two more heads that
+// only training uses (their targets teach the tower more per sample; the search never asks for
+// them): the opponent's reply policy, from the policy head's features (KataGo's auxiliary
+// policy target), and the plies left to the game's end, from the value head's hidden layer (lc0's
+// moves-left head).
 #pragma once
 #include <torch/torch.h>
 
@@ -18,12 +22,23 @@ class ResidualBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ResidualBlock);
 
+// Every head's output for a batch (training).
+struct NetworkOutputs {
+  torch::Tensor policy, value;
+  torch::Tensor replyPolicy;  // [batch, policySize] logits; undefined without auxiliary heads
+  torch::Tensor pliesLeft;    // [batch] plies left / kPliesLeftScale; undefined without them
+};
+
 class PolicyValueNetImpl : public torch::nn::Module {
  public:
   explicit PolicyValueNetImpl(const NetworkShape& shape);
   // x: [batch, planes, height, width]. Returns policy logits [batch, policySize] and value
   // logits [batch, 3] (win, draw, loss for the side to move).
   std::pair<torch::Tensor, torch::Tensor> forward(torch::Tensor x);
+  // All heads, the auxiliary ones too when the shape has them.
+  NetworkOutputs forwardAll(torch::Tensor x);
+  // The plies-left head predicts plies left divided by this: targets of a few units.
+  static constexpr float kPliesLeftScale = 16.0f;
   const NetworkShape& shape() const { return shape_; }
   // Multiply-adds of one forward pass for one position (for GFLOP/s figures).
   double flopsPerPosition() const;
@@ -41,6 +56,10 @@ class PolicyValueNetImpl : public torch::nn::Module {
   torch::nn::Conv2d valueConv_{nullptr};
   torch::nn::BatchNorm2d valueBn_{nullptr};
   torch::nn::Linear valueFc1_{nullptr}, valueFc2_{nullptr};
+  torch::nn::Linear replyPolicyFc_{nullptr};         // auxiliary, dense policy
+  torch::nn::Conv2d replyPolicyOut_{nullptr};        // auxiliary, spatial policy
+  torch::nn::BatchNorm2d replyPolicyOutBn_{nullptr};
+  torch::nn::Linear pliesLeftFc_{nullptr};           // auxiliary
 };
 TORCH_MODULE(PolicyValueNet);
 

@@ -12,7 +12,10 @@ struct NetworkShape {
   int policyPlanes = 0;  // the Encoder's spatial policy planes; 0: a dense policy head
   // The value head's outputs, a softmax: (win, draw, loss) for two players; for more, each
   // player's win (the mover first, then clockwise) and the draw (mcts/player_scores.h).
-  int valueOutputs = 3;  // last: aggregate order
+  int valueOutputs = 3;
+  // Auxiliary heads, trained and never searched with (nn/network.h): the opponent's reply
+  // policy and the plies left to the game's end. Model files lacking the field have none.
+  bool auxiliaryHeads = false;  // last: aggregate order
 };
 
 // Floating-point operations of one forward pass for one position (a multiply-add counts two): for
@@ -28,6 +31,7 @@ inline double flopsPerPosition(const NetworkShape& s) {
   else
     macs += area * c * 2 + 2 * area * s.policySize;  // dense policy: 1x1 to two planes, full connection
   macs += area * s.valueHidden + s.valueHidden * s.valueOutputs;
+  // The auxiliary heads are left out: a search never runs them.
   return 2 * macs;
 }
 

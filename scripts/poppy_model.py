@@ -90,6 +90,8 @@ def build_network(header):
             y = self.bn2(self.conv2(y))
             return torch.relu(x + y)
 
+    # The auxiliary heads of a header with "auxiliary_heads" (reply policy, plies left) are
+    # training's only: they are left out here, and load() passes their weights by.
     class PolicyValueNet(nn.Module):
         def __init__(self, h):
             super().__init__()

@@ -13,6 +13,8 @@ is checked: a damaged or foreign file raises ReplayFileError naming it, never wr
     chunk.result        # int8 [samples]: +1 win, 0 draw, -1 loss for the side to move
                         # (four players: the winner's place clockwise from the mover, -1 a draw)
     chunk.root_value    # float32 [samples]: the search's value at the root, the mover's view
+    chunk.plies_left    # uint16 [samples]: plies from the position to the game's end (0: unknown)
+    chunk.reply_follows # bool [samples]: the next sample is the same game's next position
     chunk.variant, chunk.rules, chunk.encoder_version
 
     python3 scripts/poppy_replay.py CHUNK...   # a line per chunk: samples, shapes, result counts
@@ -24,7 +26,9 @@ import sys
 from dataclasses import dataclass
 
 MAGIC = b"POPPYRPL"
-VERSIONS = (1, 2, 3)  # 1: no rules fingerprint; 3: 32-bit policy indices (large boards)
+# 1: no rules fingerprint; 3: 32-bit policy indices (large boards); 4: plies left and reply
+# flags, and 32-bit indices only for policies of more than 65,536 entries.
+VERSIONS = (1, 2, 3, 4)
 
 
 class ReplayFileError(Exception):
@@ -41,6 +45,8 @@ class Chunk:
     policy: "numpy.ndarray"
     result: "numpy.ndarray"
     root_value: "numpy.ndarray"
+    plies_left: "numpy.ndarray"
+    reply_follows: "numpy.ndarray"
 
     def __len__(self):
         return len(self.result)
@@ -94,7 +100,8 @@ def read(path):
         fail("decompressed payload checksum mismatch: the file is corrupt")
 
     # Column by column: planes (uint8, value x 24), results, root values, entries per sample,
-    # policy indices (uint16, uint32 in version 3), policy probabilities.
+    # (version 4: plies left, reply flags), policy indices (uint16, uint32 in version 3 and for
+    # large policies in version 4), policy probabilities.
     cells = planes * height * width
     at = 0
 
@@ -110,9 +117,16 @@ def read(path):
     quantized = take(np.uint8, samples * cells)
     result = take(np.int8, samples).copy()
     root_value = take("<f4", samples).astype(np.float32)
+    if version >= 4:
+        plies_left = take("<u2", samples).astype(np.uint16)
+        reply_follows = take(np.uint8, samples).astype(bool)
+    else:
+        plies_left = np.zeros(samples, dtype=np.uint16)
+        reply_follows = np.zeros(samples, dtype=bool)
     entries = take("<u4", samples).astype(np.int64)
     total = int(entries.sum())
-    indices = take("<u4" if version >= 3 else "<u2", total).astype(np.int64)
+    wide = version == 3 or (version >= 4 and policy_size > 65536)
+    indices = take("<u4" if wide else "<u2", total).astype(np.int64)
     probabilities = take("<f4", total).astype(np.float32)
     if at != len(raw):
         fail("payload longer than its sample count says (a writer bug)")
@@ -123,7 +137,8 @@ def read(path):
     policy[rows, indices] = probabilities
     return Chunk(path=path, variant=variant, rules=rules, encoder_version=encoder,
                  planes=(quantized.astype(np.float32) / 24.0).reshape(samples, planes, height, width),
-                 policy=policy, result=result, root_value=root_value)
+                 policy=policy, result=result, root_value=root_value, plies_left=plies_left,
+                 reply_follows=reply_follows)
 
 
 def main(paths):

@@ -21,13 +21,18 @@ constexpr char kMagic[8] = {'P', 'O', 'P', 'P', 'Y', 'R', 'P', 'L'};
 constexpr size_t kFixedHeader = 78;  // up to and including the variant name length
 constexpr size_t kMaxVariantName = 255;
 constexpr size_t kMaxHeader = kFixedHeader + kMaxVariantName + 16;
-constexpr int kMaxNarrowPolicySize = 65536;  // uint16 indices (version 2)
-constexpr int kMaxPolicySize = 1 << 24;      // uint32 indices (version 3): a sanity bound
+constexpr int kMaxNarrowPolicySize = 65536;  // uint16 indices (versions 2 and 4)
+constexpr int kMaxPolicySize = 1 << 24;      // uint32 indices (versions 3 and 4): a sanity bound
 
-uint32_t versionFor(const ChunkInfo& info) {
-  return info.policySize > kMaxNarrowPolicySize ? kReplayFormatVersion : kReplayNarrowIndexVersion;
+// Bytes of a policy index: 16 bits up to version 2, 32 in version 3, and from version 4 as many
+// as the policy size needs.
+int indexBytes(uint64_t version, int policySize) {
+  if (version >= 4) return policySize > kMaxNarrowPolicySize ? 4 : 2;
+  return version == 3 ? 4 : 2;
 }
-int indexBytes(uint64_t version) { return version >= 3 ? 4 : 2; }
+// Bytes a sample takes besides its planes and policy entries: result, root value, entry count,
+// and from version 4 plies left and the reply flag.
+uint64_t fixedSampleBytes(uint64_t version) { return 1 + 4 + 4 + (version >= 4 ? 2 + 1 : 0); }
 
 // --- little-endian encoding ------------------------------------------------------------------
 
@@ -69,7 +74,7 @@ std::vector<uint8_t> encodeHeader(const ChunkInfo& info, uint64_t samples, uint6
                                   uint64_t packedSize, uint64_t checksum,
                                   uint64_t packedChecksum) {
   std::vector<uint8_t> h(kMagic, kMagic + 8);
-  put(h, versionFor(info), 4);
+  put(h, kReplayFormatVersion, 4);
   put(h, kFixedHeader + info.variant.size() + 16, 4);
   put(h, uint32_t(info.encoderVersion), 4);
   put(h, uint32_t(info.planes), 4);
@@ -188,6 +193,17 @@ std::string sampleProblem(const ChunkInfo& info, const Sample& s) {
   return "";
 }
 
+// What is wrong with sample i's reply flag: the next sample, the opponent's position, is one ply
+// nearer the end of the same game.
+std::string replyProblem(const std::vector<Sample>& samples, size_t i) {
+  if (!samples[i].replyFollows) return "";
+  if (i + 1 == samples.size()) return "a reply flag on the last sample";
+  if (samples[i].pliesLeft < 2 || samples[i + 1].pliesLeft + 1 != samples[i].pliesLeft)
+    return "a reply flag, but " + std::to_string(samples[i].pliesLeft) + " plies left and " +
+           std::to_string(samples[i + 1].pliesLeft) + " in the next sample";
+  return "";
+}
+
 // --- I/O -------------------------------------------------------------------------------------
 
 std::vector<uint8_t> readWholeFile(const std::string& path, size_t limit) {
@@ -225,8 +241,9 @@ void syncDirectory(const std::string& path) {
 // no honest chunk has, so that a corrupt header cannot make a reader allocate without bound.
 uint64_t checkedFileSize(const std::string& path, const ChunkHeader& h, size_t headerSize) {
   const uint64_t inputSize = uint64_t(h.info.inputSize());
-  const uint64_t perSample = inputSize + 1 + 4 + 4;
-  const uint64_t maxPerSample = perSample + uint64_t(h.info.policySize) * uint64_t(indexBytes(h.version) + 4);
+  const uint64_t perSample = inputSize + fixedSampleBytes(h.version);
+  const uint64_t maxPerSample =
+      perSample + uint64_t(h.info.policySize) * uint64_t(indexBytes(h.version, h.info.policySize) + 4);
   constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 36;  // 64 GiB: no honest chunk comes close
   if (h.samples > kMaxChunkBytes / std::max<uint64_t>(maxPerSample, 1) ||
       h.uncompressedSize < h.samples * perSample || h.uncompressedSize > h.samples * maxPerSample ||
@@ -253,11 +270,12 @@ std::vector<uint8_t> encodeReplayChunk(const std::string& path, const ChunkInfo&
   if (info.policySize <= 0 || info.policySize > kMaxPolicySize) {
     invalid("policy size " + std::to_string(info.policySize) + " outside 1.." + std::to_string(kMaxPolicySize));
   }
-  const int wide = indexBytes(versionFor(info));
+  const int wide = indexBytes(kReplayFormatVersion, info.policySize);
   const size_t inputSize = size_t(info.inputSize());
   size_t entries = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
-    const std::string problem = sampleProblem(info, samples[i]);
+    std::string problem = sampleProblem(info, samples[i]);
+    if (problem.empty()) problem = replyProblem(samples, i);
     if (!problem.empty()) invalid("sample " + std::to_string(i) + ": " + problem);
     entries += samples[i].policy.size();
   }
@@ -265,10 +283,12 @@ std::vector<uint8_t> encodeReplayChunk(const std::string& path, const ChunkInfo&
   // Payload, column by column.
   const size_t n = samples.size();
   std::vector<uint8_t> raw;
-  raw.reserve(n * (inputSize + 1 + 4 + 4) + entries * size_t(wide + 4));
+  raw.reserve(n * (inputSize + fixedSampleBytes(kReplayFormatVersion)) + entries * size_t(wide + 4));
   for (const Sample& s : samples) raw.insert(raw.end(), s.planes.begin(), s.planes.end());
   for (const Sample& s : samples) raw.push_back(uint8_t(s.result));
   for (const Sample& s : samples) put(raw, floatBits(s.rootValue), 4);
+  for (const Sample& s : samples) put(raw, s.pliesLeft, 2);
+  for (const Sample& s : samples) raw.push_back(s.replyFollows ? 1 : 0);
   for (const Sample& s : samples) put(raw, s.policy.size(), 4);
   for (const Sample& s : samples)
     for (const auto& entry : s.policy) put(raw, entry.first, wide);
@@ -357,7 +377,7 @@ std::vector<Sample> decodeReplayChunk(const std::string& path, const uint8_t* by
                       "has bytes after the payload (header says " + std::to_string(fileSize) + " bytes)");
   }
   const uint64_t inputSize = uint64_t(h.info.inputSize());
-  const uint64_t perSample = inputSize + 1 + 4 + 4;
+  const uint64_t perSample = inputSize + fixedSampleBytes(h.version);
   const uint8_t* packed = bytes + headerSize;
   if (XXH64(packed, size_t(h.compressedSize), 0) != h.compressedChecksum) {
     throw ReplayError(Kind::kChecksum, path, "checksum mismatch (compressed payload corrupt)");
@@ -392,14 +412,17 @@ std::vector<Sample> decodeReplayChunk(const std::string& path, const uint8_t* by
   const uint8_t* planes = raw.data();
   const uint8_t* results = planes + n * inputSize;
   const uint8_t* values = results + n;
-  const uint8_t* counts = values + 4 * n;
+  const bool placed = h.version >= 4;  // plies left and reply flags
+  const uint8_t* pliesLeft = values + 4 * n;
+  const uint8_t* replyFlags = pliesLeft + (placed ? 2 * n : 0);
+  const uint8_t* counts = replyFlags + (placed ? n : 0);
   uint64_t entries = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t count = get(counts + 4 * i, 4);
     if (count > uint64_t(h.info.policySize)) malformed("sample " + std::to_string(i) + " policy count");
     entries += count;
   }
-  const int wide = indexBytes(h.version);
+  const int wide = indexBytes(h.version, h.info.policySize);
   if (raw.size() != n * perSample + entries * uint64_t(wide + 4)) malformed("policy entry count does not match size");
   const uint8_t* indices = counts + 4 * n;
   const uint8_t* probs = indices + size_t(wide) * entries;
@@ -411,12 +434,21 @@ std::vector<Sample> decodeReplayChunk(const std::string& path, const uint8_t* by
     s.planes.assign(planes + i * inputSize, planes + (i + 1) * inputSize);
     s.result = int8_t(results[i]);
     s.rootValue = bitsFloat(uint32_t(get(values + 4 * i, 4)));
+    if (placed) {
+      s.pliesLeft = uint16_t(get(pliesLeft + 2 * i, 2));
+      if (replyFlags[i] > 1) malformed("sample " + std::to_string(i) + " reply flag " + std::to_string(replyFlags[i]));
+      s.replyFollows = replyFlags[i] == 1;
+    }
     const size_t count = size_t(get(counts + 4 * i, 4));
     s.policy.resize(count);
     for (size_t k = 0; k < count; ++k, ++e) {
       s.policy[k] = {uint32_t(get(indices + size_t(wide) * e, wide)), bitsFloat(uint32_t(get(probs + 4 * e, 4)))};
     }
     const std::string problem = sampleProblem(h.info, s);
+    if (!problem.empty()) malformed("sample " + std::to_string(i) + ": " + problem);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string problem = replyProblem(samples, i);
     if (!problem.empty()) malformed("sample " + std::to_string(i) + ": " + problem);
   }
   return samples;

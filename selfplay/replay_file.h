@@ -22,9 +22,10 @@
 //     78+n     8  rules fingerprint of the variant (game/rules_fingerprint.h; 0: not recorded)
 //     86+n     8  XXH64 (seed 0) of header bytes [0, 86+n)
 // Version 1 files (no fingerprint: the checksum follows the name) are still read, as fingerprint 0.
-// Version 3 is version 2 with 32-bit policy indices: written for policies of more than 65,536
-// entries (large boards), so the chunks of every other variant stay version 2 and byte for byte
-// as before.
+// Version 3 is version 2 with 32-bit policy indices. Version 4, the one written, adds two
+// columns (plies left, reply flags: the auxiliary targets' data) and takes 32-bit indices for
+// policies of more than 65,536 entries (large boards), 16-bit ones otherwise. Versions 1 to 3
+// are still read, their samples with 0 plies left and no reply flags.
 //   then the payload as one zstd frame (level 3), exactly "compressed size" bytes, nothing after.
 // Checksums are XXH64 from libxxhash. The compressed bytes have their own checksum because zstd
 // ignores some bit flips (padding bits of its bitstreams): every changed byte is caught before
@@ -35,8 +36,10 @@
 //   S*P   uint8   planes (value * 24), sample after sample
 //   S     int8    result
 //   S     float32 root value (IEEE bits, little-endian)
+//   S     uint16  plies left (version 4)
+//   S     uint8   reply follows, 0 or 1 (version 4): the next sample is the same game's next ply
 //   S     uint32  number of policy entries of each sample
-//   E     uint16  policy indices (uint32 in version 3)
+//   E     uint16  policy indices (uint32 in version 3, and in version 4 above 65,536 entries)
 //   E     float32 policy probabilities
 #pragma once
 #include <cstdint>
@@ -48,8 +51,7 @@
 
 namespace poppy::selfplay {
 
-inline constexpr uint32_t kReplayFormatVersion = 3;  // the newest this build reads
-inline constexpr uint32_t kReplayNarrowIndexVersion = 2;  // what it writes for policies up to 65,536
+inline constexpr uint32_t kReplayFormatVersion = 4;  // the newest this build reads, and what it writes
 inline constexpr int kReplayZstdLevel = 3;
 
 // What a chunk is for. A reader states what it expects; a chunk for anything else is refused.
@@ -60,7 +62,7 @@ struct ChunkInfo {
   int planes = 0;
   int height = 0;
   int width = 0;
-  int policySize = 0;  // up to 65,536 stored as uint16 (version 2), larger as uint32 (version 3)
+  int policySize = 0;  // indices up to 65,536 stored as uint16, larger ones as uint32
   // Not stored: the encoder's value size, which says what a sample's result means (3: -1, 0 or
   // +1 from the mover's view; players + 1: the winner's place clockwise from the mover, 0 to
   // players - 1, or -1 for a draw). Set from the expected info when a chunk is read.

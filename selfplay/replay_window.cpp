@@ -142,11 +142,16 @@ std::vector<uint64_t> ReplayWindow::chunkSequences() const {
   return out;
 }
 
-const Sample& ReplayWindow::at(size_t i) const {
+std::pair<const ReplayWindow::Chunk*, size_t> ReplayWindow::locate(size_t i) const {
   if (i >= size_) throw std::out_of_range("ReplayWindow::at: index beyond the window");
   const size_t k = size_t(std::upper_bound(ends_.begin(), ends_.end(), i) - ends_.begin());
   const size_t start = k == 0 ? 0 : ends_[k - 1];
-  return order_[k]->samples[i - start];
+  return {order_[k], i - start};
+}
+
+const Sample& ReplayWindow::at(size_t i) const {
+  const auto [chunk, offset] = locate(i);
+  return chunk->samples[offset];
 }
 
 void ReplayWindow::writeRow(const Sample& s, int row, float* planes, float* policy, float* wdlTarget,
@@ -156,10 +161,24 @@ void ReplayWindow::writeRow(const Sample& s, int row, float* planes, float* poli
 }
 
 void ReplayWindow::sampleBatch(int batch, std::mt19937& rng, float* planes, float* policy,
-                               float* wdlTarget, float* rootValues) const {
+                               float* wdlTarget, float* rootValues, const AuxiliaryTargets* aux) const {
   if (size_ == 0) throw std::logic_error("ReplayWindow::sampleBatch: the window is empty");
   std::uniform_int_distribution<size_t> pick(0, size_ - 1);
-  for (int b = 0; b < batch; ++b) writeRow(at(pick(rng)), b, planes, policy, wdlTarget, rootValues);
+  const size_t policySize = size_t(expected_.policySize);
+  for (int b = 0; b < batch; ++b) {
+    const auto [chunk, offset] = locate(pick(rng));
+    const Sample& s = chunk->samples[offset];
+    writeRow(s, b, planes, policy, wdlTarget, rootValues);
+    if (!aux) continue;
+    // The reply is the chunk's next sample (a trimmed chunk lost its oldest samples, never the
+    // next one of a sample it kept).
+    const bool reply = s.replyFollows && offset + 1 < chunk->samples.size();
+    float* replyRow = aux->replyPolicy + size_t(b) * policySize;
+    if (reply) writeDensePolicy(chunk->samples[offset + 1], int(policySize), replyRow);
+    else std::fill(replyRow, replyRow + policySize, 0.0f);
+    aux->hasReply[b] = reply ? 1.0f : 0.0f;
+    aux->pliesLeft[b] = float(s.pliesLeft);
+  }
 }
 
 }  // namespace poppy::selfplay

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "selfplay/replay_file.h"
@@ -27,6 +28,14 @@ std::optional<uint64_t> parseChunkFileName(const std::string& name);
 // where a writer continues after a restart.
 uint64_t nextChunkSequence(const std::string& dir);
 
+// The auxiliary targets of a batch (nn/network.h), one row per sample as sampleBatch's buffers.
+struct AuxiliaryTargets {
+  float* replyPolicy;  // batch x policySize: the visit distribution of the game's next position,
+                       // the opponent's reply; all zero when the sample has none (replyFollows)
+  float* hasReply;     // batch: 1 where replyPolicy holds a reply, else 0
+  float* pliesLeft;    // batch: plies from the position to the game's end (0: not recorded)
+};
+
 class ReplayWindow {
  public:
   // Loads the newest chunks of `dir` until `capacity` samples (fewer if the directory holds
@@ -42,9 +51,11 @@ class ReplayWindow {
   //   policy    batch x policySize floats (the visit distribution, zero elsewhere)
   //   wdlTarget batch x 3 floats (one-hot result: 0 win, 1 draw, 2 loss)
   //   rootValues (optional) batch floats, the search value at the root
-  // Deterministic for a given window content and rng state. Throws std::logic_error when empty.
+  //   aux (optional) the auxiliary targets of the same samples
+  // Deterministic for a given window content and rng state (the same samples with or without
+  // aux). Throws std::logic_error when empty.
   void sampleBatch(int batch, std::mt19937& rng, float* planes, float* policy, float* wdlTarget,
-                   float* rootValues = nullptr) const;
+                   float* rootValues = nullptr, const AuxiliaryTargets* aux = nullptr) const;
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
@@ -61,6 +72,8 @@ class ReplayWindow {
     std::vector<Sample> samples;  // only those still in the window (oldest ones trimmed away)
   };
   size_t load();
+  // The chunk holding the window's i-th sample, and the sample's place in it.
+  std::pair<const Chunk*, size_t> locate(size_t i) const;
   // Sample s as row `row` of sampleBatch's dense buffers.
   void writeRow(const Sample& s, int row, float* planes, float* policy, float* wdlTarget, float* rootValues) const;
   void trim();

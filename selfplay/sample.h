@@ -24,10 +24,17 @@ struct Sample {
   // the winner's place clockwise from the side to move (0 = itself), or -1 for a draw.
   int8_t result = 0;
   float rootValue = 0.0f;  // search value at the root, side to move's view
+  // Where the sample stands in its game, for the auxiliary targets (nn/network.h): the plies
+  // played from this position to the game's end (1 for the last move; 0: not recorded, a chunk
+  // older than format version 4), and whether the chunk's next sample is this game's next
+  // position, the one the opponent moves from (false when that position was not searched fully,
+  // and for a game's last sample).
+  uint16_t pliesLeft = 0;
+  bool replyFollows = false;
 
   bool operator==(const Sample& o) const {
     return planes == o.planes && policy == o.policy && result == o.result &&
-           rootValue == o.rootValue;
+           rootValue == o.rootValue && pliesLeft == o.pliesLeft && replyFollows == o.replyFollows;
   }
   bool operator!=(const Sample& o) const { return !(*this == o); }
 };

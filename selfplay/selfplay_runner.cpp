@@ -1,5 +1,6 @@
 #include "selfplay/selfplay_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <random>
@@ -54,6 +55,7 @@ namespace {
 struct PendingSample {
   Sample sample;
   game::Color mover;
+  size_t ply;  // moves of the game played before this position
 };
 
 struct Slot {
@@ -137,6 +139,7 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
     const game::Position& pos = tree.rootPosition();
     PendingSample ps;
     ps.mover = pos.sideToMove();
+    ps.ply = s.record.moves.size();
     encoder_.encode(pos, planes.data());
     ps.sample.planes = quantizePlanes(planes.data(), planes.size());
     tree.visitPolicy(encoder_, policy.data());
@@ -196,7 +199,14 @@ void SelfPlayRunner::play(int games, const GameCallback& onGame, const ProgressC
       std::vector<Sample> done;
       done.reserve(s.samples.size());
       const int players = variant_->numPlayers;
-      for (PendingSample& p : s.samples) {
+      const size_t plies = s.record.moves.size();
+      for (size_t i = 0; i < s.samples.size(); ++i) {
+        PendingSample& p = s.samples[i];
+        // The auxiliary targets' data (nn/network.h): how far the end is, and whether the next
+        // sample is the position the opponent answered from (not when a fast search lay between).
+        p.sample.pliesLeft = uint16_t(std::min<size_t>(plies - p.ply, 65535));
+        p.sample.replyFollows = i + 1 < s.samples.size() && s.samples[i + 1].ply == p.ply + 1 &&
+                                plies - p.ply <= 65535;
         // Two players: +1, 0, -1 from the mover's view; more: the winner's place clockwise
         // from the mover, or -1 for a draw (selfplay/sample.h).
         if (players == 2) p.sample.result = int8_t(winner < 0 ? 0 : (winner == p.mover ? 1 : -1));

@@ -108,6 +108,21 @@ TEST_F(ModelHeader, ValueOutputsAreRecorded) {
   EXPECT_EQ(nn::readModelInfo(write(nn::modelFileBytes(info_, "weights"))).shape.valueOutputs, 3);
 }
 
+// Auxiliary heads are recorded (and named where a network is described); older files, without
+// the field, have none; a value that is not a boolean is refused. Two networks that differ in
+// them alone are not the same network (weights of one do not load into the other).
+TEST_F(ModelHeader, AuxiliaryHeadsAreRecorded) {
+  EXPECT_EQ(nn::modelFileBytes(info_, "weights").find("auxiliary_heads"), std::string::npos);
+  EXPECT_FALSE(nn::readModelInfo(write(nn::modelFileBytes(info_, "weights"))).shape.auxiliaryHeads);
+  nn::NetworkShape plain = info_.shape;
+  info_.shape.auxiliaryHeads = true;
+  const std::string path = write(nn::modelFileBytes(info_, "weights"));
+  EXPECT_TRUE(nn::readModelInfo(path).shape.auxiliaryHeads);
+  EXPECT_EQ(nn::describeNetwork(info_.shape), "4 blocks x 32 channels, value head 32 wide, auxiliary heads");
+  EXPECT_FALSE(nn::sameNetwork(plain, info_.shape));
+  EXPECT_THROW(nn::readModelInfo(write(withField("auxiliary_heads", "1"))), nn::ModelError);
+}
+
 // Numbers that are not integers of the field's type are refused with ModelError naming the
 // file and the field, by the header reader and by the full read alike.
 TEST_F(ModelHeader, FieldsThatAreNotFittingIntegersAreRefused) {

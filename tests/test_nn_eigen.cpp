@@ -178,6 +178,23 @@ TEST(EigenForward, MatchesLibTorchForOtherSizes) {
   compareOnVariant("minishogi", 1, 5, 3, 23);  // widths that fill no vector register
 }
 
+// A network with auxiliary heads (training's only, nn/network.h) runs in Eigen as the network
+// without them: their weights are set aside, and the policy and value are LibTorch's. The heads
+// are registered after the others, so a seed's live network stays live with them.
+TEST(EigenForward, AuxiliaryHeadsAreLeftOut) {
+  torch::set_num_threads(1);
+  for (const std::string variant : {"micro", "chu"}) {  // a dense policy head, a spatial one
+    SCOPED_TRACE(variant);
+    const Game g(variant);
+    const uint64_t seed = liveSeed(variant, 1, 8, 8, 40);
+    nn::NetworkShape shape = nn::networkShapeFor(g.encoder, 1, 8, 8, /*auxiliaryHeads=*/true);
+    nn::PolicyValueNet net = randomNet(shape, seed);
+    ASSERT_GT(net->named_parameters().size(), randomNet(nn::networkShapeFor(g.encoder, 1, 8, 8), seed)->named_parameters().size());
+    const int most = *std::max_element(kBatches.begin(), kBatches.end());
+    expectEigenMatchesTorch(net, g.positions(most, uint32_t(seed)), g.encoder.policySize(), variant + " with auxiliary heads");
+  }
+}
+
 TEST(EigenForward, MatchesLibTorchOnTheShippedModel) {
   torch::set_num_threads(1);
   nn::ModelInfo info;

@@ -97,6 +97,18 @@ TEST(NetworkGrowth, SpatialPolicyHeadComputesTheSame) {
   expectGrowthPreserves(from, shapeFor("chu", 2, 32, 8));
 }
 
+// A network grows into one with auxiliary heads (a run from a model trained without them: the
+// heads start untrained) and computes the same policy and value; the other way the heads go.
+TEST(NetworkGrowth, AuxiliaryHeadsComeAndGo) {
+  nn::NetworkShape plain = shapeFor("micro", 2, 16, 8), with = plain;
+  with.auxiliaryHeads = true;
+  expectGrowthPreserves(plain, with);
+  expectGrowthPreserves(with, plain);
+  nn::NetworkShape wider = shapeFor("micro", 3, 24, 8);
+  wider.auxiliaryHeads = true;
+  expectGrowthPreserves(plain, wider);
+}
+
 TEST(NetworkGrowth, NetworkOfTheSameShapeIsCopied) {
   expectGrowthPreserves(shapeFor("micro", 2, 16, 8), shapeFor("micro", 2, 16, 8));
 }

@@ -46,6 +46,8 @@ ChunkInfo microInfo() {
 
 // Samples shaped like the encoder's: 0/1 piece planes, hand planes count/8, a repetition plane,
 // side and ones planes. Every sample's rootValue is unique (base + i) so tests can tell them apart.
+// The samples are one game's positions in order, n - i plies from its end; every fifth one's
+// reply was not searched (no reply flag).
 std::vector<Sample> makeSamples(const ChunkInfo& info, int n, uint32_t seed, float base = 0.0f) {
   std::mt19937 rng(seed);
   const int squares = info.height * info.width;
@@ -74,6 +76,8 @@ std::vector<Sample> makeSamples(const ChunkInfo& info, int n, uint32_t seed, flo
     sample.policy = sparsePolicy(all.data(), visits.data(), size_t(moves), info.policySize);
     sample.result = int8_t(int(rng() % 3) - 1);
     sample.rootValue = base + float(i) + 0.25f;
+    sample.pliesLeft = uint16_t(n - i);
+    sample.replyFollows = i + 1 < n && i % 5 != 4;
     out.push_back(std::move(sample));
   }
   return out;
@@ -86,6 +90,52 @@ std::string readBytes(const std::string& path) {
 void writeBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// `bytes`, a chunk of this build's version, as version `version` (1 to 3) wrote it: the plies
+// left and reply flags dropped from the payload, policy indices 16 bits wide (32 in version 3),
+// no rules fingerprint in version 1; every size and checksum rewritten. What older builds left.
+std::string olderVersion(const std::string& bytes, uint32_t version) {
+  const auto get = [&](const std::string& b, size_t at, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t(uint8_t(b[at + size_t(i)])) << (8 * i);
+    return v;
+  };
+  const auto put = [](std::string& b, size_t at, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) b[at + size_t(i)] = char(uint8_t(v >> (8 * i)));
+  };
+  const size_t planes = get(bytes, 20, 4) * get(bytes, 24, 4) * get(bytes, 28, 4);
+  const size_t n = get(bytes, 36, 8), nameEnd = 78 + get(bytes, 76, 2), header = nameEnd + 16;
+  std::string raw(get(bytes, 44, 8), '\0');
+  if (ZSTD_decompress(raw.data(), raw.size(), bytes.data() + header, bytes.size() - header) != raw.size())
+    throw std::runtime_error("olderVersion: not a chunk of this build");
+  // Version 4 payload: planes, results, root values, plies left (2n), reply flags (n), counts, ...
+  const size_t placed = n * (planes + 1 + 4);
+  std::string old = raw.substr(0, placed) + raw.substr(placed + 3 * n);
+  const bool wide = get(bytes, 32, 4) > 65536;
+  if (version == 3 && !wide) {  // widen the indices
+    const size_t counts = placed, indicesAt = counts + 4 * n;
+    size_t entries = 0;
+    for (size_t i = 0; i < n; ++i) entries += get(old, counts + 4 * i, 4);
+    std::string indices(4 * entries, '\0');
+    for (size_t e = 0; e < entries; ++e) put(indices, 4 * e, get(old, indicesAt + 2 * e, 2), 4);
+    old = old.substr(0, indicesAt) + indices + old.substr(indicesAt + 2 * entries);
+  } else if (version != 3 && wide) {
+    throw std::runtime_error("olderVersion: versions 1 and 2 hold no policy of more than 65,536 entries");
+  }
+  std::string packed(ZSTD_compressBound(old.size()), '\0');
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), old.data(), old.size(), 3));
+  std::string head = bytes.substr(0, version == 1 ? nameEnd : nameEnd + 8);  // v1: no fingerprint
+  put(head, 8, version, 4);
+  put(head, 12, head.size() + 8, 4);
+  put(head, 44, old.size(), 8);
+  put(head, 52, packed.size(), 8);
+  put(head, 60, XXH64(old.data(), old.size(), 0), 8);
+  put(head, 68, XXH64(packed.data(), packed.size(), 0), 8);
+  const uint64_t checksum = XXH64(head.data(), head.size(), 0);
+  head.append(8, '\0');
+  put(head, head.size() - 8, checksum, 8);
+  return head + packed;
 }
 
 // Reading `path` must throw a ReplayError whose message names the file.
@@ -302,14 +352,21 @@ TEST_F(ReplayFile, BytesInMemoryAreTheFilesBytesAndAreChecked) {
   EXPECT_EQ(refusal(bytes, other), ReplayError::Kind::kMismatch);
 }
 
-// Small policies keep version 2 (16-bit indices); a policy of more than 65,536 entries (a large
-// board, mitsugumi-sized) is written as version 3 with 32-bit indices and reads back exactly,
-// indices above 65,535 included.
-TEST_F(ReplayFile, LargePoliciesUseVersionThreeAndRoundTrip) {
+// Version 4 takes 16-bit policy indices for small policies and 32-bit ones for a policy of more
+// than 65,536 entries (a large board, mitsugumi-sized), which reads back exactly, indices above
+// 65,535 included. The payload's size tells the width: per sample its planes, 1 + 4 + 2 + 1 + 4
+// bytes (result, root value, plies left, reply flag, entry count), and per entry an index and a
+// 4-byte probability (replay_file.h's layout).
+TEST_F(ReplayFile, LargePoliciesTakeWideIndicesAndRoundTrip) {
   const ChunkInfo small = microInfo();
-  writeReplayChunk(path("small.rpl"), small, makeSamples(small, 3, 5));
-  EXPECT_EQ(readReplayChunkHeader(path("small.rpl")).version, 2u);
-  EXPECT_EQ(readBytes(path("small.rpl"))[8], 2);
+  const std::vector<Sample> few = makeSamples(small, 3, 5);
+  writeReplayChunk(path("small.rpl"), small, few);
+  const ChunkHeader smallHeader = readReplayChunkHeader(path("small.rpl"));
+  EXPECT_EQ(smallHeader.version, 4u);
+  EXPECT_EQ(readBytes(path("small.rpl"))[8], 4);
+  size_t fewEntries = 0;
+  for (const Sample& s : few) fewEntries += s.policy.size();
+  EXPECT_EQ(smallHeader.uncompressedSize, 3 * (size_t(small.inputSize()) + 12) + fewEntries * (2 + 4));
 
   ChunkInfo large = microInfo();
   large.variant = "large";
@@ -319,9 +376,66 @@ TEST_F(ReplayFile, LargePoliciesUseVersionThreeAndRoundTrip) {
   samples[0].policy = {{uint32_t(large.policySize - 1), 0.75f}, {66000u, 0.25f}};
   writeReplayChunk(path("large.rpl"), large, samples);
   const ChunkHeader h = readReplayChunkHeader(path("large.rpl"));
-  EXPECT_EQ(h.version, 3u);
+  EXPECT_EQ(h.version, 4u);
   EXPECT_EQ(h.info, large);
+  size_t entries = 0;
+  for (const Sample& s : samples) entries += s.policy.size();
+  EXPECT_EQ(h.uncompressedSize, 20 * (size_t(large.inputSize()) + 12) + entries * (4 + 4));
   EXPECT_EQ(readReplayChunk(path("large.rpl"), large), samples);
+}
+
+// Chunks of versions 2 and 3 (older builds: no plies left, no reply flags) are still read, their
+// samples the same but for those two fields, 0 and false.
+TEST_F(ReplayFile, OlderVersionsAreReadWithoutTheGamePlacement) {
+  ChunkInfo large = microInfo();
+  large.variant = "large";
+  large.height = large.width = 13;
+  large.policySize = 400 * 169;
+  for (const auto& [info, version] : {std::pair{microInfo(), 2u}, std::pair{microInfo(), 3u}, std::pair{large, 3u}}) {
+    SCOPED_TRACE(info.variant + " version " + std::to_string(version));
+    std::vector<Sample> samples = makeSamples(info, 7, 31);
+    writeReplayChunk(path("new.rpl"), info, samples);
+    const std::string p = freshFile(olderVersion(readBytes(path("new.rpl")), version));
+    EXPECT_EQ(readReplayChunkHeader(p).version, version);
+    for (Sample& s : samples) {
+      s.pliesLeft = 0;
+      s.replyFollows = false;
+    }
+    EXPECT_EQ(readReplayChunk(p, info), samples);
+  }
+}
+
+// Plies left and reply flags round-trip; the writer refuses a reply flag that cannot be true (on
+// the last sample, or when the next sample is not one ply nearer the end), naming the sample.
+TEST_F(ReplayFile, GamePlacementRoundTripsAndAReplyFlagIsChecked) {
+  const ChunkInfo info = microInfo();
+  std::vector<Sample> samples = makeSamples(info, 9, 17);
+  samples[3].pliesLeft = 65535;  // the largest count the column holds
+  samples[2].replyFollows = false;
+  writeReplayChunk(path("placed.rpl"), info, samples);
+  const std::vector<Sample> back = readReplayChunk(path("placed.rpl"), info);
+  ASSERT_EQ(back.size(), samples.size());
+  EXPECT_EQ(back[3].pliesLeft, 65535);
+  EXPECT_TRUE(back[0].replyFollows);
+  EXPECT_FALSE(back[2].replyFollows);
+  EXPECT_FALSE(back[8].replyFollows);
+  EXPECT_EQ(back, samples);
+
+  std::vector<Sample> last = makeSamples(info, 3, 18);
+  last[2].replyFollows = true;
+  std::vector<Sample> gap = makeSamples(info, 3, 19);
+  gap[1].pliesLeft = 5;  // sample 0 has 3 plies left and a reply flag
+  for (const auto& [bad, what] : {std::pair{last, std::string("sample 2: a reply flag on the last sample")},
+                                  std::pair{gap, std::string("sample 0: a reply flag, but 3 plies left and 5")}}) {
+    try {
+      writeReplayChunk(path("bad.rpl"), info, bad);
+      ADD_FAILURE() << what << ": written";
+    } catch (const ReplayError& e) {
+      EXPECT_EQ(e.kind(), ReplayError::Kind::kInvalidInput);
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists(path("bad.rpl")));
 }
 
 // A four-player chunk's results are winners' places (0-3) or -1: they round-trip, and a place
@@ -479,8 +593,10 @@ TEST_F(ReplayFile, SamplesTheWriterRefusesAreMalformedWhenRead) {
   const size_t header = readReplayChunkHeader(good).headerSize;
   std::string raw(size_t(readReplayChunkHeader(good).uncompressedSize), '\0');
   ASSERT_EQ(ZSTD_decompress(raw.data(), raw.size(), bytes.data() + header, bytes.size() - header), raw.size());
-  // Layout (replay_file.h): planes, result, root value, entry count, indices, probabilities.
-  const size_t resultAt = size_t(info.inputSize()), valueAt = resultAt + 1, countAt = valueAt + 4;
+  // Layout (replay_file.h): planes, result, root value, plies left, reply flag, entry count,
+  // indices, probabilities.
+  const size_t resultAt = size_t(info.inputSize()), valueAt = resultAt + 1, flagAt = valueAt + 4 + 2,
+               countAt = flagAt + 1;
   const size_t entries = size_t(uint8_t(raw[countAt])), firstProbAt = countAt + 4 + 2 * entries;
   auto withFloat = [](std::string r, size_t at, float f) {
     std::memcpy(&r[at], &f, 4);
@@ -508,6 +624,8 @@ TEST_F(ReplayFile, SamplesTheWriterRefusesAreMalformedWhenRead) {
       {"policy probability", withFloat(raw, firstProbAt, -first)},
       {"root value", withFloat(raw, valueAt, NAN)},
       {"result", std::string(raw).replace(resultAt, 1, 1, char(2))},
+      {"reply flag 2", std::string(raw).replace(flagAt, 1, 1, char(2))},
+      {"a reply flag on the last sample", std::string(raw).replace(flagAt, 1, 1, char(1))},
   };
   for (const auto& [what, payload] : cases) {
     try {
@@ -566,7 +684,7 @@ TEST_F(ReplayFile, FutureVersionIsUnsupported) {
   const ChunkInfo info = microInfo();
   writeReplayChunk(path("v.rpl"), info, makeSamples(info, 2, 10));
   std::string bytes = readBytes(path("v.rpl"));
-  bytes[8] = 4;
+  bytes[8] = 5;
   writeBytes(path("v.rpl"), bytes);
   ReplayError::Kind kind{};
   EXPECT_TRUE(refused(path("v.rpl"), info, &kind));
@@ -574,25 +692,18 @@ TEST_F(ReplayFile, FutureVersionIsUnsupported) {
   try {
     readReplayChunk(path("v.rpl"), info);
   } catch (const ReplayError& e) {
-    EXPECT_NE(std::string(e.what()).find("version 4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("version 5"), std::string::npos) << e.what();
   }
 }
 
 // Version 1 chunks (written before rules fingerprints) are still read, as "rules not recorded",
-// which no expected fingerprint refuses. The file is made by hand from a version 2 chunk: the
+// which no expected fingerprint refuses. The file is made by hand (olderVersion): the
 // fingerprint's 8 bytes cut out of the header, version, header size and checksum rewritten.
 TEST_F(ReplayFile, VersionOneChunkWithoutFingerprintIsStillRead) {
   const ChunkInfo info = microInfo();
   const std::vector<Sample> samples = makeSamples(info, 4, 12);
-  writeReplayChunk(path("v2.rpl"), info, samples);
-  const std::string v2 = readBytes(path("v2.rpl"));
-  const size_t name = 78 + info.variant.size();  // the fingerprint follows the variant name
-  std::string v1 = v2.substr(0, name) + v2.substr(name + 16);  // no fingerprint, no checksum
-  v1[8] = 1;
-  const uint32_t headerSize = uint32_t(name + 8);
-  std::memcpy(&v1[12], &headerSize, 4);
-  const uint64_t checksum = XXH64(v1.data(), name, 0);
-  v1.insert(name, reinterpret_cast<const char*>(&checksum), 8);
+  writeReplayChunk(path("v4.rpl"), info, samples);
+  const std::string v1 = olderVersion(readBytes(path("v4.rpl")), 1);
   writeBytes(path("v1.rpl"), v1);
   const ChunkHeader h = readReplayChunkHeader(path("v1.rpl"));
   EXPECT_EQ(h.info.rules, 0u);
@@ -786,6 +897,49 @@ TEST_F(Window, SampleBatchFillsValidDistributions) {
   EXPECT_EQ(wdl, wdl2);
 }
 
+// The auxiliary targets come with the samples sampleBatch draws (the same draws as without
+// them): a row's reply policy is the dense policy of the chunk's next sample where the drawn one
+// has a reply flag, zero (and hasReply 0) where it has none; plies left are the sample's. A
+// window whose capacity cut its oldest chunk still finds every kept sample's reply.
+TEST_F(Window, SampleBatchGivesTheAuxiliaryTargets) {
+  const ChunkInfo info = microInfo();
+  writeChunks(dir_, info, 0, 3, 30);
+  ReplayWindow window(dir_, info, 75);  // the oldest chunk keeps its newest 15 samples
+  ASSERT_EQ(window.size(), 75u);
+  const int batch = 200;
+  const size_t in = size_t(info.inputSize()), ps = size_t(info.policySize);
+  std::vector<float> planes(batch * in), policy(batch * ps), wdl(batch * 3), values(batch);
+  std::vector<float> reply(batch * ps, -1.0f), hasReply(batch, -1.0f), pliesLeft(batch, -1.0f);
+  const AuxiliaryTargets aux{reply.data(), hasReply.data(), pliesLeft.data()};
+  std::mt19937 rng(5);
+  window.sampleBatch(batch, rng, planes.data(), policy.data(), wdl.data(), values.data(), &aux);
+
+  // makeSamples: chunk c's sample i has root value 1000 c + i + 0.25, 30 - i plies left, and a
+  // reply flag unless i is 29 or i % 5 is 4.
+  std::vector<std::vector<Sample>> written;
+  for (int c = 0; c < 3; ++c) written.push_back(makeSamples(info, 30, uint32_t(100 + c), 1000.0f * float(c)));
+  int replies = 0, none = 0;
+  for (int b = 0; b < batch; ++b) {
+    const int c = int(values[size_t(b)] / 1000.0f), i = int(values[size_t(b)] - 1000.0f * float(c));
+    ASSERT_TRUE(c >= 0 && c < 3 && i >= 0 && i < 30) << values[size_t(b)];
+    EXPECT_EQ(pliesLeft[size_t(b)], float(30 - i));
+    const bool expectReply = i != 29 && i % 5 != 4;
+    EXPECT_EQ(hasReply[size_t(b)], expectReply ? 1.0f : 0.0f) << c << " " << i;
+    std::vector<float> want(ps, 0.0f);
+    if (expectReply) writeDensePolicy(written[size_t(c)][size_t(i + 1)], int(ps), want.data());
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), reply.begin() + long(size_t(b) * ps))) << c << " " << i;
+    (expectReply ? replies : none)++;
+  }
+  EXPECT_GT(replies, 100);
+  EXPECT_GT(none, 10);
+
+  // The same draws without the auxiliary targets.
+  std::vector<float> values2(batch);
+  std::mt19937 rng2(5);
+  window.sampleBatch(batch, rng2, planes.data(), policy.data(), wdl.data(), values2.data());
+  EXPECT_EQ(values, values2);
+}
+
 // --- game records ----------------------------------------------------------------------------
 
 using GameRecords = TempDir;
@@ -940,8 +1094,8 @@ TEST_F(GameRecords, BadRecordsAreNotAppendedAndMissingFileIsAnError) {
 }
 
 // scripts/poppy_replay.py, the Python reader of chunks: every sample of a chunk written here (a
-// version 2 and a version 3 one) comes back as numpy arrays with the same planes (value / 24),
-// policy, result and root value; a flipped byte is refused naming the file. The expected values
+// version 4 one with 16-bit indices and one with 32-bit ones) comes back as numpy arrays with the
+// same planes (value / 24), policy, result, root value, plies left and reply flag; a flipped byte is refused naming the file. The expected values
 // are the samples given to the writer, not the reader's own output.
 namespace {
 
@@ -973,12 +1127,13 @@ TEST_F(ReplayFile, ThePythonReaderGivesTheSamplesBack) {
       "print(c.variant, c.rules, c.encoder_version, list(c.planes.shape), c.policy.shape[1])\n"
       "for i in range(len(c)):\n"
       "    nz = np.nonzero(c.policy[i])[0]\n"
-      "    print(int(c.result[i]), repr(float(c.root_value[i])), int(round(float(c.planes[i].sum()) * 24)),\n"
+      "    print(int(c.result[i]), repr(float(c.root_value[i])), int(c.plies_left[i]), int(c.reply_follows[i]),\n"
+      "          int(round(float(c.planes[i].sum()) * 24)),\n"
       "          ' '.join('%d:%r' % (k, float(c.policy[i][k])) for k in nz))\n";
   ChunkInfo large = microInfo();
   large.variant = "large";
   large.height = large.width = 13;
-  large.policySize = 400 * 169;  // version 3: 32-bit indices
+  large.policySize = 400 * 169;  // 32-bit indices
   for (const ChunkInfo& info : {microInfo(), large}) {
     SCOPED_TRACE(info.variant);
     std::vector<Sample> samples = makeSamples(info, 12, 21);
@@ -997,7 +1152,8 @@ TEST_F(ReplayFile, ThePythonReaderGivesTheSamplesBack) {
       std::sort(policy.begin(), policy.end());
       char root[64];
       std::snprintf(root, sizeof root, "%.17g", double(s.rootValue));
-      want << int(s.result) << " " << root << " " << planeSum << " ";
+      want << int(s.result) << " " << root << " " << s.pliesLeft << " " << int(s.replyFollows) << " " << planeSum
+           << " ";
       for (size_t k = 0; k < policy.size(); ++k) {
         char entry[64];
         std::snprintf(entry, sizeof entry, "%s%u:%.17g", k ? " " : "", policy[k].first, double(policy[k].second));

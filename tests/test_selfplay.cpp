@@ -32,6 +32,11 @@ struct Played {
   int games = 0;
   int64_t plies = 0, samples = 0;
   bool recordsAgree = true;  // every record's "samples" equals the samples handed over
+  // Every sample's plies left and reply flag fit its game: plies left fall from at most the
+  // game's length to at least 1, and the reply flag is set exactly where the next sample is one
+  // ply on. With every ply a sample, the i-th has the game's plies - i left.
+  bool placementAgrees = true;
+  int64_t replies = 0, gaps = 0;  // reply flags set; a game's next sample more than a ply on
   std::set<std::string> firstMoves;
   std::set<std::string> thirteenthMoves;  // after the opening plies sampled by temperature
 };
@@ -55,6 +60,17 @@ Played play(double fullSearchFraction, int games, int playouts = 16, int fastPla
     p.plies += record.plies;
     p.samples += int64_t(samples.size());
     p.recordsAgree = p.recordsAgree && record.samples == int(samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const selfplay::Sample& here = samples[i];
+      const bool next = i + 1 < samples.size();
+      const bool adjacent = next && samples[i + 1].pliesLeft + 1 == here.pliesLeft;
+      bool fits = here.pliesLeft >= 1 && here.pliesLeft <= record.plies && here.replyFollows == adjacent &&
+                  (!next || samples[i + 1].pliesLeft < here.pliesLeft);
+      if (fullSearchFraction >= 1) fits = fits && here.pliesLeft == record.plies - int(i);
+      p.placementAgrees = p.placementAgrees && fits;
+      p.replies += here.replyFollows;
+      p.gaps += next && !adjacent;
+    }
     if (!record.moves.empty()) p.firstMoves.insert(record.moves[0]);
     if (record.moves.size() > 12) p.thirteenthMoves.insert(record.moves[12]);
   });
@@ -152,6 +168,8 @@ TEST(SelfPlay, EveryPlyIsASampleWithoutPlayoutCapRandomisation) {
   EXPECT_GT(p.plies, 0);
   EXPECT_EQ(p.samples, p.plies);
   EXPECT_TRUE(p.recordsAgree);
+  EXPECT_TRUE(p.placementAgrees);
+  EXPECT_EQ(p.replies, p.samples - p.games);  // every sample but each game's last
 }
 
 TEST(SelfPlay, OnlyFullSearchesAreSamplesWithPlayoutCapRandomisation) {
@@ -164,6 +182,9 @@ TEST(SelfPlay, OnlyFullSearchesAreSamplesWithPlayoutCapRandomisation) {
   EXPECT_GT(share, 0.10);
   EXPECT_LT(share, 0.45);
   EXPECT_TRUE(p.recordsAgree);
+  EXPECT_TRUE(p.placementAgrees);
+  EXPECT_GT(p.replies, 0);  // two full searches in a row: a quarter of the time
+  EXPECT_GT(p.gaps, p.replies);
 }
 
 TEST(SelfPlay, GumbelRootsPlayWholeGamesAndExploreAtEveryPly) {

@@ -183,6 +183,60 @@ TEST(Trainer, OverfitsAFixedTinyBatch) {
   EXPECT_GE(hits, 7) << "of 8 memorised positions";
 }
 
+// With auxiliary heads the trainer learns the opponent's reply and the plies left besides the
+// policy and value. Hand derivations: a fresh network's cross-entropy against a one-hot reply is
+// about log(policy size), counted for the 6 rows of 8 that have a reply (the mean over the batch
+// counts the others as 0); the total is policy + value + 0.15 x reply + 0.1 x plies left (the
+// weights given). A batch without any reply or plies left has both auxiliary losses exactly 0.
+TEST(Trainer, AuxiliaryHeadsLearnTheReplyAndThePliesLeft) {
+  torch::set_num_threads(1);
+  const Micro m;
+  const nn::NetworkShape s = nn::networkShapeFor(m.encoder, 1, 16, 16, /*auxiliaryHeads=*/true);
+  training::OptimizerConfig o = optimizer(0.05);
+  o.replyPolicyWeight = 0.15;
+  o.pliesLeftWeight = 0.1;
+  auto t = makeTrainer(s, 3, o);
+  const Micro::Batch b = m.batch(8, 17);
+  const Micro::Batch replies = m.batch(8, 18);  // one-hot moves of other positions
+  std::vector<float> reply = replies.policy, hasReply(8, 1.0f), plies = {3, 10, 20, 40, 7, 0, 15, 1};
+  for (int i : {5, 7}) {
+    hasReply[size_t(i)] = 0.0f;
+    std::fill(reply.begin() + long(size_t(i) * s.policySize), reply.begin() + long(size_t(i + 1) * s.policySize), 0.0f);
+  }
+  const training::AuxiliaryBatch aux{reply.data(), hasReply.data(), plies.data()};
+  auto stepWith = [&](const training::AuxiliaryBatch& a) {
+    return t->step(b.planes.data(), b.policy.data(), b.wdl.data(), b.size, &a);
+  };
+  const training::Losses first = stepWith(aux);
+  EXPECT_NEAR(first.replyPolicy, 0.75 * std::log(double(s.policySize)), 1.2);
+  EXPECT_GT(first.pliesLeft, 0.0);
+  EXPECT_NEAR(first.total, first.policy + first.value + 0.15 * first.replyPolicy + 0.1 * first.pliesLeft, 1e-4);
+  training::Losses last = first;
+  for (int i = 0; i < 80; ++i) last = stepWith(aux);
+  std::fprintf(stderr, "[auxiliary: reply %.3f -> %.3f, plies left %.4f -> %.4f]\n", first.replyPolicy,
+               last.replyPolicy, first.pliesLeft, last.pliesLeft);
+  EXPECT_LT(last.replyPolicy, 0.3 * first.replyPolicy) << "the reply head should learn 6 one-hot replies";
+  EXPECT_LT(last.pliesLeft, 0.3 * first.pliesLeft) << "the plies-left head should learn 7 counts";
+
+  const std::vector<float> noReply(reply.size(), 0.0f), zeros(8, 0.0f);
+  const training::Losses none = stepWith({noReply.data(), zeros.data(), zeros.data()});
+  EXPECT_EQ(none.replyPolicy, 0.0);
+  EXPECT_EQ(none.pliesLeft, 0.0);
+  EXPECT_NEAR(none.total, none.policy + none.value, 1e-5);
+
+  // The heads the search runs are the same with or without the auxiliary ones.
+  torch::NoGradGuard noGrad;
+  t->net()->eval();
+  const torch::Tensor x = torch::from_blob(const_cast<float*>(b.planes.data()), {b.size, s.planes, s.height, s.width});
+  const auto [policy, value] = t->net()->forward(x);
+  const nn::NetworkOutputs all = t->net()->forwardAll(x);
+  EXPECT_TRUE(torch::allclose(policy, all.policy, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(value, all.value, 1e-5, 1e-6));
+  EXPECT_EQ(all.replyPolicy.sizes(), policy.sizes());
+  ASSERT_EQ(all.pliesLeft.dim(), 1);
+  EXPECT_EQ(all.pliesLeft.size(0), b.size);
+}
+
 // evaluate() gives the losses of the network as it searches (batch norm's running statistics),
 // learning nothing: the train loop reads it on games not yet trained on. A network that learned
 // 8 positions by heart scores them far better than 8 it never saw (random targets).
@@ -797,6 +851,22 @@ TEST_F(TrainConfigErrors, AsynchronousSelfPlayAndTheTrainRatio) {
                 {"distributed.train_ratio", "training.train_ratio"});
   expectRefused(base + "training: {train_ratio: 0}\n", {"training.train_ratio"});
   expectRefused(base + "selfplay: {asynchronous: sometimes}\n", {"selfplay.asynchronous"});
+}
+
+// network.auxiliary_heads puts the heads in the run's network; their loss weights are the
+// training section's, in [0, 10].
+TEST_F(TrainConfigErrors, AuxiliaryHeadsAndTheirWeights) {
+  const std::string base = "variant: micro\n";
+  const auto plain = training::loadTrainConfig(write(base));
+  EXPECT_FALSE(plain.auxiliaryHeads);
+  const auto aux = training::loadTrainConfig(
+      write(base + "network: {auxiliary_heads: true}\ntraining: {reply_policy_weight: 0.3, plies_left_weight: 0}\n"));
+  EXPECT_TRUE(aux.auxiliaryHeads);
+  EXPECT_DOUBLE_EQ(aux.replyPolicyWeight, 0.3);
+  EXPECT_DOUBLE_EQ(aux.pliesLeftWeight, 0.0);
+  expectRefused(base + "network: {auxiliary_heads: 2}\n", {"network.auxiliary_heads"});
+  expectRefused(base + "training: {reply_policy_weight: -1}\n", {"training.reply_policy_weight"});
+  expectRefused(base + "training: {plies_left_weight: 11}\n", {"training.plies_left_weight"});
 }
 
 TEST_F(TrainConfigErrors, AValidSmallConfigLoads) {

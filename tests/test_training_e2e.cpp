@@ -28,6 +28,7 @@
 #include "game/rules_fingerprint.h"
 #include "game/variant_loader.h"
 #include "nn/encoder.h"
+#include "nn/load_evaluator.h"
 #include "nn/model_file.h"
 #include "selfplay/chunk_info.h"
 #include "selfplay/game_record.h"
@@ -260,6 +261,12 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
     EXPECT_EQ(chunks[i].filename().string(), selfplay::chunkFileName(i));
     const auto samples = selfplay::readReplayChunk(chunks[i].string(), selfplay::chunkInfoFor(mt.encoder));
     EXPECT_EQ(int(samples.size()), recs[i].plies) << chunks[i];
+    // Sample j of a game of n plies (every ply a sample): n - j plies left, and the next sample
+    // is the reply but for the last one.
+    for (size_t j = 0; j < samples.size(); ++j) {
+      EXPECT_EQ(int(samples[j].pliesLeft), recs[i].plies - int(j)) << chunks[i] << " sample " << j;
+      EXPECT_EQ(samples[j].replyFollows, j + 1 < samples.size()) << chunks[i] << " sample " << j;
+    }
   }
 
   // metrics.jsonl: selfplay, train, gate for each iteration, in order.
@@ -386,6 +393,55 @@ TEST(TrainE2E, AsynchronousSelfPlayTrainsWhileItPlaysAndResumes) {
 
 // training.anneal_fraction: the last half of a 4-iteration run trains at the anneal's rate at
 // most (metrics.jsonl's learning_rate of each training phase), and the log says when it starts.
+// network.auxiliary_heads: the run trains the reply-policy and plies-left heads (their losses in
+// metrics.jsonl, falling from the first iteration to the last), saves models whose header
+// records the heads, and those models search with Eigen as with LibTorch.
+TEST(TrainE2E, AuxiliaryHeadsTrainAndTheirModelsSearch) {
+  const fs::path root = testRoot();
+  const fs::path config = root / "aux.yaml", dir = root / "run";
+  std::string text = tinyConfig(3);
+  const std::string network = "value_hidden: 8}";
+  ASSERT_NE(text.find(network), std::string::npos);
+  text.replace(text.find(network), network.size(), "value_hidden: 8, auxiliary_heads: true}");
+  spit(config, text);
+  const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
+  ASSERT_EQ(r.code, 0) << r.describe();
+  const MicroTrainer mt;
+  std::vector<double> reply, plies;
+  for (const std::string& line : lines(dir / "metrics.jsonl")) {
+    const json e = json::parse(line);
+    if (e.value("event", "") != "train") continue;
+    reply.push_back(e.at("reply_policy_loss").get<double>());
+    plies.push_back(e.at("plies_left_loss").get<double>());
+  }
+  ASSERT_EQ(reply.size(), 3u);
+  for (size_t i = 0; i < reply.size(); ++i) {
+    EXPECT_GT(reply[i], 0.0);
+    EXPECT_LT(reply[i], std::log(double(mt.encoder.policySize())));
+    EXPECT_GT(plies[i], 0.0);
+    EXPECT_TRUE(std::isfinite(plies[i]));
+  }
+  EXPECT_LT(reply[2], reply[0]);
+  EXPECT_LT(plies[2], plies[0]);
+  const std::string model = (dir / "models/gen-0000.model").string();
+  EXPECT_TRUE(nn::readModelInfo(model).shape.auxiliaryHeads);
+  // The same position through both forwards: the auxiliary weights are set aside by Eigen.
+  const game::Position start(mt.variant);
+  std::vector<float> planes(size_t(mt.encoder.inputSize()));
+  mt.encoder.encode(start, planes.data());
+  std::vector<float> logits[2], wdl[2];
+  int k = 0;
+  for (nn::Inference inference : {nn::Inference::kTorch, nn::Inference::kEigen}) {
+    const auto eval = nn::loadEvaluator(model, microRules(), "cpu", inference, nullptr);
+    logits[k].resize(size_t(mt.encoder.policySize()));
+    wdl[k].resize(3);
+    eval->evaluate(planes.data(), 1, logits[k].data(), wdl[k].data());
+    ++k;
+  }
+  for (size_t i = 0; i < logits[0].size(); ++i) ASSERT_NEAR(logits[0][i], logits[1][i], 1e-4f) << i;
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(wdl[0][i], wdl[1][i], 1e-4f) << i;
+}
+
 TEST(TrainE2E, FinalAnnealLowersTheRateForTheLastPartOfTheRun) {
   const fs::path root = testRoot();
   const fs::path config = root / "anneal.yaml", dir = root / "run";

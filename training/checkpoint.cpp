@@ -86,9 +86,9 @@ nn::ModelInfo loadCheckpoint(const std::string& path, Trainer& trainer, const ga
   }
   const nn::NetworkShape& s = trainer.net()->shape();
   if (s.blocks != info.shape.blocks || s.channels != info.shape.channels || s.valueHidden != info.shape.valueHidden ||
-      s.planes != info.shape.planes || s.policySize != info.shape.policySize)
-    return fail("network shape differs from the configured one (" + std::to_string(info.shape.blocks) + " blocks x " +
-                std::to_string(info.shape.channels) + " channels in the file)");
+      s.planes != info.shape.planes || s.policySize != info.shape.policySize ||
+      s.auxiliaryHeads != info.shape.auxiliaryHeads)
+    return fail("network shape differs from the configured one (" + nn::describeNetwork(info.shape) + " in the file)");
   try {
     trainer.net()->to(torch::kCPU);
     nn::moduleFromBytes(*trainer.net(), model);

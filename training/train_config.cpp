@@ -100,10 +100,11 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
   c.seed = uint64_t(r.integer(root, "", "seed", 0, 2147483647, int(c.seed)));
 
   if (const YAML::Node n = root["network"]) {
-    r.onlyKeys(n, "network", {"blocks", "channels", "value_hidden"});
+    r.onlyKeys(n, "network", {"blocks", "channels", "value_hidden", "auxiliary_heads"});
     c.blocks = r.integer(n, "network", "blocks", 0, 64, c.blocks);
     c.channels = r.integer(n, "network", "channels", 1, 1024, c.channels);
     c.valueHidden = r.integer(n, "network", "value_hidden", 1, 4096, c.valueHidden);
+    c.auxiliaryHeads = r.boolean(n, "network", "auxiliary_heads", c.auxiliaryHeads);
   }
   if (const YAML::Node n = root["selfplay"]) {
     std::set<std::string> keys = {"games_per_iteration", "parallel_games", "dirichlet_alpha", "noise_fraction",
@@ -138,7 +139,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     r.onlyKeys(n, "training", {"batch_size", "steps_per_iteration", "learning_rate", "lr_schedule", "momentum",
                                "weight_decay", "window", "min_samples", "threads", "root_value_weight",
                                "value_loss_weight", "mirror", "memory_layout", "anneal_fraction",
-                               "anneal_learning_rate", "log_every_steps", "train_ratio"});
+                               "anneal_learning_rate", "log_every_steps", "train_ratio", "reply_policy_weight",
+                               "plies_left_weight"});
     c.batchSize = r.integer(n, "training", "batch_size", 1, 65536, c.batchSize);
     c.stepsPerIteration = r.integer(n, "training", "steps_per_iteration", 0, 1000000, c.stepsPerIteration);
     c.learningRate = r.real(n, "training", "learning_rate", 1e-7, 10, c.learningRate);
@@ -153,6 +155,8 @@ TrainRunConfig loadTrainConfig(const std::string& path) {
     c.trainThreads = r.integer(n, "training", "threads", 1, 256, c.trainThreads);
     c.rootValueWeight = r.real(n, "training", "root_value_weight", 0, 1, c.rootValueWeight);
     c.valueLossWeight = r.real(n, "training", "value_loss_weight", 0, 10, c.valueLossWeight);
+    c.replyPolicyWeight = r.real(n, "training", "reply_policy_weight", 0, 10, c.replyPolicyWeight);
+    c.pliesLeftWeight = r.real(n, "training", "plies_left_weight", 0, 10, c.pliesLeftWeight);
     c.mirror = r.boolean(n, "training", "mirror", c.mirror);
     c.annealFraction = r.real(n, "training", "anneal_fraction", 0, 0.9, c.annealFraction);
     c.annealLearningRate = r.real(n, "training", "anneal_learning_rate", 1e-7, 10, c.annealLearningRate);

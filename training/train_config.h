@@ -42,6 +42,9 @@ struct TrainRunConfig {
   int blocks = 4;
   int channels = 32;
   int valueHidden = 32;
+  // The auxiliary heads (nn/network.h): the opponent's reply policy and the plies left, each a
+  // target the trainer adds to the loss with the weights below.
+  bool auxiliaryHeads = false;
 
   // selfplay
   int gamesPerIteration = 96;
@@ -95,6 +98,11 @@ struct TrainRunConfig {
   // falls while the loss on the next iteration's games rises above a constant guess's
   // (`fresh_value_loss` in metrics.jsonl). A smaller weight slows that learning by heart.
   double valueLossWeight = 1.0;
+  // The auxiliary heads' loss weights (network.auxiliary_heads): the reply policy's
+  // cross-entropy (KataGo weighs its opponent policy 0.15) and the plies-left head's Huber loss
+  // on plies / 16.
+  double replyPolicyWeight = 0.15;
+  double pliesLeftWeight = 0.1;
   // Reflect half of each batch left to right (nn/board_mirror.h): twice the positions from the
   // same games. Refused at the start of a run for a variant whose rules change in a mirror.
   bool mirror = false;

@@ -140,7 +140,7 @@ class Run {
   }
 
   nn::NetworkShape shape() const {
-    return nn::networkShapeFor(encoder_, config_.blocks, config_.channels, config_.valueHidden);
+    return nn::networkShapeFor(encoder_, config_.blocks, config_.channels, config_.valueHidden, config_.auxiliaryHeads);
   }
   nn::ModelInfo infoFor(const std::string& id) const {
     nn::ModelInfo info;
@@ -159,6 +159,8 @@ class Run {
     o.momentum = config_.momentum;
     o.weightDecay = config_.weightDecay;
     o.valueLossWeight = config_.valueLossWeight;
+    o.replyPolicyWeight = config_.replyPolicyWeight;
+    o.pliesLeftWeight = config_.pliesLeftWeight;
     return o;
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }

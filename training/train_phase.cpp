@@ -13,9 +13,15 @@
 namespace poppy::training {
 namespace {
 
-// One batch of dense training inputs and targets.
+// One batch of dense training inputs and targets (the auxiliary ones empty without auxiliary
+// heads).
 struct Batch {
   std::vector<float> planes, policy, wdl, rootValues;
+  std::vector<float> replyPolicy, hasReply, pliesLeft;
+  selfplay::AuxiliaryTargets targets() {
+    return {replyPolicy.data(), hasReply.data(), pliesLeft.data()};
+  }
+  AuxiliaryBatch auxiliary() const { return {replyPolicy.data(), hasReply.data(), pliesLeft.data()}; }
 };
 
 }  // namespace
@@ -25,21 +31,32 @@ TrainPhaseOutcome trainOnWindow(const TrainPhaseInputs& in, RunLog& log) {
   const nn::Encoder& encoder = in.encoder;
   const int batch = config.batchSize;
   const int steps = config.stepsPerIteration;
+  const bool auxiliary = in.trainer.net()->shape().auxiliaryHeads;
   Batch batches[2];
   for (Batch& b : batches) {
     b.planes.resize(size_t(batch) * encoder.inputSize());
     b.policy.resize(size_t(batch) * encoder.policySize());
     b.wdl.resize(size_t(batch) * size_t(encoder.valueSize()));
     b.rootValues.resize(size_t(batch));
+    if (auxiliary) {
+      b.replyPolicy.resize(size_t(batch) * encoder.policySize());
+      b.hasReply.resize(size_t(batch));
+      b.pliesLeft.resize(size_t(batch));
+    }
   }
   std::mt19937 rng(uint32_t(config.seed * 7 + uint64_t(in.trainer.steps())));
   auto draw = [&](Batch& b) {
-    in.window.sampleBatch(batch, rng, b.planes.data(), b.policy.data(), b.wdl.data(), b.rootValues.data());
+    const selfplay::AuxiliaryTargets targets = b.targets();
+    in.window.sampleBatch(batch, rng, b.planes.data(), b.policy.data(), b.wdl.data(), b.rootValues.data(),
+                          auxiliary ? &targets : nullptr);
     if (in.mirror)
       for (int i = 0; i < batch; ++i)
         if (rng() & 1) {
           in.mirror->reflectPlanes(b.planes.data() + size_t(i) * encoder.inputSize());
           in.mirror->reflectPolicy(b.policy.data() + size_t(i) * encoder.policySize());
+          // The reply is the same game a ply on, reflected with it (nothing to do for none).
+          if (auxiliary && b.hasReply[size_t(i)] > 0)
+            in.mirror->reflectPolicy(b.replyPolicy.data() + size_t(i) * encoder.policySize());
         }
     if (config.rootValueWeight > 0)
       for (int i = 0; i < batch; ++i)
@@ -68,22 +85,29 @@ TrainPhaseOutcome trainOnWindow(const TrainPhaseInputs& in, RunLog& log) {
     }
     const Batch& b = batches[done % 2];
     if (done + 1 < steps) next = std::async(std::launch::async, draw, std::ref(batches[(done + 1) % 2]));
-    const Losses l = in.trainer.step(b.planes.data(), b.policy.data(), b.wdl.data(), batch);
-    sum.policy += l.policy;
-    sum.value += l.value;
-    sum.total += l.total;
-    sinceEvent.policy += l.policy;
-    sinceEvent.value += l.value;
-    sinceEvent.total += l.total;
+    const AuxiliaryBatch aux = b.auxiliary();
+    const Losses l = in.trainer.step(b.planes.data(), b.policy.data(), b.wdl.data(), batch, auxiliary ? &aux : nullptr);
+    for (Losses* into : {&sum, &sinceEvent}) {
+      into->policy += l.policy;
+      into->value += l.value;
+      into->total += l.total;
+      into->replyPolicy += l.replyPolicy;
+      into->pliesLeft += l.pliesLeft;
+    }
     if (++stepsSinceEvent == config.logEverySteps && in.stepsEvent) {
       const double now = nowSeconds(), n = stepsSinceEvent;
-      in.stepsEvent({{"event", "steps"},
-                     {"steps", stepsSinceEvent},
-                     {"policy_loss", sinceEvent.policy / n},
-                     {"value_loss", sinceEvent.value / n},
-                     {"total_loss", sinceEvent.total / n},
-                     {"learning_rate", in.trainer.learningRateAt(in.trainer.steps())},
-                     {"samples_per_second", n * batch / std::max(now - eventStart, 1e-9)}});
+      nlohmann::json event = {{"event", "steps"},
+                              {"steps", stepsSinceEvent},
+                              {"policy_loss", sinceEvent.policy / n},
+                              {"value_loss", sinceEvent.value / n},
+                              {"total_loss", sinceEvent.total / n},
+                              {"learning_rate", in.trainer.learningRateAt(in.trainer.steps())},
+                              {"samples_per_second", n * batch / std::max(now - eventStart, 1e-9)}};
+      if (auxiliary) {
+        event["reply_policy_loss"] = sinceEvent.replyPolicy / n;
+        event["plies_left_loss"] = sinceEvent.pliesLeft / n;
+      }
+      in.stepsEvent(std::move(event));
       sinceEvent = {};
       stepsSinceEvent = 0;
       eventStart = now;
@@ -110,6 +134,10 @@ TrainPhaseOutcome trainOnWindow(const TrainPhaseInputs& in, RunLog& log) {
                {"window", in.window.size()},
                {"samples_per_second", done * double(batch) / std::max(seconds, 1e-9)},
                {"learning_rate", in.trainer.learningRateAt(in.trainer.steps())}};
+  if (auxiliary) {
+    out.event["reply_policy_loss"] = sum.replyPolicy / done;
+    out.event["plies_left_loss"] = sum.pliesLeft / done;
+  }
   return out;
 }
 

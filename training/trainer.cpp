@@ -66,27 +66,60 @@ DeviceBatch onDevice(const nn::NetworkShape& s, const float* planes, const float
   return {x, onDevice(policy, {batch, s.policySize}, device), onDevice(wdl, {batch, s.valueOutputs}, device)};
 }
 
-// The policy and value cross-entropies of the network on a batch (the forward pass autocast to
-// bfloat16 when bf16; the losses in float32), as step and evaluate both score it.
-std::pair<torch::Tensor, torch::Tensor> crossEntropies(nn::PolicyValueNet& net, const DeviceBatch& b, bool bf16) {
-  nn::Autocast autocast(bf16);
-  auto [logits, value] = net->forward(b.x);
+// The auxiliary losses (reply policy, plies left) on a batch: masked means over the batch, in
+// float32 as the others.
+std::pair<torch::Tensor, torch::Tensor> auxiliaryLosses(const nn::NetworkOutputs& out, const nn::NetworkShape& s,
+                                                        const AuxiliaryBatch& aux, int batch, const torch::Device& device) {
+  const torch::Tensor replyTarget = onDevice(aux.replyPolicy, {batch, s.policySize}, device);
+  const torch::Tensor hasReply = onDevice(aux.hasReply, {batch}, device);
+  const torch::Tensor plies = onDevice(aux.pliesLeft, {batch}, device);
+  const torch::Tensor reply =
+      -(hasReply * (replyTarget * torch::log_softmax(out.replyPolicy.to(torch::kFloat32), 1)).sum(1)).mean();
+  // Huber (quadratic within 1, that is 16 plies, linear beyond): a long game's count does not
+  // swamp the step, as in lc0's moves-left head.
+  const torch::Tensor known = (plies > 0).to(torch::kFloat32);
+  const torch::Tensor huber = torch::nn::functional::smooth_l1_loss(
+      out.pliesLeft.to(torch::kFloat32), plies / nn::PolicyValueNetImpl::kPliesLeftScale,
+      torch::nn::functional::SmoothL1LossFuncOptions().reduction(torch::kNone));
+  return {reply, (known * huber).mean()};
+}
+
+// The policy and value cross-entropies of the network's outputs on a batch (in float32 whatever
+// the forward pass ran in), as step and evaluate both score it.
+std::pair<torch::Tensor, torch::Tensor> crossEntropies(const torch::Tensor& logits, const torch::Tensor& value,
+                                                       const DeviceBatch& b) {
   return {-(b.pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean(),
           -(b.vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean()};
 }
+
+// The network's heads on a batch, the forward pass autocast to bfloat16 when bf16; the
+// auxiliary heads only when `auxiliary`.
+nn::NetworkOutputs outputs(nn::PolicyValueNet& net, const torch::Tensor& x, bool bf16, bool auxiliary) {
+  nn::Autocast autocast(bf16);
+  if (auxiliary) return net->forwardAll(x);
+  auto [logits, value] = net->forward(x);
+  return {logits, value, {}, {}};
+}
 }  // namespace
 
-Losses Trainer::step(const float* planes, const float* policy, const float* wdl, int batch) {
+Losses Trainer::step(const float* planes, const float* policy, const float* wdl, int batch, const AuxiliaryBatch* aux) {
   const DeviceBatch b = onDevice(net_->shape(), planes, policy, wdl, batch, device_, channelsLast_);
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(learningRateAt(steps_));
   net_->train();
-  torch::Tensor policyLoss, valueLoss, total;
+  torch::Tensor policyLoss, valueLoss, replyLoss, pliesLoss, total;
+  const bool auxiliary = aux && net_->shape().auxiliaryHeads;
   nn::reportingOutOfMemory("training a batch of " + std::to_string(batch) + " samples on " + device_.str(),
                            "lower training.batch_size", [&] {
-                             std::tie(policyLoss, valueLoss) =
-                                 crossEntropies(net_, b, precision_ == nn::Precision::kBfloat16);
-                             total = policyLoss + config_.valueLossWeight * valueLoss;
+                             const nn::NetworkOutputs out =
+                                 outputs(net_, b.x, precision_ == nn::Precision::kBfloat16, auxiliary);
+                             std::tie(policyLoss, valueLoss) = crossEntropies(out.policy, out.value, b);
+                             if (auxiliary)
+                               std::tie(replyLoss, pliesLoss) = auxiliaryLosses(out, net_->shape(), *aux, batch, device_);
+                             else
+                               replyLoss = pliesLoss = torch::zeros({}, policyLoss.options());
+                             total = policyLoss + config_.valueLossWeight * valueLoss +
+                                     config_.replyPolicyWeight * replyLoss + config_.pliesLeftWeight * pliesLoss;
                              optimizer_->zero_grad();
                              total.backward();
                              multiTensorSgdStep(*optimizer_);
@@ -94,10 +127,11 @@ Losses Trainer::step(const float* planes, const float* policy, const float* wdl,
                            });
   ++steps_;
   // One copy back: three item() calls would each wait for the GPU.
-  const torch::Tensor l = torch::stack({policyLoss.detach(), valueLoss.detach(), total.detach()})
+  const torch::Tensor l = torch::stack({policyLoss.detach(), valueLoss.detach(), total.detach(), replyLoss.detach(),
+                                        pliesLoss.detach()})
                               .to(torch::kCPU, torch::kDouble);
   const double* v = l.data_ptr<double>();
-  return Losses{v[0], v[1], v[2]};
+  return Losses{v[0], v[1], v[2], v[3], v[4]};
 }
 
 Losses Trainer::evaluate(const float* planes, const float* policy, const float* wdl, int batch) {
@@ -107,8 +141,9 @@ Losses Trainer::evaluate(const float* planes, const float* policy, const float* 
   torch::Tensor policyLoss, valueLoss;
   nn::reportingOutOfMemory("evaluating a batch of " + std::to_string(batch) + " samples on " + device_.str(),
                            "lower training.batch_size", [&] {
-                             std::tie(policyLoss, valueLoss) =
-                                 crossEntropies(net_, b, precision_ == nn::Precision::kBfloat16);
+                             const nn::NetworkOutputs out =
+                                 outputs(net_, b.x, precision_ == nn::Precision::kBfloat16, false);
+                             std::tie(policyLoss, valueLoss) = crossEntropies(out.policy, out.value, b);
                              return 0;
                            });
   net_->train();

@@ -1,6 +1,7 @@
 // One optimisation step at a time on the policy/value network: cross-entropy of the policy
 // against the search's visit distribution, cross-entropy of the win/draw/loss head against the
-// game result, SGD with momentum and weight decay, a step-wise learning-rate schedule.
+// game result, and with auxiliary heads (nn/network.h) the reply policy's cross-entropy and the
+// plies left's Huber loss; SGD with momentum and weight decay, a step-wise learning-rate schedule.
 #pragma once
 #include <torch/torch.h>
 
@@ -21,10 +22,21 @@ struct OptimizerConfig {
   double momentum = 0.9;
   double weightDecay = 1e-4;
   double valueLossWeight = 1.0;
+  double replyPolicyWeight = 0.15;  // auxiliary heads only
+  double pliesLeftWeight = 0.1;
 };
 
+// Each loss is a mean over the batch; an auxiliary loss counts its rows without a target as 0.
 struct Losses {
   double policy = 0, value = 0, total = 0;
+  double replyPolicy = 0, pliesLeft = 0;  // 0 without auxiliary heads
+};
+
+// The auxiliary heads' targets of a batch, row by row (selfplay/replay_window.h fills them).
+struct AuxiliaryBatch {
+  const float* replyPolicy;  // batch x policySize
+  const float* hasReply;     // batch: 1 where the row has a reply policy
+  const float* pliesLeft;    // batch: plies left, 0 where not recorded
 };
 
 class Trainer {
@@ -35,9 +47,11 @@ class Trainer {
   Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device device,
           nn::Precision precision = nn::Precision::kFloat32, MemoryLayout layout = MemoryLayout::kAuto);
 
-  // planes: batch x inputSize; policy: batch x policySize (rows sum to 1); wdl: batch x 3.
-  // Out of GPU memory: std::runtime_error naming the batch size.
-  Losses step(const float* planes, const float* policy, const float* wdl, int batch);
+  // planes: batch x inputSize; policy: batch x policySize (rows sum to 1); wdl: batch x 3;
+  // aux: the auxiliary targets, for a network with auxiliary heads (else ignored; without them
+  // those heads do not learn). Out of GPU memory: std::runtime_error naming the batch size.
+  Losses step(const float* planes, const float* policy, const float* wdl, int batch,
+              const AuxiliaryBatch* aux = nullptr);
   // The same losses without learning: the network as it searches (batch norm's running
   // statistics), no gradient. For games it has not trained on, what it will know of new games.
   Losses evaluate(const float* planes, const float* policy, const float* wdl, int batch);
