@@ -436,7 +436,8 @@ std::vector<Sample> decodeReplayChunk(const std::string& path, const uint8_t* by
     s.rootValue = bitsFloat(uint32_t(get(values + 4 * i, 4)));
     if (placed) {
       s.pliesLeft = uint16_t(get(pliesLeft + 2 * i, 2));
-      if (replyFlags[i] > 1) malformed("sample " + std::to_string(i) + " reply flag " + std::to_string(replyFlags[i]));
+      if (replyFlags[i] > 1)
+        malformed("sample " + std::to_string(i) + ": reply flag " + std::to_string(replyFlags[i]) + " (not 0 or 1)");
       s.replyFollows = replyFlags[i] == 1;
     }
     const size_t count = size_t(get(counts + 4 * i, 4));

@@ -410,8 +410,8 @@ TEST_F(ReplayFile, OlderVersionsAreReadWithoutTheGamePlacement) {
 TEST_F(ReplayFile, GamePlacementRoundTripsAndAReplyFlagIsChecked) {
   const ChunkInfo info = microInfo();
   std::vector<Sample> samples = makeSamples(info, 9, 17);
-  samples[3].pliesLeft = 65535;  // the largest count the column holds
-  samples[2].replyFollows = false;
+  samples[3].pliesLeft = 65535;  // the largest count the column holds: no reply on either side
+  samples[2].replyFollows = samples[3].replyFollows = false;
   writeReplayChunk(path("placed.rpl"), info, samples);
   const std::vector<Sample> back = readReplayChunk(path("placed.rpl"), info);
   ASSERT_EQ(back.size(), samples.size());
