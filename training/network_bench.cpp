@@ -58,9 +58,11 @@ Setup setup(const nn::NetworkBenchOptions& a) {
   torch::manual_seed(s.config.seed);
   s.variant = game::loadVariant(s.config.variant);
   s.encoder = std::make_unique<nn::Encoder>(s.variant);
-  s.shape = nn::networkShapeFor(*s.encoder, s.config.blocks, s.config.channels, s.config.valueHidden);
-  std::printf("network: %s, %d blocks x %d channels, %d input planes, policy %d, device %s, %s, %d threads%s\n",
-              s.variant->name.c_str(), s.shape.blocks, s.shape.channels, s.shape.planes, s.shape.policySize,
+  s.shape = nn::networkShapeFor(*s.encoder, s.config.blocks, s.config.channels, s.config.valueHidden,
+                                s.config.auxiliaryHeads);
+  std::printf("network: %s, %d blocks x %d channels%s, %d input planes, policy %d, device %s, %s, %d threads%s\n",
+              s.variant->name.c_str(), s.shape.blocks, s.shape.channels,
+              s.shape.auxiliaryHeads ? " with auxiliary heads (trained)" : "", s.shape.planes, s.shape.policySize,
               s.config.device.c_str(), nn::precisionName(s.precision), torch::get_num_threads(),
               nn::blasThreads() > 0 ? (" (OpenBLAS " + std::to_string(nn::blasThreads()) + ")").c_str() : "");
   if (s.device.is_cuda()) std::printf("GPU: %s\n", gpuName().c_str());
@@ -394,10 +396,22 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
     policy[size_t(i) * s.encoder->policySize() + rng() % s.encoder->policySize()] = 1;
     wdl[size_t(i) * values + rng() % values] = 1;
   }
+  // With network.auxiliary_heads: a one-hot reply for every row and 1 to 60 plies left, so that
+  // the step costs what a run's does.
+  std::vector<float> reply, hasReply(static_cast<size_t>(batch), 1.0f), pliesLeft(static_cast<size_t>(batch));
+  if (s.shape.auxiliaryHeads) {
+    reply.assign(size_t(batch) * s.encoder->policySize(), 0.0f);
+    for (int i = 0; i < batch; ++i) {
+      reply[size_t(i) * s.encoder->policySize() + rng() % s.encoder->policySize()] = 1;
+      pliesLeft[size_t(i)] = float(1 + rng() % 60);
+    }
+  }
+  const AuxiliaryBatch aux{reply.data(), hasReply.data(), pliesLeft.data()};
   // The trainer's step in one memory layout (training/memory_layout.h): seconds per step.
   auto trainerStep = [&](MemoryLayout layout) {
     Trainer trainer(nn::PolicyValueNet(s.shape), OptimizerConfig{}, device, s.precision, layout);
-    const double seconds = timePerCall([&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch); },
+    const double seconds = timePerCall(
+        [&] { trainer.step(planes.data(), policy.data(), wdl.data(), batch, s.shape.auxiliaryHeads ? &aux : nullptr); },
                                        3 * a.seconds, device);
     const char* name = trainer.channelsLast() ? "channels_last" : "nchw";
     std::printf("batch %d, %s, %s: trainer %.0f samples/s (%.1f ms/step)\n", batch, nn::precisionName(s.precision), name,
@@ -438,8 +452,9 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
         loss.backward();
       },
       3 * a.seconds, device);
-  std::printf("batch %d, %s: bare forward+backward (nchw) %.0f samples/s (%.1f ms)\n", batch,
-              nn::precisionName(s.precision), batch / bareTime, 1e3 * bareTime);
+  std::printf("batch %d, %s: bare forward+backward (nchw%s) %.0f samples/s (%.1f ms)\n", batch,
+              nn::precisionName(s.precision), s.shape.auxiliaryHeads ? ", policy and value heads only" : "",
+              batch / bareTime, 1e3 * bareTime);
   std::ofstream(a.csv, std::ios::app) << "train," << s.variant->name << ',' << batch << ',' << batch / stepTime << ','
                                       << batch / bareTime << ',' << s.config.device << '-'
                                       << nn::precisionName(s.precision) << ',' << layoutName << '\n';
