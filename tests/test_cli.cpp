@@ -522,7 +522,8 @@ TEST(CliBench, SearchBenchPrintsARowPerSettingAndWritesEverySearch) {
 // `poppy bench train` for a two- and a four-player variant (yonin's value head has 5 outputs;
 // the bare loop once shaped its targets as 3 and stopped with a LibTorch shape error): each prints
 // both rates, in the layout the config's auto picks (both policy heads are dense: channels last),
-// and writes one CSV row; `--layout` names another, and `both` compares the two.
+// and writes one CSV row; `--layout` names another, and `both` compares the two; micro-aux.yaml's
+// auxiliary heads are trained too.
 TEST(CliBench, TrainBenchRunsForTwoAndFourPlayers) {
   const std::string csv = (fs::temp_directory_path() / ("poppy_cli_bench_train_" + std::to_string(::getpid()) + ".csv")).string();
   fs::remove(csv);
@@ -556,6 +557,12 @@ TEST(CliBench, TrainBenchRunsForTwoAndFourPlayers) {
   EXPECT_THAT(rows[1], testing::StartsWith("train,yonin,8,"));
   EXPECT_THAT(rows[2], testing::EndsWith(",nchw"));
   EXPECT_THAT(rows[3], testing::StartsWith("train-layouts,micro,8,"));
+  // A config with auxiliary heads trains them in the trainer's steps; the bare loop says it runs
+  // the policy and value only.
+  const CmdResult aux = bench("micro-aux", {});
+  EXPECT_THAT(aux.out, HasSubstr("4 blocks x 32 channels with auxiliary heads (trained)")) << aux.describe();
+  EXPECT_THAT(aux.out, HasSubstr("batch 8, fp32, channels_last: trainer ")) << aux.describe();
+  EXPECT_THAT(aux.out, HasSubstr("bare forward+backward (nchw, policy and value heads only)")) << aux.describe();
   fs::remove(csv);
 }
 
