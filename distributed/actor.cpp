@@ -159,7 +159,7 @@ void runActor(MpiSession& session, const ActorOptions& options) {
         selfplay::SelfPlayPool pool(
             variant, encoder,
             [&] { return nn::loadModelEvaluator(modelPath, variant.get(), config.device, config.inference); }, settings,
-            config.selfplayWorkers, 18);
+            config.selfplayWorkers);
         say("playing with " + name + " (" + std::to_string(config.selfplayWorkers) + " workers, " +
             std::to_string(settings.parallelGames) + " games at once)");
         pool.play(

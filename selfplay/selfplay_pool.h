@@ -20,12 +20,15 @@ class SelfPlayPool {
  public:
   // Called once per worker, on the caller's thread, before any game starts.
   using EvaluatorFactory = std::function<std::unique_ptr<mcts::Evaluator>()>;
+  // Each worker's eval cache in self-play (`poppy train`, its asynchronous feed, MPI actors,
+  // `bench selfplay`): 2^18 entries (about 262,000 positions), stated once so that they stay alike.
+  static constexpr int kSelfPlayCacheBits = 18;
 
   // workers >= 1; settings.parallelGames is split between the workers (each gets at least
   // one game); worker k plays with seed settings.seed + k * 1000003. cacheBits: log2 of each
   // worker's eval cache entries (0: no cache).
   SelfPlayPool(game::VariantPtr variant, const nn::Encoder& encoder, const EvaluatorFactory& makeEvaluator,
-               const SelfPlaySettings& settings, int workers, int cacheBits = 18);
+               const SelfPlaySettings& settings, int workers, int cacheBits = kSelfPlayCacheBits);
   ~SelfPlayPool();
 
   // As SelfPlayRunner::play, with the games split between the workers. onGame and progress

@@ -43,7 +43,7 @@ void LocalGameFeed::play(const GameSink& sink) {
     // A different seed at each start, so a resumed run does not replay its first games.
     settings.seed = config_.seed * 1000003 + uint64_t(generation) * 7919;
     selfplay::SelfPlayPool pool(
-        variant_, encoder_, [&] { return load_(path); }, settings, config_.selfplayWorkers, 18);
+        variant_, encoder_, [&] { return load_(path); }, settings, config_.selfplayWorkers);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       pool_ = &pool;

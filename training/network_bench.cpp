@@ -295,7 +295,7 @@ SelfplayFigures selfplayOnce(const nn::NetworkBenchOptions& a, const Setup& s, n
         recorders.push_back(rec.get());
         return rec;
       },
-      settings, workers, 18);  // the cache as in `poppy train`
+      settings, workers);  // the cache as in `poppy train`
   int64_t plies = 0;
   const auto start = Clock::now();
   common::ProgressLine progressLine;

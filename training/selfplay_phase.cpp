@@ -13,7 +13,7 @@ SelfplayPhaseOutcome playSelfplayPhase(const SelfplayPhaseInputs& in, const Fini
   selfplay::SelfPlaySettings s = selfplaySettingsFor(in.config);
   s.modelId = in.modelId;
   s.seed = in.seed;
-  selfplay::SelfPlayPool runner(in.variant, in.encoder, in.makeEvaluator, s, in.config.selfplayWorkers, 18);
+  selfplay::SelfPlayPool runner(in.variant, in.encoder, in.makeEvaluator, s, in.config.selfplayWorkers);
   int64_t plies = 0, decisive = 0, adjudicated = 0;
   int played = 0;
   const double start = nowSeconds();
