@@ -56,35 +56,29 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetworkShape& s) : shape_(s) {
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor x) {
-  x = torch::relu(inputBn_(inputConv_(x)));
-  if (shape_.blocks > 0) x = tower_->forward(x);  // an empty Sequential refuses forward()
-  auto p = torch::relu(policyBn_(policyConv_(x)));
-  // Spatial: [batch, planes, h, w] flattened is index plane * squares + square, the encoder's.
-  p = shape_.policyPlanes > 0 ? policyOutBn_(policyOut_(p)).flatten(1) : policyFc_(p.flatten(1));
-  auto v = torch::relu(valueBn_(valueConv_(x))).flatten(1);
-  v = valueFc2_(torch::relu(valueFc1_(v)));
-  return {p, v};
+  NetworkOutputs out = heads(std::move(x), false);
+  return {out.policy, out.value};
 }
 
-NetworkOutputs PolicyValueNetImpl::forwardAll(torch::Tensor x) {
-  if (!shape_.auxiliaryHeads) {
-    auto [p, v] = forward(x);
-    return {p, v, {}, {}};
-  }
+NetworkOutputs PolicyValueNetImpl::forwardAll(torch::Tensor x) { return heads(std::move(x), shape_.auxiliaryHeads); }
+
+NetworkOutputs PolicyValueNetImpl::heads(torch::Tensor x, bool auxiliary) {
   x = torch::relu(inputBn_(inputConv_(x)));
-  if (shape_.blocks > 0) x = tower_->forward(x);
+  if (shape_.blocks > 0) x = tower_->forward(x);  // an empty Sequential refuses forward()
   const auto features = torch::relu(policyBn_(policyConv_(x)));
   NetworkOutputs out;
+  // Spatial: [batch, planes, h, w] flattened is index plane * squares + square, the encoder's.
   if (shape_.policyPlanes > 0) {
     out.policy = policyOutBn_(policyOut_(features)).flatten(1);
-    out.replyPolicy = replyPolicyOutBn_(replyPolicyOut_(features)).flatten(1);
+    if (auxiliary) out.replyPolicy = replyPolicyOutBn_(replyPolicyOut_(features)).flatten(1);
   } else {
-    out.policy = policyFc_(features.flatten(1));
-    out.replyPolicy = replyPolicyFc_(features.flatten(1));
+    const auto flat = features.flatten(1);
+    out.policy = policyFc_(flat);
+    if (auxiliary) out.replyPolicy = replyPolicyFc_(flat);
   }
   const auto hidden = torch::relu(valueFc1_(torch::relu(valueBn_(valueConv_(x))).flatten(1)));
   out.value = valueFc2_(hidden);
-  out.pliesLeft = pliesLeftFc_(hidden).squeeze(1);
+  if (auxiliary) out.pliesLeft = pliesLeftFc_(hidden).squeeze(1);
   return out;
 }
 

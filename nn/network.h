@@ -44,6 +44,9 @@ class PolicyValueNetImpl : public torch::nn::Module {
   double flopsPerPosition() const;
 
  private:
+  // forward and forwardAll: the policy and value, and the auxiliary heads when asked.
+  NetworkOutputs heads(torch::Tensor x, bool auxiliary);
+
   NetworkShape shape_;
   torch::nn::Conv2d inputConv_{nullptr};
   torch::nn::BatchNorm2d inputBn_{nullptr};

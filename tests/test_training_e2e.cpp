@@ -118,6 +118,14 @@ std::string tinyConfig(int iterations, int games = 8, int parallel = 8, int play
   return y.str();
 }
 
+// `text` with the first occurrence of `from` replaced by `to` (a config line edited); a test
+// failure when `from` is not there.
+std::string replacedOnce(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 std::vector<fs::path> chunkFiles(const fs::path& runDir) {
   std::vector<fs::path> out;
   if (!fs::exists(runDir / "replay")) return out;
@@ -333,13 +341,8 @@ TEST(TrainE2E, TinyRunLeavesTheDocumentedRunDirectory) {
 TEST(TrainE2E, AsynchronousSelfPlayTrainsWhileItPlaysAndResumes) {
   const fs::path root = testRoot();
   const fs::path config = root / "async.yaml", dir = root / "run";
-  std::string text = tinyConfig(3, 8, 8, 16, 8, "");
-  const std::string selfplay = "threads: 1}";
-  ASSERT_NE(text.find(selfplay), std::string::npos);
-  text.replace(text.find(selfplay), selfplay.size(), "threads: 1, asynchronous: true}");
-  const std::string training = "threads: 1}\ngate";
-  ASSERT_NE(text.find(training), std::string::npos);
-  text.replace(text.find(training), training.size(), "threads: 1, train_ratio: 4}\ngate");
+  std::string text = replacedOnce(tinyConfig(3, 8, 8, 16, 8, ""), "threads: 1}", "threads: 1, asynchronous: true}");
+  text = replacedOnce(text, "threads: 1}\ngate", "threads: 1, train_ratio: 4}\ngate");
   spit(config, text);
   const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
   ASSERT_EQ(r.code, 0) << r.describe();
@@ -399,11 +402,7 @@ TEST(TrainE2E, AsynchronousSelfPlayTrainsWhileItPlaysAndResumes) {
 TEST(TrainE2E, AuxiliaryHeadsTrainAndTheirModelsSearch) {
   const fs::path root = testRoot();
   const fs::path config = root / "aux.yaml", dir = root / "run";
-  std::string text = tinyConfig(3);
-  const std::string network = "value_hidden: 8}";
-  ASSERT_NE(text.find(network), std::string::npos);
-  text.replace(text.find(network), network.size(), "value_hidden: 8, auxiliary_heads: true}");
-  spit(config, text);
+  spit(config, replacedOnce(tinyConfig(3), "value_hidden: 8}", "value_hidden: 8, auxiliary_heads: true}"));
   const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
   ASSERT_EQ(r.code, 0) << r.describe();
   const MicroTrainer mt;
@@ -445,13 +444,9 @@ TEST(TrainE2E, AuxiliaryHeadsTrainAndTheirModelsSearch) {
 TEST(TrainE2E, FinalAnnealLowersTheRateForTheLastPartOfTheRun) {
   const fs::path root = testRoot();
   const fs::path config = root / "anneal.yaml", dir = root / "run";
-  spit(config, tinyConfig(4));
-  std::string text = slurp(config);
   const std::string training = "training: {batch_size: 32, steps_per_iteration: 10, min_samples: 50, window: 20000, threads: 1";
-  ASSERT_NE(text.find(training), std::string::npos);
-  text.replace(text.find(training), training.size(),
-               training + ", learning_rate: 0.05, lr_schedule: [], anneal_fraction: 0.5, anneal_learning_rate: 0.001");
-  spit(config, text);
+  spit(config, replacedOnce(tinyConfig(4), training,
+                            training + ", learning_rate: 0.05, lr_schedule: [], anneal_fraction: 0.5, anneal_learning_rate: 0.001"));
   const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
   ASSERT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.err.find("iter 2: the last 50% of the run's 4 iterations: learning rate at most 0.001 from here"),
