@@ -402,7 +402,10 @@ TEST(TrainE2E, AsynchronousSelfPlayTrainsWhileItPlaysAndResumes) {
 TEST(TrainE2E, AuxiliaryHeadsTrainAndTheirModelsSearch) {
   const fs::path root = testRoot();
   const fs::path config = root / "aux.yaml", dir = root / "run";
-  spit(config, replacedOnce(tinyConfig(3), "value_hidden: 8}", "value_hidden: 8, auxiliary_heads: true}"));
+  // 60 steps an iteration at 0.05, not the tiny config's 10 at 0.02: enough that the reply loss
+  // falls whatever games the workers' timing made (10 steps moved it by less than 0.01).
+  std::string text = replacedOnce(tinyConfig(3), "value_hidden: 8}", "value_hidden: 8, auxiliary_heads: true}");
+  spit(config, replacedOnce(text, "steps_per_iteration: 10,", "steps_per_iteration: 60, learning_rate: 0.05, lr_schedule: [],"));
   const CmdResult r = poppy({"train", "--config", config.string(), "--run-dir", dir.string()}, root);
   ASSERT_EQ(r.code, 0) << r.describe();
   const MicroTrainer mt;
