@@ -6,22 +6,23 @@
 
 namespace poppy::common {
 
-YAML::Node YamlReader::loadFile() const {
-  std::error_code ec;
-  if (!std::filesystem::exists(path_, ec)) throw ConfigError(path_ + ": no such file");
-  if (!std::filesystem::is_regular_file(path_, ec)) throw ConfigError(path_ + ": not a regular file");
-  try {
-    return YAML::LoadFile(path_);
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(path_ + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(path_ + ": cannot be read: " + e.what());
-  }
+YAML::Node YamlReader::loadFile() const { return readYamlFile(path_).second; }
+
+YAML::Node YamlReader::loadWithBases() {
+  layered_ = loadLayeredYaml(path_);
+  return layered_.merged;
 }
 
 void YamlReader::fail(const std::string& key, const std::string& what, const YAML::Node& node) const {
-  std::string at;
-  if (node.Mark().line >= 0) at = " (line " + std::to_string(node.Mark().line + 1) + ")";
+  // A key set in a base: name the base's file and the file it is the base of.
+  const YamlLayer* layer = layered_.hasBase() ? layerSetting(layered_.layers, key) : nullptr;
+  const bool fromBase = layer && layer != &layered_.layers.front();
+  int line = node.Mark().line;
+  if (line < 0 && layer)  // a mapping merged from several files has no line of its own: the nearest file's
+    if (const auto set = settingAt(layer->root, key)) line = set->Mark().line;
+  const std::string at = line >= 0 ? " (line " + std::to_string(line + 1) + ")" : "";
+  if (fromBase)
+    throw ConfigError(layer->path + ": key '" + key + "': " + what + at + "; " + layer->path + " is the base of " + path_);
   throw ConfigError(path_ + ": key '" + key + "': " + what + at);
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include "common/yaml_layers.h"
+
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -22,6 +24,12 @@ class YamlReader {
 
   // Parses the file; throws ConfigError for a missing file or invalid YAML.
   YAML::Node loadFile() const;
+  // Parses the file and the bases it names (`base: FILE`, common/yaml_layers.h) and returns the
+  // merged settings; from then on an error about a key the file takes from a base names that
+  // base's file (and line) and the file it is the base of.
+  YAML::Node loadWithBases();
+  // The settings as one self-contained YAML text (after loadWithBases).
+  std::string settingsText() const { return layered_.text(); }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what, const YAML::Node& node = YAML::Node()) const;
   void onlyKeys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const;
@@ -52,6 +60,7 @@ class YamlReader {
 
  private:
   std::string path_;
+  LayeredYaml layered_;  // empty until loadWithBases
 };
 
 }  // namespace poppy::common

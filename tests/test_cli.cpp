@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 #include <vector>
+#include <yaml-cpp/yaml.h>
 
 #include "selfplay/game_record.h"
 #include "support/child_process.h"
@@ -770,6 +771,29 @@ TEST(CliSeedVariants, SeedShogiVariantsPlayThroughTheCommands) {
     expectSuccess(train);
     EXPECT_TRUE(fs::exists(dir / "run" / "models" / "gen-0001.model")) << train.describe();
   }
+}
+
+// A config with a base (`base: FILE`, common/yaml_layers.h) trains with the base's settings under
+// its own, and the run directory keeps the merged settings: config.yaml stands alone, so the run
+// resumes, reports and feeds actors even where the base is not.
+TEST(CliTrain, ConfigWithABaseTrainsAndTheRunKeepsTheMergedSettings) {
+  const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "config_base");
+  poppy::testing::spit(dir / "base.yaml",
+                       "variant: micro\nnetwork: {blocks: 1, channels: 8, value_hidden: 8}\n"
+                       "selfplay: {games_per_iteration: 2, parallel_games: 2, playouts: 8, ply_cap: 40}\n"
+                       "training: {steps_per_iteration: 2, batch_size: 16, min_samples: 1, threads: 1}\n"
+                       "gate: {games: 0}\nrun: {iterations: 1}\n");
+  poppy::testing::spit(dir / "child.yaml", "base: base.yaml\ntraining: {steps_per_iteration: 3}\n");
+  const CmdResult train = poppy({"train", "--config", (dir / "child.yaml").string(), "--run-dir", (dir / "run").string()});
+  expectSuccess(train);
+  EXPECT_TRUE(fs::exists(dir / "run" / "models" / "gen-0001.model")) << train.describe();
+  const YAML::Node kept = YAML::LoadFile((dir / "run" / "config.yaml").string());
+  EXPECT_FALSE(kept["base"]) << "config.yaml still names its base";
+  EXPECT_EQ(kept["training"]["steps_per_iteration"].as<int>(), 3);  // the child's
+  EXPECT_EQ(kept["training"]["batch_size"].as<int>(), 16);          // the base's
+  EXPECT_EQ(kept["selfplay"]["playouts"].as<int>(), 8);
+  // The run trained the child's 3 steps: its steps event says so.
+  EXPECT_THAT(slurp(dir / "run" / "train.log"), HasSubstr("train done: 3 steps")) << train.describe();
 }
 
 // A four-player training config must leave the two-player tools off; each is named.

@@ -82,9 +82,10 @@ selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& c) {
 
 TrainRunConfig loadTrainConfig(const std::string& path) {
   common::YamlReader r(path);
-  const YAML::Node root = r.loadFile();
+  const YAML::Node root = r.loadWithBases();
   TrainRunConfig c;
   c.sourcePath = path;
+  c.settingsText = r.settingsText();
   r.onlyKeys(root, "", {"variant", "device", "inference", "precision", "seed", "network", "selfplay", "training", "gate", "run",
                        "distributed"});
   c.variant = r.text(root, "", "variant", c.variant);

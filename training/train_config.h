@@ -28,6 +28,10 @@ struct SearchSettings {
 
 struct TrainRunConfig {
   std::string sourcePath;
+  // The settings as one self-contained YAML text: the file's own text, or with `base: FILE`
+  // (common/yaml_layers.h) the merged settings. A run directory keeps it as config.yaml, and the
+  // distributed learner sends it to its actors.
+  std::string settingsText;
   std::string variant = "micro";
   std::string device = "cpu";
   // What runs the network in self-play and gate games on the CPU (nn/inference.h): auto uses

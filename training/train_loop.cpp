@@ -84,7 +84,7 @@ class Run {
     fs::create_directories(dir_ / "models");
     fs::create_directories(dir_ / "replay");
     openOrCreate();  // refuses a damaged or mismatched run before anything is written
-    const std::string configText = common::readWholeFile(config_.sourcePath);
+    const std::string& configText = config_.settingsText;  // self-contained: any `base:` resolved
     common::writeFileAtomically((dir_ / "config.yaml").string(), configText);
     startedAt_ = nowSeconds();
     secondsBefore_ = state_.secondsTrained;

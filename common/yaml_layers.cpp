@@ -1,0 +1,152 @@
+#include "common/yaml_layers.h"
+
+#include <filesystem>
+#include <map>
+
+#include "common/atomic_file.h"
+#include "common/yaml_reader.h"
+
+namespace poppy::common {
+namespace fs = std::filesystem;
+namespace {
+
+std::string lineOf(const YAML::Node& node) {
+  return node.Mark().line >= 0 ? " (line " + std::to_string(node.Mark().line + 1) + ")" : "";
+}
+
+// Merging goes key by key, so every key of a file with a base must be a plain name and appear
+// once in its mapping (yaml-cpp keeps both of a duplicated key; YamlReader::onlyKeys refuses them
+// in a file read alone, and here the merge would hide one).
+void refuseDuplicateKeys(const std::string& path, const YAML::Node& node, const std::string& key) {
+  if (!node.IsMap()) return;
+  std::map<std::string, int> lines;
+  for (const auto& kv : node) {
+    const std::string where = key.empty() ? "(top level)" : key;
+    if (!kv.first.IsScalar())
+      throw ConfigError(path + ": key '" + where + "': has a key that is not a plain name" + lineOf(kv.first));
+    const std::string k = kv.first.as<std::string>();
+    const std::string dotted = YamlReader::join(key, k);
+    const int line = kv.first.Mark().line + 1;
+    if (const auto seen = lines.find(k); seen != lines.end())
+      throw ConfigError(path + ": key '" + dotted + "': appears twice (lines " + std::to_string(seen->second) + " and " +
+                        std::to_string(line) + "); keep one");
+    lines[k] = line;
+    refuseDuplicateKeys(path, kv.second, dotted);
+  }
+}
+
+// `over` on top of `base`: mappings merge key by key, anything else in `over` replaces. A new
+// tree: neither input is changed (assigning onto an existing yaml-cpp node would rewrite the
+// node it shares with its file).
+YAML::Node mergedOver(const YAML::Node& base, const YAML::Node& over) {
+  if (!base.IsMap() || !over.IsMap()) return over;
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& kv : base) {
+    const std::string k = kv.first.as<std::string>();
+    const YAML::Node mine = over[k];
+    out[k] = mine ? mergedOver(kv.second, mine) : kv.second;
+  }
+  for (const auto& kv : over) {
+    const std::string k = kv.first.as<std::string>();
+    if (!base[k]) out[k] = kv.second;
+  }
+  return out;
+}
+
+// The top-level mapping without its `base` key.
+YAML::Node withoutBase(const YAML::Node& root) {
+  if (!root.IsMap() || !root["base"]) return root;
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& kv : root)
+    if (kv.first.as<std::string>() != "base") out[kv.first.as<std::string>()] = kv.second;
+  return out;
+}
+
+}  // namespace
+
+std::pair<std::string, YAML::Node> readYamlFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw ConfigError(path + ": no such file");
+  if (!fs::is_regular_file(path, ec)) throw ConfigError(path + ": not a regular file");
+  std::string text;
+  try {
+    text = readWholeFile(path);
+  } catch (const std::exception& e) {
+    throw ConfigError(std::string(e.what()));
+  }
+  try {
+    return {text, YAML::Load(text)};
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path + ": cannot be read: " + e.what());
+  }
+}
+
+std::string LayeredYaml::text() const {
+  if (!hasBase()) return ownText;
+  std::string chain;
+  for (const YamlLayer& l : layers) chain += (chain.empty() ? "" : ", based on ") + l.path;
+  YAML::Emitter out;
+  out << merged;
+  return "# " + chain + ": the settings, the bases merged in\n" + out.c_str() + "\n";
+}
+
+LayeredYaml loadLayeredYaml(const std::string& path) {
+  LayeredYaml result;
+  std::vector<std::string> seen;  // the chain's files, for loops
+  std::string next = path;
+  for (;;) {
+    auto [text, read] = readYamlFile(next);
+    const YAML::Node& root = read;  // const: a non-const operator[] adds the key it looks up
+    if (result.layers.empty()) result.ownText = text;
+    std::error_code ec;
+    seen.push_back(fs::weakly_canonical(next, ec).string());
+    result.layers.push_back({next, root});
+    if (!root.IsMap() || !root["base"]) break;  // (a Node() would count as set: it is a null value)
+    const YAML::Node base = root["base"];
+    if (!base.IsScalar() || base.as<std::string>().empty())
+      throw ConfigError(next + ": key 'base': must be the name of a settings file" + lineOf(base));
+    const fs::path named = base.as<std::string>();
+    const std::string basePath = (named.is_absolute() ? named : fs::path(next).parent_path() / named).string();
+    const std::string canonical = fs::weakly_canonical(basePath, ec).string();
+    for (const std::string& s : seen)
+      if (s == canonical) throw ConfigError(next + ": key 'base': " + basePath + " is already in the chain of bases (a loop)" + lineOf(base));
+    if (!fs::exists(basePath, ec))
+      throw ConfigError(next + ": key 'base': " + basePath + ": no such file" + lineOf(base));
+    next = basePath;
+  }
+  if (!result.hasBase()) {
+    result.merged.reset(result.layers[0].root);
+    return result;
+  }
+  for (const YamlLayer& l : result.layers) refuseDuplicateKeys(l.path, l.root, "");
+  for (const YamlLayer& l : result.layers)
+    if (!l.root.IsMap()) throw ConfigError(l.path + ": key '(top level)': must be a mapping" + lineOf(l.root));
+  YAML::Node merged = withoutBase(result.layers.back().root);
+  for (size_t i = result.layers.size() - 1; i-- > 0;) merged.reset(mergedOver(merged, withoutBase(result.layers[i].root)));
+  result.merged.reset(merged);
+  return result;
+}
+
+std::optional<YAML::Node> settingAt(const YAML::Node& root, const std::string& key) {
+  const std::string path = key.substr(0, key.find('['));
+  YAML::Node at = root;
+  for (size_t start = 0;;) {
+    const size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const YAML::Node& here = at;  // looked up through const: a non-const operator[] adds the key
+    if (!here.IsMap() || !here[part]) return std::nullopt;
+    at.reset(here[part]);  // reset, not =: assigning to a node rewrites the node it refers to
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
+const YamlLayer* layerSetting(const std::vector<YamlLayer>& layers, const std::string& key) {
+  for (const YamlLayer& l : layers)
+    if (settingAt(l.root, key)) return &l;
+  return nullptr;
+}
+
+}  // namespace poppy::common
