@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "apps/commands.h"
 #include "program/inference_option.h"
@@ -33,6 +35,7 @@ struct TrainArgs {
   bool distributed = false;
   std::string initModel;
   bool grow = false;
+  std::vector<std::string> settings;  // --set KEY=VALUE, over the config's
 };
 
 struct SelfplayArgs {
@@ -105,6 +108,9 @@ void addTrainCommands(CLI::App& app) {
   CLI::App* train = app.add_subcommand("train", "Run the AlphaZero loop: self-play, training, gating (resumable)");
   train->add_option("--config", t->config, "Run configuration (YAML)")->capture_default_str();
   train->add_option("--run-dir", t->runDir, "Run directory; an existing one is resumed")->capture_default_str();
+  train->add_option("--set", t->settings,
+                    "A setting over the config's, KEY=VALUE with a dotted key and a YAML value (repeatable): --set "
+                    "training.window=90000 --set selfplay.playouts=64; the run directory's config.yaml keeps the result");
   train->add_option("--iterations", t->iterations,
                     "Stop once the run has done this many iterations in all, counted from its start (overrides "
                     "run.iterations; 0: no limit)")
@@ -127,7 +133,7 @@ void addTrainCommands(CLI::App& app) {
                   "Under mpirun: rank 0 learns (the run directory), every other rank plays self-play games for it "
                   "(docs/commands/train.md, \"Distributed training\")");
   train->callback([t] {
-    auto config = training::loadTrainConfig(t->config);
+    auto config = training::loadTrainConfig(t->config, t->settings);
     if (t->iterations >= 0) config.iterations = t->iterations;
     if (t->hours >= 0) config.hours = t->hours;
     training::TrainOptions options;

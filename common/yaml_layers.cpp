@@ -83,23 +83,70 @@ std::pair<std::string, YAML::Node> readYamlFile(const std::string& path) {
   }
 }
 
+// The command line's settings as one layer: {"training.window=90000"} -> {training: {window: 90000}}.
+YamlLayer commandLineLayer(const std::string& file, const std::vector<std::string>& settings) {
+  YamlLayer layer{"--set", YAML::Node(YAML::NodeType::Map), true};
+  std::vector<std::string> keys;
+  for (const std::string& setting : settings) {
+    const auto refuse = [&](const std::string& why) {
+      throw ConfigError(file + ": --set " + setting + ": " + why);
+    };
+    const size_t eq = setting.find('=');
+    if (eq == std::string::npos) refuse("must be KEY=VALUE, such as training.window=90000");
+    const std::string key = setting.substr(0, eq), value = setting.substr(eq + 1);
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+      const size_t dot = key.find('.', start);
+      parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (parts.back().empty() || parts.back().find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+        refuse("'" + key + "' is not a key (names of letters, digits and _, joined by dots)");
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (key == "base") refuse("the base is named in the file (`base:`), not on the command line");
+    if (value.empty()) refuse("has no value");
+    for (const std::string& k : keys)
+      if (k == key || k.rfind(key + ".", 0) == 0 || key.rfind(k + ".", 0) == 0)
+        refuse(k == key ? "is set twice" : "sets " + key + " beside " + k + ": set one of them");
+    keys.push_back(key);
+    YAML::Node parsed;
+    try {
+      parsed = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+      refuse("the value is not valid YAML: " + e.msg);
+    }
+    YAML::Node at = layer.root;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      if (!at[parts[i]]) at[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      at.reset(at[parts[i]]);
+    }
+    at[parts.back()] = parsed;
+  }
+  return layer;
+}
+
 std::string LayeredYaml::text() const {
-  if (!hasBase()) return ownText;
+  if (!merges()) return ownText;
   std::string chain;
-  for (const YamlLayer& l : layers) chain += (chain.empty() ? "" : ", based on ") + l.path;
+  for (const YamlLayer& l : layers)
+    if (!l.fromCommandLine) chain += (chain.empty() ? "" : ", based on ") + l.path;
+  for (const std::string& setting : commandLine) chain += " --set " + setting;
   YAML::Emitter out;
   out << merged;
   return "# " + chain + ": the settings, the bases merged in\n" + out.c_str() + "\n";
 }
 
-LayeredYaml loadLayeredYaml(const std::string& path) {
+LayeredYaml loadLayeredYaml(const std::string& path, const std::vector<std::string>& commandLine) {
   LayeredYaml result;
+  result.commandLine = commandLine;
+  if (!commandLine.empty()) result.layers.push_back(commandLineLayer(path, commandLine));
   std::vector<std::string> seen;  // the chain's files, for loops
   std::string next = path;
   for (;;) {
     auto [text, read] = readYamlFile(next);
     const YAML::Node& root = read;  // const: a non-const operator[] adds the key it looks up
-    if (result.layers.empty()) result.ownText = text;
+    if (seen.empty()) result.ownText = text;  // the file named
     std::error_code ec;
     seen.push_back(fs::weakly_canonical(next, ec).string());
     result.layers.push_back({next, root});
@@ -116,13 +163,14 @@ LayeredYaml loadLayeredYaml(const std::string& path) {
       throw ConfigError(next + ": key 'base': " + basePath + ": no such file" + lineOf(base));
     next = basePath;
   }
-  if (!result.hasBase()) {
+  if (!result.merges()) {
     result.merged.reset(result.layers[0].root);
     return result;
   }
-  for (const YamlLayer& l : result.layers) refuseDuplicateKeys(l.path, l.root, "");
-  for (const YamlLayer& l : result.layers)
+  for (const YamlLayer& l : result.layers) {
+    refuseDuplicateKeys(l.path, l.root, "");
     if (!l.root.IsMap()) throw ConfigError(l.path + ": key '(top level)': must be a mapping" + lineOf(l.root));
+  }
   YAML::Node merged = withoutBase(result.layers.back().root);
   for (size_t i = result.layers.size() - 1; i-- > 0;) merged.reset(mergedOver(merged, withoutBase(result.layers[i].root)));
   result.merged.reset(merged);

@@ -3,7 +3,8 @@
 // replace the base's mapping by mapping: `training: {window: 90000}` replaces training.window and
 // keeps the base's other training keys; a list or a single value replaces the base's whole. A
 // base may have a base of its own; a loop is refused. Configs that differ from another in a few
-// keys (configs/train/micro-continue.yaml from micro.yaml) say just those keys.
+// keys (configs/train/micro-continue.yaml from micro.yaml) say just those keys. Settings given on
+// the command line (`poppy train --set training.window=90000`) are one more layer, over the file.
 #pragma once
 #include <yaml-cpp/yaml.h>
 
@@ -14,19 +15,21 @@
 
 namespace poppy::common {
 
-// One file of a chain: the file named first, then its base, then the base's base.
+// One layer of settings: the command line's (if any), then the file named, its base, the base's base.
 struct YamlLayer {
-  std::string path;
-  YAML::Node root;  // as read, `base` key included
+  std::string path;  // the file; for the command line's settings, "--set"
+  YAML::Node root;   // as read, `base` key included
+  bool fromCommandLine = false;
 };
 
 struct LayeredYaml {
-  YAML::Node merged;             // the settings: every layer's keys, nearer files first; no `base` key
-  std::vector<YamlLayer> layers;  // layers[0] is the file named; a file without a base has one layer
+  YAML::Node merged;              // the settings: every layer's keys, nearer layers first; no `base` key
+  std::vector<YamlLayer> layers;  // nearest first; a file without a base and no --set: one layer
   std::string ownText;            // the file named, as it reads
-  bool hasBase() const { return layers.size() > 1; }
+  std::vector<std::string> commandLine;  // the --set settings, as given
+  bool merges() const { return layers.size() > 1; }
   // The settings as one self-contained YAML text (what a run directory keeps): the file's own
-  // text when it has no base, else the merged settings with a comment naming the chain.
+  // text when it is the only layer, else the merged settings with a comment naming the layers.
   std::string text() const;
 };
 
@@ -34,9 +37,11 @@ struct LayeredYaml {
 // file, or invalid YAML (with the line).
 std::pair<std::string, YAML::Node> readYamlFile(const std::string& path);
 
-// Reads `path` and its bases; throws ConfigError naming the file (and the line) for a missing or
-// invalid file, a `base` that is not a file name, a loop of bases, or a key given twice in one file.
-LayeredYaml loadLayeredYaml(const std::string& path);
+// Reads `path` and its bases, with `commandLine` settings ("training.window=90000": a dotted key,
+// `=`, a YAML value) over them; throws ConfigError naming the file (and the line) for a missing or
+// invalid file, a `base` that is not a file name, a loop of bases, a key given twice in one file,
+// or a setting that is not KEY=VALUE.
+LayeredYaml loadLayeredYaml(const std::string& path, const std::vector<std::string>& commandLine = {});
 
 // The node of `root` at `key` (a dotted path such as training.window; a trailing [i] index is
 // ignored), or nothing when `root` does not set it.

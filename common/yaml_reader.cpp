@@ -8,15 +8,16 @@ namespace poppy::common {
 
 YAML::Node YamlReader::loadFile() const { return readYamlFile(path_).second; }
 
-YAML::Node YamlReader::loadWithBases() {
-  layered_ = loadLayeredYaml(path_);
+YAML::Node YamlReader::loadWithBases(const std::vector<std::string>& commandLine) {
+  layered_ = loadLayeredYaml(path_, commandLine);
   return layered_.merged;
 }
 
 void YamlReader::fail(const std::string& key, const std::string& what, const YAML::Node& node) const {
-  // A key set in a base: name the base's file and the file it is the base of.
-  const YamlLayer* layer = layered_.hasBase() ? layerSetting(layered_.layers, key) : nullptr;
-  const bool fromBase = layer && layer != &layered_.layers.front();
+  // A key set in a base or on the command line: say where it was set.
+  const YamlLayer* layer = layered_.merges() ? layerSetting(layered_.layers, key) : nullptr;
+  if (layer && layer->fromCommandLine) throw ConfigError(path_ + ": key '" + key + "' (from --set): " + what);
+  const bool fromBase = layer && layer->path != path_;
   int line = node.Mark().line;
   if (line < 0 && layer)  // a mapping merged from several files has no line of its own: the nearest file's
     if (const auto set = settingAt(layer->root, key)) line = set->Mark().line;

@@ -24,10 +24,11 @@ class YamlReader {
 
   // Parses the file; throws ConfigError for a missing file or invalid YAML.
   YAML::Node loadFile() const;
-  // Parses the file and the bases it names (`base: FILE`, common/yaml_layers.h) and returns the
-  // merged settings; from then on an error about a key the file takes from a base names that
-  // base's file (and line) and the file it is the base of.
-  YAML::Node loadWithBases();
+  // Parses the file and the bases it names (`base: FILE`, common/yaml_layers.h), with the command
+  // line's KEY=VALUE settings over them, and returns the merged settings; from then on an error
+  // about a key the file takes from a base names that base's file (and line) and the file it is
+  // the base of, and one about a key set on the command line says so.
+  YAML::Node loadWithBases(const std::vector<std::string>& commandLine = {});
   // The settings as one self-contained YAML text (after loadWithBases).
   std::string settingsText() const { return layered_.text(); }
 

@@ -773,9 +773,9 @@ TEST(CliSeedVariants, SeedShogiVariantsPlayThroughTheCommands) {
   }
 }
 
-// A config with a base (`base: FILE`, common/yaml_layers.h) trains with the base's settings under
-// its own, and the run directory keeps the merged settings: config.yaml stands alone, so the run
-// resumes, reports and feeds actors even where the base is not.
+// A config with a base (`base: FILE`, common/yaml_layers.h) and --set settings trains with the
+// base's settings under its own and --set's over both, and the run directory keeps the merged
+// settings: config.yaml stands alone, so the run resumes, reports and feeds actors without the base.
 TEST(CliTrain, ConfigWithABaseTrainsAndTheRunKeepsTheMergedSettings) {
   const fs::path dir = poppy::testing::freshTempDir("poppy_test_cli_", "config_base");
   poppy::testing::spit(dir / "base.yaml",
@@ -784,14 +784,22 @@ TEST(CliTrain, ConfigWithABaseTrainsAndTheRunKeepsTheMergedSettings) {
                        "training: {steps_per_iteration: 2, batch_size: 16, min_samples: 1, threads: 1}\n"
                        "gate: {games: 0}\nrun: {iterations: 1}\n");
   poppy::testing::spit(dir / "child.yaml", "base: base.yaml\ntraining: {steps_per_iteration: 3}\n");
-  const CmdResult train = poppy({"train", "--config", (dir / "child.yaml").string(), "--run-dir", (dir / "run").string()});
+  // A bad --set is refused before the run directory is made.
+  const CmdResult refused = poppy({"train", "--config", (dir / "child.yaml").string(), "--run-dir", (dir / "run").string(),
+                                   "--set", "selfplay.playouts=0"});
+  expectCleanError(refused, "key 'selfplay.playouts' (from --set): 0 is out of range");
+  EXPECT_FALSE(fs::exists(dir / "run"));
+  const CmdResult train = poppy({"train", "--config", (dir / "child.yaml").string(), "--run-dir", (dir / "run").string(),
+                                 "--set", "selfplay.playouts=6", "--set", "seed=5"});
   expectSuccess(train);
   EXPECT_TRUE(fs::exists(dir / "run" / "models" / "gen-0001.model")) << train.describe();
   const YAML::Node kept = YAML::LoadFile((dir / "run" / "config.yaml").string());
   EXPECT_FALSE(kept["base"]) << "config.yaml still names its base";
   EXPECT_EQ(kept["training"]["steps_per_iteration"].as<int>(), 3);  // the child's
   EXPECT_EQ(kept["training"]["batch_size"].as<int>(), 16);          // the base's
-  EXPECT_EQ(kept["selfplay"]["playouts"].as<int>(), 8);
+  EXPECT_EQ(kept["selfplay"]["playouts"].as<int>(), 6);             // --set's
+  EXPECT_EQ(kept["selfplay"]["ply_cap"].as<int>(), 40);             // the base's, beside it
+  EXPECT_EQ(kept["seed"].as<int>(), 5);
   // The run trained the child's 3 steps: its steps event says so.
   EXPECT_THAT(slurp(dir / "run" / "train.log"), HasSubstr("train done: 3 steps")) << train.describe();
 }

@@ -170,6 +170,61 @@ TEST_F(ConfigBase, ADuplicatedKeyInAnyFileOfTheChainIsRefused) {
   expectRefused(twice, {twice, "'seed'", "twice"});
 }
 
+// Settings on the command line (`poppy train --set KEY=VALUE`): one more layer, over the file and
+// its bases; values are YAML, so lists and mappings can be given too.
+TEST_F(ConfigBase, CommandLineSettingsGoOverTheFileAndItsBases) {
+  write("base.yaml", kBase);
+  const std::string child = write("child.yaml", "base: base.yaml\ntraining: {window: 9000}\n");
+  const training::TrainRunConfig c = training::loadTrainConfig(
+      child, {"training.window=7000", "selfplay.playouts=24", "training.lr_schedule=[[0, 0.003]]", "network={blocks: 5}"});
+  EXPECT_EQ(c.window, 7000);                        // over the file's 9000
+  EXPECT_EQ(c.selfplaySearch.values.playouts, 24);  // over the base's 32
+  EXPECT_EQ(c.gamesPerIteration, 8);                // the base's, beside it
+  ASSERT_EQ(c.lrSchedule.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.lrSchedule[0].second, 0.003);
+  EXPECT_EQ(c.blocks, 5);
+  EXPECT_EQ(c.channels, 16);  // a mapping merges too
+  // The merged text names the settings and loads alone to the same configuration.
+  EXPECT_NE(c.settingsText.find("--set training.window=7000"), std::string::npos) << c.settingsText;
+  const std::string alone = (dir_ / "alone.yaml").string();
+  spit(alone, c.settingsText);
+  const training::TrainRunConfig again = training::loadTrainConfig(alone);
+  EXPECT_EQ(again.window, 7000);
+  EXPECT_EQ(again.selfplaySearch.values.playouts, 24);
+  EXPECT_EQ(again.batchSize, 64);
+  // A file without a base takes them as well.
+  const std::string plain = write("plain.yaml", kBase);
+  EXPECT_EQ(training::loadTrainConfig(plain, {"seed=7"}).seed, 7u);
+  EXPECT_EQ(training::loadTrainConfig(plain).seed, 1u);
+}
+
+TEST_F(ConfigBase, BadCommandLineSettingsAreRefusedNamingTheSetting) {
+  const std::string plain = write("plain.yaml", kBase);
+  const auto refused = [&](const std::vector<std::string>& settings, const std::vector<std::string>& mentions) {
+    SCOPED_TRACE(settings.front());
+    try {
+      training::loadTrainConfig(plain, settings);
+      ADD_FAILURE() << "accepted";
+    } catch (const common::ConfigError& e) {
+      for (const std::string& m : mentions)
+        EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << "no '" << m << "' in: " << e.what();
+    }
+  };
+  refused({"training.window"}, {plain, "--set training.window", "KEY=VALUE"});
+  refused({"training.window="}, {"no value"});
+  refused({"training..window=3"}, {"is not a key"});
+  refused({"=3"}, {"is not a key"});
+  refused({"training.win dow=3"}, {"is not a key"});
+  refused({"training.window=[1, 2"}, {"not valid YAML"});
+  refused({"seed=1", "seed=2"}, {"--set seed=2", "twice"});
+  refused({"training={window: 10}", "training.window=20"}, {"beside training"});
+  refused({"base=other.yaml"}, {"named in the file"});
+  // Values are checked as a file's are, and the message says they came from --set.
+  refused({"training.window=0"}, {plain, "training.window", "(from --set)", "out of range"});
+  refused({"training.windw=5"}, {"training.windw", "(from --set)", "unknown key"});
+  refused({"selfplay.playouts=many"}, {"selfplay.playouts", "(from --set)", "whole number"});
+}
+
 // Each shipped config that names a base (configs/train/micro-continue.yaml and the others)
 // loads, and its base is one of the shipped configs.
 TEST(ShippedConfigBases, EveryBaseIsAShippedConfig) {
@@ -177,7 +232,7 @@ TEST(ShippedConfigBases, EveryBaseIsAShippedConfig) {
   for (const auto& entry : fs::directory_iterator(std::string(POPPY_SOURCE_DIR) + "/configs/train")) {
     if (entry.path().extension() != ".yaml") continue;
     const common::LayeredYaml layered = common::loadLayeredYaml(entry.path().string());
-    if (!layered.hasBase()) continue;
+    if (!layered.merges()) continue;
     ++withBase;
     for (const common::YamlLayer& l : layered.layers)
       EXPECT_EQ(fs::weakly_canonical(l.path).parent_path(), fs::weakly_canonical(entry.path()).parent_path()) << l.path;

@@ -80,9 +80,9 @@ selfplay::SelfPlaySettings selfplaySettingsFor(const TrainRunConfig& c) {
   return s;
 }
 
-TrainRunConfig loadTrainConfig(const std::string& path) {
+TrainRunConfig loadTrainConfig(const std::string& path, const std::vector<std::string>& commandLine) {
   common::YamlReader r(path);
-  const YAML::Node root = r.loadWithBases();
+  const YAML::Node root = r.loadWithBases(commandLine);
   TrainRunConfig c;
   c.sourcePath = path;
   c.settingsText = r.settingsText();

@@ -158,8 +158,9 @@ struct TrainRunConfig {
   double hours = 0;          // 0: no time limit
 };
 
-// Throws common::ConfigError.
-TrainRunConfig loadTrainConfig(const std::string& path);
+// Reads a run configuration, its bases (`base: FILE`) and, over them, `commandLine` settings
+// ("training.window=90000", `poppy train --set`). Throws common::ConfigError.
+TrainRunConfig loadTrainConfig(const std::string& path, const std::vector<std::string>& commandLine = {});
 
 // The self-play settings of a run: its search, noise, temperature, ply cap and playout cap
 // randomisation (the model id and seed are left to the caller).
