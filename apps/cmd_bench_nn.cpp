@@ -12,7 +12,7 @@ void addOptions(CLI::App* cmd, nn::NetworkBenchOptions& a) {
   cmd->add_option("--config", a.config, "Run configuration giving the network and search settings")->capture_default_str();
   cmd->add_option("--csv", a.csv, "Append the figures to this CSV file")->capture_default_str();
   cmd->add_option("--seconds", a.seconds, "Seconds per measurement")->check(CLI::Range(0.05, 600.0))->capture_default_str();
-  cmd->add_option("--precision", a.precision, "fp32 or bf16 (bf16: GPU only; default: the config's `precision`)")
+  cmd->add_option("--precision", a.precision, "fp32 or bf16 (bfloat16 autocast; on the CPU fast only with AMX or AVX-512 BF16; default: the config's `precision`)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
 }
 

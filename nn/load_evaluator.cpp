@@ -14,7 +14,6 @@ namespace poppy::nn {
 std::unique_ptr<mcts::Evaluator> makeEvaluator(PolicyValueNet net, const std::string& device, Inference inference,
                                                const std::string& what, Precision precision) {
   const torch::Device d = parseDevice(device);
-  checkPrecision(precision, d);
   if (inference == Inference::kTorch) return std::make_unique<TorchEvaluator>(net, d, precision);
   const bool eigenOnly = inference == Inference::kEigen || inference == Inference::kInt8;
   if (eigenOnly && !d.is_cpu())

@@ -7,10 +7,12 @@
 namespace poppy::nn {
 
 enum class Precision {
-  kFloat32,   // everything in float32 (the only choice on the CPU)
-  kBfloat16,  // bfloat16 matrix products on a GPU: inference runs a bfloat16 copy of the network,
-              // training autocasts the forward pass (float32 weights, optimizer and losses). No
-              // loss scaling is needed: bfloat16 has float32's exponent range.
+  kFloat32,   // everything in float32
+  kBfloat16,  // bfloat16 matrix products in LibTorch: its inference runs a bfloat16 copy of the
+              // network, training autocasts the forward pass (float32 weights, optimizer and
+              // losses). No loss scaling is needed: bfloat16 has float32's exponent range. On the
+              // CPU through oneDNN (fast with AMX or AVX-512 BF16); Poppy's Eigen and int8
+              // forwards (inference eigen, int8, auto's small batches) stay as they are.
 };
 
 // "fp32" or "bf16"; anything else throws std::invalid_argument naming the text.

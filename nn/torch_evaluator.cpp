@@ -19,12 +19,6 @@ torch::Device parseDevice(const std::string& name) {
   throw std::runtime_error("unknown device '" + name + "' (use cpu, cuda or cuda:N)");
 }
 
-void checkPrecision(Precision precision, const torch::Device& device) {
-  if (precision == Precision::kBfloat16 && !device.is_cuda())
-    throw std::runtime_error("precision bf16 runs on a GPU (device cuda), not on device '" + device.str() +
-                             "': use precision fp32 on the CPU");
-}
-
 namespace {
 // A module of its own: converting the caller's module would change it under the caller.
 PolicyValueNet copyOf(PolicyValueNet& net) {
@@ -36,7 +30,6 @@ PolicyValueNet copyOf(PolicyValueNet& net) {
 
 TorchEvaluator::TorchEvaluator(PolicyValueNet net, torch::Device device, Precision precision)
     : net_(precision == Precision::kBfloat16 ? copyOf(net) : std::move(net)), device_(device), precision_(precision) {
-  checkPrecision(precision_, device_);
   if (precision_ == Precision::kBfloat16) net_->to(device_, torch::kBFloat16);
   else net_->to(device_);
   net_->eval();
@@ -62,8 +55,8 @@ void TorchEvaluator::evaluate(const float* planes, int batch, float* policyLogit
       "lower selfplay.parallel_games or leaves_per_tree", [&] { return net_->forward(input); });
   const int p = s.policySize;
   if (!device_.is_cuda()) {
-    policy = policy.contiguous();
-    value = torch::softmax(value, 1).contiguous();
+    policy = policy.to(torch::kFloat32).contiguous();  // (a no-op in fp32; a bf16 copy answers in bfloat16)
+    value = torch::softmax(value.to(torch::kFloat32), 1).contiguous();
     std::memcpy(policyLogits, policy.data_ptr<float>(), sizeof(float) * size_t(batch) * p);
     std::memcpy(wdl, value.data_ptr<float>(), sizeof(float) * size_t(batch) * size_t(s.valueOutputs));
     return;

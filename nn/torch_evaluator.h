@@ -13,9 +13,6 @@ namespace poppy::nn {
 // for but this LibTorch build or machine has none.
 torch::Device parseDevice(const std::string& name);
 
-// Throws std::runtime_error when `precision` cannot run on `device` (bf16 needs a GPU).
-void checkPrecision(Precision precision, const torch::Device& device);
-
 // Runs f; a GPU out-of-memory error inside it becomes a std::runtime_error naming `what` (the
 // batch that did not fit) and `hint` (the setting to lower), instead of LibTorch's dump.
 template <typename F>

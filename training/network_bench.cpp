@@ -53,7 +53,6 @@ Setup setup(const nn::NetworkBenchOptions& a) {
   s.config = loadTrainConfig(a.config);
   s.device = nn::parseDevice(s.config.device);
   s.precision = a.precision.empty() ? s.config.precision : nn::parsePrecision(a.precision);
-  nn::checkPrecision(s.precision, s.device);
   nn::setComputeThreads(s.config.selfplayThreads);
   torch::manual_seed(s.config.seed);
   s.variant = game::loadVariant(s.config.variant);
@@ -444,7 +443,7 @@ void benchTraining(const nn::NetworkBenchOptions& a) {
         net->zero_grad();
         torch::Tensor loss;
         {
-          nn::Autocast autocast(s.precision == nn::Precision::kBfloat16);
+          nn::Autocast autocast(s.precision == nn::Precision::kBfloat16, device.type());
           auto [logits, value] = net->forward(x);
           loss = -(pt * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1).mean() -
                  (vt * torch::log_softmax(value.to(torch::kFloat32), 1)).sum(1).mean();

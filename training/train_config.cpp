@@ -96,8 +96,6 @@ TrainRunConfig loadTrainConfig(const std::string& path, const std::vector<std::s
                             ": use auto or torch with a GPU",
            root["inference"]);
   c.precision = nn::parsePrecision(r.choice(root, "", "precision", {"fp32", "bf16"}, "fp32"));
-  if (c.precision == nn::Precision::kBfloat16 && c.device.rfind("cuda", 0) != 0)
-    r.fail("precision", "bf16 runs on a GPU (device: cuda), not on device " + c.device + ": use fp32", root["precision"]);
   c.seed = uint64_t(r.integer(root, "", "seed", 0, 2147483647, int(c.seed)));
 
   if (const YAML::Node n = root["network"]) {

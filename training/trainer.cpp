@@ -18,7 +18,6 @@ Trainer::Trainer(nn::PolicyValueNet net, OptimizerConfig config, torch::Device d
       device_(device),
       precision_(precision),
       channelsLast_(trainsChannelsLast(layout, device.is_cpu(), net_->shape().policyPlanes > 0)) {
-  nn::checkPrecision(precision_, device_);
   placeNetwork();
   optimizer_ = std::make_unique<torch::optim::SGD>(
       net_->parameters(), torch::optim::SGDOptions(config_.learningRate)
@@ -95,7 +94,7 @@ std::pair<torch::Tensor, torch::Tensor> crossEntropies(const torch::Tensor& logi
 // The network's heads on a batch, the forward pass autocast to bfloat16 when bf16; the
 // auxiliary heads only when `auxiliary`.
 nn::NetworkOutputs outputs(nn::PolicyValueNet& net, const torch::Tensor& x, bool bf16, bool auxiliary) {
-  nn::Autocast autocast(bf16);
+  nn::Autocast autocast(bf16, x.device().type());
   if (auxiliary) return net->forwardAll(x);
   auto [logits, value] = net->forward(x);
   return {logits, value, {}, {}};
