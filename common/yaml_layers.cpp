@@ -14,6 +14,17 @@ std::string lineOf(const YAML::Node& node) {
   return node.Mark().line >= 0 ? " (line " + std::to_string(node.Mark().line + 1) + ")" : "";
 }
 
+// A dotted key's names: "training.window" -> {"training", "window"} (an empty name stays empty).
+std::vector<std::string> keyParts(const std::string& key) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
 // Merging goes key by key, so every key of a file with a base must be a plain name and appear
 // once in its mapping (yaml-cpp keeps both of a duplicated key; YamlReader::onlyKeys refuses them
 // in a file read alone, and here the merge would hide one).
@@ -94,16 +105,11 @@ YamlLayer commandLineLayer(const std::string& file, const std::vector<std::strin
     const size_t eq = setting.find('=');
     if (eq == std::string::npos) refuse("must be KEY=VALUE, such as training.window=90000");
     const std::string key = setting.substr(0, eq), value = setting.substr(eq + 1);
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-      const size_t dot = key.find('.', start);
-      parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-      if (parts.back().empty() || parts.back().find_first_not_of(
-                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+    const std::vector<std::string> parts = keyParts(key);
+    for (const std::string& part : parts)
+      if (part.empty() || part.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                              std::string::npos)
         refuse("'" + key + "' is not a key (names of letters, digits and _, joined by dots)");
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
     if (key == "base") refuse("the base is named in the file (`base:`), not on the command line");
     if (value.empty()) refuse("has no value");
     for (const std::string& k : keys)
@@ -178,17 +184,13 @@ LayeredYaml loadLayeredYaml(const std::string& path, const std::vector<std::stri
 }
 
 std::optional<YAML::Node> settingAt(const YAML::Node& root, const std::string& key) {
-  const std::string path = key.substr(0, key.find('['));
   YAML::Node at = root;
-  for (size_t start = 0;;) {
-    const size_t dot = path.find('.', start);
-    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+  for (const std::string& part : keyParts(key.substr(0, key.find('[')))) {
     const YAML::Node& here = at;  // looked up through const: a non-const operator[] adds the key
     if (!here.IsMap() || !here[part]) return std::nullopt;
     at.reset(here[part]);  // reset, not =: assigning to a node rewrites the node it refers to
-    if (dot == std::string::npos) return at;
-    start = dot + 1;
   }
+  return at;
 }
 
 const YamlLayer* layerSetting(const std::vector<YamlLayer>& layers, const std::string& key) {

@@ -68,6 +68,22 @@ double relativeError(const std::vector<float>& got, const std::vector<float>& wa
   return std::sqrt(diff / norm);
 }
 
+// Training autocast to bf16 on `device` learns a fixed batch: 60 steps take the loss below 0.7x
+// the first step's, and the weights stay float32.
+void expectBf16TrainingLearns(const Micro& m, const torch::Device& device, int batch) {
+  torch::manual_seed(5);
+  training::Trainer trainer(nn::PolicyValueNet(m.shape), training::OptimizerConfig{}, device, nn::Precision::kBfloat16);
+  const auto planes = m.batch(batch, 9);
+  std::vector<float> policy, wdl;
+  m.targets(batch, 9, policy, wdl);
+  const training::Losses first = trainer.step(planes.data(), policy.data(), wdl.data(), batch);
+  training::Losses last = first;
+  for (int i = 0; i < 60; ++i) last = trainer.step(planes.data(), policy.data(), wdl.data(), batch);
+  ASSERT_TRUE(std::isfinite(last.total));
+  EXPECT_LT(last.total, 0.7 * first.total) << "first " << first.total << ", after 60 steps " << last.total;
+  for (const auto& p : trainer.net()->parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat32);
+}
+
 TEST(Precision, NamesParseAndUnknownOnesAreRefused) {
   EXPECT_EQ(nn::parsePrecision("fp32"), nn::Precision::kFloat32);
   EXPECT_EQ(nn::parsePrecision("bf16"), nn::Precision::kBfloat16);
@@ -99,18 +115,7 @@ TEST(Precision, Bf16RunsOnTheCpu) {
   EXPECT_GT(relativeError(got.logits, want.logits), 0) << "bf16 gave float32's exact numbers: was it used?";
   for (const auto& p : net->parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat32) << "the caller's net was converted";
 
-  torch::manual_seed(5);
-  training::Trainer trainer(nn::PolicyValueNet(m.shape), training::OptimizerConfig{}, torch::kCPU, nn::Precision::kBfloat16);
-  const int trainBatch = 128;
-  const auto trainPlanes = m.batch(trainBatch, 9);
-  std::vector<float> policy, wdl;
-  m.targets(trainBatch, 9, policy, wdl);
-  const training::Losses first = trainer.step(trainPlanes.data(), policy.data(), wdl.data(), trainBatch);
-  training::Losses last = first;
-  for (int i = 0; i < 60; ++i) last = trainer.step(trainPlanes.data(), policy.data(), wdl.data(), trainBatch);
-  ASSERT_TRUE(std::isfinite(last.total));
-  EXPECT_LT(last.total, 0.7 * first.total) << "first " << first.total << ", after 60 steps " << last.total;
-  for (const auto& p : trainer.net()->parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat32);
+  expectBf16TrainingLearns(m, torch::kCPU, 128);
 }
 
 TEST(Precision, RunConfigReadsThePrecision) {
@@ -166,20 +171,7 @@ TEST(Cuda, GpuEvaluatorAgreesWithTheCpu) {
 // Training in bf16 (autocast) learns: the loss on a fixed batch falls, and the weights stay float32.
 TEST(Cuda, Bf16TrainingLowersTheLossAndKeepsFloat32Weights) {
   SKIP_WITHOUT_GPU();
-  const Micro m;
-  torch::manual_seed(5);
-  training::Trainer trainer(nn::PolicyValueNet(m.shape), training::OptimizerConfig{}, torch::Device("cuda"),
-                            nn::Precision::kBfloat16);
-  const int batch = 256;
-  const auto planes = m.batch(batch, 9);
-  std::vector<float> policy, wdl;
-  m.targets(batch, 9, policy, wdl);
-  const training::Losses first = trainer.step(planes.data(), policy.data(), wdl.data(), batch);
-  training::Losses last = first;
-  for (int i = 0; i < 60; ++i) last = trainer.step(planes.data(), policy.data(), wdl.data(), batch);
-  ASSERT_TRUE(std::isfinite(last.total));
-  EXPECT_LT(last.total, 0.7 * first.total) << "first " << first.total << ", after 60 steps " << last.total;
-  for (const auto& p : trainer.net()->parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat32);
+  expectBf16TrainingLearns(Micro(), torch::Device("cuda"), 256);
 }
 
 // A model and a checkpoint written by a GPU run (bf16 too) load on the CPU and give the GPU's
