@@ -26,24 +26,13 @@ std::vector<std::string> keyParts(const std::string& key) {
 }
 
 // Merging goes key by key, so every key of a file with a base must be a plain name and appear
-// once in its mapping (yaml-cpp keeps both of a duplicated key; YamlReader::onlyKeys refuses them
-// in a file read alone, and here the merge would hide one).
-void refuseDuplicateKeys(const std::string& path, const YAML::Node& node, const std::string& key) {
+// once in its mapping (YamlReader::onlyKeys refuses such keys in a file read alone; here the
+// merge would hide one).
+void refuseKeyProblems(const std::string& path, const YAML::Node& node, const std::string& key) {
   if (!node.IsMap()) return;
-  std::map<std::string, int> lines;
-  for (const auto& kv : node) {
-    const std::string where = key.empty() ? "(top level)" : key;
-    if (!kv.first.IsScalar())
-      throw ConfigError(path + ": key '" + where + "': has a key that is not a plain name" + lineOf(kv.first));
-    const std::string k = kv.first.as<std::string>();
-    const std::string dotted = YamlReader::join(key, k);
-    const int line = kv.first.Mark().line + 1;
-    if (const auto seen = lines.find(k); seen != lines.end())
-      throw ConfigError(path + ": key '" + dotted + "': appears twice (lines " + std::to_string(seen->second) + " and " +
-                        std::to_string(line) + "); keep one");
-    lines[k] = line;
-    refuseDuplicateKeys(path, kv.second, dotted);
-  }
+  if (const auto problem = firstKeyProblem(node, key))
+    throw ConfigError(path + ": key '" + problem->key + "': " + problem->what + lineOf(problem->at));
+  for (const auto& kv : node) refuseKeyProblems(path, kv.second, YamlReader::join(key, kv.first.as<std::string>()));
 }
 
 // `over` on top of `base`: mappings merge key by key, anything else in `over` replaces. A new
@@ -74,6 +63,23 @@ YAML::Node withoutBase(const YAML::Node& root) {
 }
 
 }  // namespace
+
+std::optional<KeyProblem> firstKeyProblem(const YAML::Node& map, const std::string& mapKey) {
+  std::map<std::string, int> lines;
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar())
+      return KeyProblem{mapKey.empty() ? "(top level)" : mapKey, "has a key that is not a plain name", kv.first};
+    const std::string k = kv.first.as<std::string>();
+    const int line = kv.first.Mark().line + 1;
+    if (const auto seen = lines.find(k); seen != lines.end())
+      return KeyProblem{YamlReader::join(mapKey, k),
+                        "appears twice (lines " + std::to_string(seen->second) + " and " + std::to_string(line) +
+                            "); keep one",
+                        kv.first};
+    lines[k] = line;
+  }
+  return std::nullopt;
+}
 
 std::pair<std::string, YAML::Node> readYamlFile(const std::string& path) {
   std::error_code ec;
@@ -174,7 +180,7 @@ LayeredYaml loadLayeredYaml(const std::string& path, const std::vector<std::stri
     return result;
   }
   for (const YamlLayer& l : result.layers) {
-    refuseDuplicateKeys(l.path, l.root, "");
+    refuseKeyProblems(l.path, l.root, "");
     if (!l.root.IsMap()) throw ConfigError(l.path + ": key '(top level)': must be a mapping" + lineOf(l.root));
   }
   YAML::Node merged = withoutBase(result.layers.back().root);

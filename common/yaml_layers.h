@@ -50,4 +50,15 @@ std::optional<YAML::Node> settingAt(const YAML::Node& root, const std::string& k
 // The nearest layer whose file sets `key`, or nullptr when none does.
 const YamlLayer* layerSetting(const std::vector<YamlLayer>& layers, const std::string& key);
 
+// The first key of the mapping `map` (at dotted key `mapKey`) that yaml-cpp would misread: one
+// that is not a plain name, or one that appears twice (yaml-cpp keeps both and answers a lookup
+// with the first). `key` is the dotted key to name in the error, `what` what is wrong, `at` the
+// offending key's node (its line). Shared by YamlReader::onlyKeys and the merging of bases.
+struct KeyProblem {
+  std::string key;
+  std::string what;
+  YAML::Node at;
+};
+std::optional<KeyProblem> firstKeyProblem(const YAML::Node& map, const std::string& mapKey);
+
 }  // namespace poppy::common

@@ -29,15 +29,9 @@ void YamlReader::fail(const std::string& key, const std::string& what, const YAM
 
 void YamlReader::onlyKeys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const {
   if (!map.IsMap()) fail(key.empty() ? "(top level)" : key, "must be a mapping", map);
-  std::map<std::string, int> lineOf;  // yaml-cpp keeps duplicate keys and answers with the first
+  if (const auto problem = firstKeyProblem(map, key)) fail(problem->key, problem->what, problem->at);
   for (const auto& kv : map) {
-    if (!kv.first.IsScalar()) fail(key.empty() ? "(top level)" : key, "has a key that is not a plain name", kv.first);
     const std::string k = kv.first.as<std::string>();
-    const int line = kv.first.Mark().line + 1;
-    if (const auto seen = lineOf.find(k); seen != lineOf.end())
-      fail(join(key, k), "appears twice (lines " + std::to_string(seen->second) + " and " + std::to_string(line) +
-                             "); keep one", kv.first);
-    lineOf[k] = line;
     if (allowed.count(k)) continue;
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
