@@ -13,6 +13,7 @@
 #include <string>
 
 #include "game/position.h"
+#include "game/sfen_fields.h"
 
 namespace poppy::game {
 namespace {
@@ -27,15 +28,6 @@ const char* const kPlayerNames[] = {"south", "west", "north", "east"};
 int playerOf(char c) {
   const char* p = std::strchr(kPlayerLetters, c);
   return c && p ? int(p - kPlayerLetters) : -1;
-}
-
-long readCount(const std::string& text, size_t& i) {
-  long value = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    value = std::min(value * 10 + (text[i] - '0'), long(kMaxMoveNumber) + 1);
-    ++i;
-  }
-  return value;
 }
 
 }  // namespace
@@ -64,7 +56,7 @@ Position Position::fromFourPlayerSfen(VariantPtr variant, const std::string& sfe
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      const long empty = readCount(boardText, i);
+      const long empty = sfen_fields::readNumber(boardText, i);
       if (empty == 0) fail(sfen, "an empty-square count of 0");
       col += int(std::min(empty, long(kMaxFiles + 1)));
       if (col > v.files) fail(sfen, rankName() + " is longer than " + std::to_string(v.files) + " files");
@@ -102,7 +94,7 @@ Position Position::fromFourPlayerSfen(VariantPtr variant, const std::string& sfe
       if (player < 0) fail(sfen, "the hands must start with a player's letter (s, w, n or e), like s2PnR");
       long count = 1;
       if (std::isdigit(static_cast<unsigned char>(handText[i]))) {
-        count = readCount(handText, i);
+        count = sfen_fields::readNumber(handText, i);
         if (count < 1) fail(sfen, "a hand count of 0");
         if (i >= handText.size()) fail(sfen, "hand count without a piece letter");
       }
@@ -116,11 +108,9 @@ Position Position::fromFourPlayerSfen(VariantPtr variant, const std::string& sfe
   }
 
   if (!numberText.empty()) {
-    size_t i = 0;
-    const long number = readCount(numberText, i);
-    if (i != numberText.size() || number < 1 || number > kMaxMoveNumber)
-      fail(sfen, "move number \"" + numberText + "\" is not a positive whole number");
-    pos.moveNumber_ = int(number);
+    const std::optional<int> number = sfen_fields::parseMoveNumber(numberText);
+    if (!number) fail(sfen, "move number \"" + numberText + "\" is not a positive whole number");
+    pos.moveNumber_ = *number;
   }
   if (!controlText.empty()) {
     if (controlText.size() != size_t(v.numPlayers))

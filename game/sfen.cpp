@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "game/position.h"
+#include "game/sfen_fields.h"
 #include "game/usi_square.h"
 
 #include <map>
@@ -31,16 +32,6 @@ bool keepsItsFile(const Variant& v, int face) {
 }
 
 std::string sideName(Color c) { return c == 0 ? "sente" : "gote"; }
-
-// Reads a run of digits at text[i]; returns the value (capped to avoid overflow).
-long readNumber(const std::string& text, size_t& i) {
-  long value = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    value = std::min(value * 10 + (text[i] - '0'), long(kMaxMoveNumber) + 1);  // "too big" stays too big
-    ++i;
-  }
-  return value;
-}
 
 }  // namespace
 
@@ -73,7 +64,7 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      const long empty = readNumber(boardText, i);
+      const long empty = sfen_fields::readNumber(boardText, i);
       if (empty == 0) fail(sfen, "an empty-square count of 0");
       col += int(std::min(empty, long(kMaxFiles + 1)));
       if (col > v.files) fail(sfen, "rank " + std::string(1, char('a' + rank)) + " is longer than " + std::to_string(v.files) + " files");
@@ -120,7 +111,7 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
     for (size_t i = 0; i < handText.size();) {
       long count = 1;
       if (std::isdigit(static_cast<unsigned char>(handText[i]))) {
-        count = readNumber(handText, i);
+        count = sfen_fields::readNumber(handText, i);
         if (count < 1) fail(sfen, "a hand count of 0");
         if (i >= handText.size()) fail(sfen, "hand count without a piece letter");
       }
@@ -139,11 +130,9 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   }
 
   if (!numberText.empty()) {
-    size_t i = 0;
-    const long number = readNumber(numberText, i);
-    if (i != numberText.size() || number < 1 || number > kMaxMoveNumber)
-      fail(sfen, "move number \"" + numberText + "\" is not a positive whole number");
-    pos.moveNumber_ = int(number);
+    const std::optional<int> number = sfen_fields::parseMoveNumber(numberText);
+    if (!number) fail(sfen, "move number \"" + numberText + "\" is not a positive whole number");
+    pos.moveNumber_ = *number;
   }
 
   // Every physical piece can end up in one hand: cap the total so hand counts stay in range.
@@ -228,8 +217,8 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
     // just moved, whose last check may have ended the game.
     const size_t plus = checksText.find('+');
     size_t i = 0, j = plus + 1;
-    const long bySente = plus == std::string::npos ? -1 : readNumber(checksText, i);
-    const long byGote = plus == std::string::npos ? -1 : readNumber(checksText, j);
+    const long bySente = plus == std::string::npos ? -1 : sfen_fields::readNumber(checksText, i);
+    const long byGote = plus == std::string::npos ? -1 : sfen_fields::readNumber(checksText, j);
     if (plus == std::string::npos || i != plus || i == 0 || j != checksText.size() || j == plus + 1)
       fail(sfen, "the checks field \"" + checksText + "\" must read like 1+0 (checks given by sente and by gote)");
     const long given[2] = {bySente, byGote};
