@@ -118,6 +118,38 @@ TEST(Precision, Bf16RunsOnTheCpu) {
   expectBf16TrainingLearns(m, torch::kCPU, 128);
 }
 
+// The CPU check behind the bf16 warning (nn/cpu_bfloat16.cpp: CPUID and XCR0) against the Linux
+// kernel's own reading of the same features, /proc/cpuinfo's flags avx512_bf16 and amx_bf16 (the
+// kernel lists a feature only where the CPU has it and the kernel saves its registers).
+TEST(Precision, NativeBfloat16AgreesWithTheKernelsCpuFlags) {
+#if defined(__x86_64__) && defined(__linux__)
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0) {
+      flags = line.substr(line.find(':') + 1) + " ";
+      break;
+    }
+  ASSERT_FALSE(flags.empty()) << "/proc/cpuinfo has no flags line";
+  const bool listed = flags.find(" avx512_bf16 ") != std::string::npos || flags.find(" amx_bf16 ") != std::string::npos;
+  EXPECT_EQ(nn::cpuHasNativeBfloat16(), listed) << "/proc/cpuinfo flags:" << flags;
+#else
+  GTEST_SKIP() << "the reference is Linux's /proc/cpuinfo on x86-64";
+#endif
+}
+
+// precision bf16 with device cpu is warned about exactly where the CPU would emulate bfloat16,
+// and the warning says what to do; fp32, or bf16 on a GPU, has nothing to say.
+TEST(Precision, Bf16IsWarnedAboutWhereTheCpuEmulatesIt) {
+  EXPECT_EQ(nn::bfloat16Warning(nn::Precision::kFloat32, true), "");
+  EXPECT_EQ(nn::bfloat16Warning(nn::Precision::kBfloat16, false), "");
+  const std::string warning = nn::bfloat16Warning(nn::Precision::kBfloat16, true);
+  EXPECT_EQ(warning.empty(), nn::cpuHasNativeBfloat16()) << warning;
+  if (!warning.empty()) {
+    EXPECT_NE(warning.find("set precision: fp32"), std::string::npos) << warning;
+  }
+}
+
 TEST(Precision, RunConfigReadsThePrecision) {
   const fs::path dir = poppy::testing::freshTempDir(kScratch, "config");
   const fs::path path = dir / "run.yaml";

@@ -65,6 +65,8 @@ Setup setup(const nn::NetworkBenchOptions& a) {
               s.config.device.c_str(), nn::precisionName(s.precision), torch::get_num_threads(),
               nn::blasThreads() > 0 ? (" (OpenBLAS " + std::to_string(nn::blasThreads()) + ")").c_str() : "");
   if (s.device.is_cuda()) std::printf("GPU: %s\n", gpuName().c_str());
+  if (const std::string warning = nn::bfloat16Warning(s.precision, s.device.is_cpu()); !warning.empty())
+    std::printf("note: %s\n", warning.c_str());
   return s;
 }
 

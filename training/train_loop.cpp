@@ -211,6 +211,8 @@ class Run {
           (options_.initModel.empty() ? std::string(", random weights")
                                       : ", from " + options_.initModel + " (step " + std::to_string(trainer_->steps()) + ")"));
     }
+    if (const std::string warning = nn::bfloat16Warning(config_.precision, device_.is_cpu()); !warning.empty())
+      say("warning: " + warning);
     chunkInfo_ = selfplay::chunkInfoFor(encoder_);
     // After the newest chunk on disk and the newest game recorded: a run moved without replay/
     // must not reuse its games' ids (records and exported files are named by them).
