@@ -189,25 +189,14 @@ Position Position::fromFourPlayerSfen(VariantPtr variant, const std::string& sfe
 
 std::string Position::fourPlayerSfen() const {
   const Variant& v = *variant_;
-  std::string out;
-  for (int rank = 0; rank < v.ranks; ++rank) {
-    if (rank) out += '/';
-    int empty = 0;
-    for (int col = 0; col < v.files; ++col) {
-      const Piece p = board_[v.square(col, rank)];
-      if (!p) {
-        ++empty;
-        continue;
-      }
-      if (empty) out += std::to_string(empty);
-      empty = 0;
-      out += kPlayerLetters[colorOf(p)];
-      const Face& f = v.faces[faceOf(p)];
-      if (f.promoted) out += '+';
-      out += f.letter;
-    }
-    if (empty) out += std::to_string(empty);
-  }
+  std::string out = sfen_fields::boardField(
+      v.files, v.ranks, [&](int col, int rank) { return board_[v.square(col, rank)]; },
+      [&](Piece p) {
+        const Face& f = v.faces[faceOf(p)];
+        std::string token(1, kPlayerLetters[colorOf(p)]);
+        if (f.promoted) token += '+';
+        return token + f.letter;
+      });
   out += ' ';
   out += kPlayerLetters[side_];
   std::string hand;

@@ -243,25 +243,15 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
 std::string Position::sfen() const {
   const Variant& v = *variant_;
   if (v.numPlayers > 2) return fourPlayerSfen();
-  std::string out;
-  for (int rank = 0; rank < v.ranks; ++rank) {
-    if (rank) out += '/';
-    int empty = 0;
-    for (int col = 0; col < v.files; ++col) {
-      const Piece p = board_[v.square(col, rank)];
-      if (!p) {
-        ++empty;
-        continue;
-      }
-      if (empty) out += std::to_string(empty);
-      empty = 0;
-      const Face& f = v.faces[faceOf(p)];
-      if (f.promoted) out += '+';
-      out += colorOf(p) == 0 ? f.letter : char(std::tolower(static_cast<unsigned char>(f.letter)));
-      if (f.prime) out += '\'';
-    }
-    if (empty) out += std::to_string(empty);
-  }
+  std::string out = sfen_fields::boardField(
+      v.files, v.ranks, [&](int col, int rank) { return board_[v.square(col, rank)]; },
+      [&](Piece p) {
+        const Face& f = v.faces[faceOf(p)];
+        std::string token = f.promoted ? "+" : "";
+        token += colorOf(p) == 0 ? f.letter : char(std::tolower(static_cast<unsigned char>(f.letter)));
+        if (f.prime) token += '\'';
+        return token;
+      });
   out += side_ == 0 ? " b " : " w ";
   std::string hand;
   if (v.lionFaces && lionCaptureSquare() >= 0) hand = squareName(lionCaptureSquare());

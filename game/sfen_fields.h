@@ -1,5 +1,5 @@
-// The number fields that two-player SFEN (game/sfen.cpp) and four-player SFEN
-// (game/four_player_sfen.cpp) read alike: empty-square and hand counts, and the move number.
+// What two-player SFEN (game/sfen.cpp) and four-player SFEN (game/four_player_sfen.cpp) read and
+// write alike: empty-square and hand counts, the move number, and the board field's layout.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +28,30 @@ inline std::optional<int> parseMoveNumber(const std::string& text) {
   const long number = readNumber(text, i);
   if (i != text.size() || number < 1 || number > kMaxMoveNumber) return std::nullopt;
   return int(number);
+}
+
+// The board field: rank a first, each rank from the highest file down (files x ranks squares,
+// `pieceAt(col, rank)` the piece there or 0), runs of empty squares as counts, ranks joined by
+// '/', and each piece written as `pieceToken(piece)` says (the two formats differ only there).
+template <typename PieceAt, typename PieceToken>
+std::string boardField(int files, int ranks, PieceAt pieceAt, PieceToken pieceToken) {
+  std::string out;
+  for (int rank = 0; rank < ranks; ++rank) {
+    if (rank) out += '/';
+    int empty = 0;
+    for (int col = 0; col < files; ++col) {
+      const auto piece = pieceAt(col, rank);
+      if (!piece) {
+        ++empty;
+        continue;
+      }
+      if (empty) out += std::to_string(empty);
+      empty = 0;
+      out += pieceToken(piece);
+    }
+    if (empty) out += std::to_string(empty);
+  }
+  return out;
 }
 
 }  // namespace poppy::game::sfen_fields
