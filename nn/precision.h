@@ -24,7 +24,7 @@ inline Precision parsePrecision(const std::string& text) {
 
 // Whether this CPU multiplies bfloat16 in hardware: AVX-512 BF16 or AMX-BF16 (nn/cpu_bfloat16.cpp,
 // by CPUID). Without either, oneDNN emulates bfloat16 and a bf16 run is many times slower than
-// fp32: an AMD EPYC with AVX2 took 88 s for 75 training steps that fp32 did in 5 s (2026-12-03).
+// fp32 (docs/commands/train.md, "bf16 training on the CPU", has the figure).
 bool cpuHasNativeBfloat16();
 
 // The warning for precision bf16 on a CPU device of such a CPU, or "" where there is nothing to

@@ -66,7 +66,7 @@ Setup setup(const nn::NetworkBenchOptions& a) {
               nn::blasThreads() > 0 ? (" (OpenBLAS " + std::to_string(nn::blasThreads()) + ")").c_str() : "");
   if (s.device.is_cuda()) std::printf("GPU: %s\n", gpuName().c_str());
   if (const std::string warning = nn::bfloat16Warning(s.precision, s.device.is_cpu()); !warning.empty())
-    std::printf("note: %s\n", warning.c_str());
+    std::printf("warning: %s\n", warning.c_str());
   return s;
 }
 
