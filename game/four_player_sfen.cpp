@@ -43,43 +43,25 @@ Position Position::fromFourPlayerSfen(VariantPtr variant, const std::string& sfe
   if (handText.empty()) fail(sfen, "the hand field (\"-\" or pieces) is missing");
   if (!extra.empty()) fail(sfen, "unexpected text \"" + extra + "\" after the controllers");
 
-  int rank = 0, col = 0;
-  auto rankName = [&] { return std::string("rank ") + char('a' + rank); };
-  for (size_t i = 0; i < boardText.size();) {
-    const char c = boardText[i];
-    if (c == '/') {
-      if (col != v.files) fail(sfen, rankName() + " has " + std::to_string(col) + " squares, not " + std::to_string(v.files));
-      ++rank;
-      col = 0;
-      ++i;
-      if (rank >= v.ranks) fail(sfen, "more than " + std::to_string(v.ranks) + " ranks");
-      continue;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      const long empty = sfen_fields::readNumber(boardText, i);
-      if (empty == 0) fail(sfen, "an empty-square count of 0");
-      col += int(std::min(empty, long(kMaxFiles + 1)));
-      if (col > v.files) fail(sfen, rankName() + " is longer than " + std::to_string(v.files) + " files");
-      continue;
-    }
-    const int army = playerOf(c);
-    if (army < 0)
-      fail(sfen, std::string("'") + c + "' in " + rankName() +
-                     ": each piece starts with its army's letter, s, w, n or e (like sK or w+P)");
-    ++i;
-    const bool promoted = i < boardText.size() && boardText[i] == '+';
-    if (promoted) ++i;
-    if (i >= boardText.size()) fail(sfen, rankName() + " ends in the middle of a piece");
-    const char letter = boardText[i++];
-    const int face = std::isupper(static_cast<unsigned char>(letter)) ? v.faceIndex(letter, promoted) : -1;
-    if (face < 0)
-      fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + "' in " + rankName() + " for " + v.name);
-    if (col >= v.files) fail(sfen, rankName() + " is longer than " + std::to_string(v.files) + " files");
-    pos.board_[v.square(col, rank)] = makePiece(army, face);
-    ++col;
-  }
-  if (rank != v.ranks - 1 || col != v.files)
-    fail(sfen, "the board needs " + std::to_string(v.ranks) + " ranks of " + std::to_string(v.files) + " squares");
+  const auto boardFail = [&](const std::string& what) { fail(sfen, what); };
+  sfen_fields::readBoardField(
+      boardText, v.files, v.ranks, v.name,
+      [&](size_t& i, int col, int rank, const std::string& rankName) {
+        const int army = playerOf(boardText[i]);
+        if (army < 0)
+          fail(sfen, std::string("'") + boardText[i] + "' in " + rankName +
+                         ": each piece starts with its army's letter, s, w, n or e (like sK or w+P)");
+        ++i;
+        const bool promoted = i < boardText.size() && boardText[i] == '+';
+        if (promoted) ++i;
+        if (i >= boardText.size()) fail(sfen, rankName + " ends in the middle of a piece");
+        const char letter = boardText[i++];
+        const int face = std::isupper(static_cast<unsigned char>(letter)) ? v.faceIndex(letter, promoted) : -1;
+        if (face < 0)
+          fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + "' in " + rankName + " for " + v.name);
+        pos.board_[v.square(col, rank)] = makePiece(army, face);
+      },
+      boardFail);
 
   if (sideText.size() != 1 || playerOf(sideText[0]) < 0) fail(sfen, "side to move \"" + sideText + "\" is not s, w, n or e");
   pos.side_ = playerOf(sideText[0]);

@@ -50,47 +50,27 @@ Position Position::fromSfen(VariantPtr variant, const std::string& sfen) {
   if (!extra.empty())
     fail(sfen, "unexpected text \"" + extra + "\" after the " + (v.checksToWin ? "checks given" : "move number"));
 
-  int rank = 0, col = 0;
-  for (size_t i = 0; i < boardText.size();) {
-    const char c = boardText[i];
-    if (c == '/') {
-      if (col != v.files)
-        fail(sfen, "rank " + std::string(1, char('a' + rank)) + " has " + std::to_string(col) +
-                       " squares, the " + v.name + " board has " + std::to_string(v.files) + " files");
-      ++rank;
-      col = 0;
-      ++i;
-      if (rank >= v.ranks) fail(sfen, "more than " + std::to_string(v.ranks) + " ranks");
-      continue;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      const long empty = sfen_fields::readNumber(boardText, i);
-      if (empty == 0) fail(sfen, "an empty-square count of 0");
-      col += int(std::min(empty, long(kMaxFiles + 1)));
-      if (col > v.files) fail(sfen, "rank " + std::string(1, char('a' + rank)) + " is longer than " + std::to_string(v.files) + " files");
-      continue;
-    }
-    bool promoted = false;
-    if (c == '+') {
-      promoted = true;
-      if (++i >= boardText.size()) fail(sfen, "'+' at the end of the board");
-    }
-    const char letter = boardText[i];
-    if (!std::isalpha(static_cast<unsigned char>(letter)))
-      fail(sfen, std::string("unexpected character '") + letter + "' in the board");
-    const bool prime = i + 1 < boardText.size() && boardText[i + 1] == '\'';
-    const int face = v.faceIndex(char(std::toupper(static_cast<unsigned char>(letter))), promoted, prime);
-    if (face < 0)
-      fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + (prime ? "'" : "") + "' for " + v.name);
-    if (prime) ++i;
-    if (col >= v.files) fail(sfen, "rank " + std::string(1, char('a' + rank)) + " is longer than " + std::to_string(v.files) + " files");
-    const Color owner = std::isupper(static_cast<unsigned char>(letter)) ? 0 : 1;
-    pos.board_[v.square(col, rank)] = makePiece(owner, face);
-    ++col;
-    ++i;
-  }
-  if (rank != v.ranks - 1 || col != v.files)
-    fail(sfen, "the board needs " + std::to_string(v.ranks) + " ranks of " + std::to_string(v.files) + " squares");
+  const auto boardFail = [&](const std::string& what) { fail(sfen, what); };
+  sfen_fields::readBoardField(
+      boardText, v.files, v.ranks, v.name,
+      [&](size_t& i, int col, int rank, const std::string& rankName) {
+        bool promoted = false;
+        if (boardText[i] == '+') {
+          promoted = true;
+          if (++i >= boardText.size()) fail(sfen, "'+' at the end of the board");
+        }
+        const char letter = boardText[i];
+        if (!std::isalpha(static_cast<unsigned char>(letter)))
+          fail(sfen, std::string("unexpected character '") + letter + "' in " + rankName);
+        const bool prime = i + 1 < boardText.size() && boardText[i + 1] == '\'';
+        const int face = v.faceIndex(char(std::toupper(static_cast<unsigned char>(letter))), promoted, prime);
+        if (face < 0)
+          fail(sfen, std::string("unknown piece '") + (promoted ? "+" : "") + letter + (prime ? "'" : "") + "' for " + v.name);
+        i += prime ? 2 : 1;
+        const Color owner = std::isupper(static_cast<unsigned char>(letter)) ? 0 : 1;
+        pos.board_[v.square(col, rank)] = makePiece(owner, face);
+      },
+      boardFail);
 
   if (sideText == "b") pos.side_ = 0;
   else if (sideText == "w") pos.side_ = 1;

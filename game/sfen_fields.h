@@ -1,5 +1,6 @@
 // What two-player SFEN (game/sfen.cpp) and four-player SFEN (game/four_player_sfen.cpp) read and
-// write alike: empty-square and hand counts, the move number, and the board field's layout.
+// write alike: empty-square and hand counts, the move number, and the board field's layout both
+// ways.
 #pragma once
 
 #include <algorithm>
@@ -52,6 +53,42 @@ std::string boardField(int files, int ranks, PieceAt pieceAt, PieceToken pieceTo
     if (empty) out += std::to_string(empty);
   }
   return out;
+}
+
+// The board field read back, the inverse of boardField: ranks joined by '/', runs of empty
+// squares as counts, and at each piece `readPiece(i, col, rank, rankName)`, which reads the token
+// at text[i], moves i past it and places it (the two formats differ only there). Every problem
+// goes to `fail(what)`, which throws.
+template <typename ReadPiece, typename Fail>
+void readBoardField(const std::string& text, int files, int ranks, const std::string& variantName,
+                    ReadPiece readPiece, Fail fail) {
+  int rank = 0, col = 0;
+  auto rankName = [&] { return std::string("rank ") + char('a' + rank); };
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '/') {
+      if (col != files)
+        fail(rankName() + " has " + std::to_string(col) + " squares, the " + variantName + " board has " +
+             std::to_string(files) + " files");
+      ++rank;
+      col = 0;
+      ++i;
+      if (rank >= ranks) fail("more than " + std::to_string(ranks) + " ranks");
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      const long empty = readNumber(text, i);
+      if (empty == 0) fail("an empty-square count of 0");
+      col += int(std::min(empty, long(files) + 1));
+      if (col > files) fail(rankName() + " is longer than " + std::to_string(files) + " files");
+      continue;
+    }
+    if (col >= files) fail(rankName() + " is longer than " + std::to_string(files) + " files");
+    readPiece(i, col, rank, rankName());
+    ++col;
+  }
+  if (rank != ranks - 1 || col != files)
+    fail("the board needs " + std::to_string(ranks) + " ranks of " + std::to_string(files) + " squares");
 }
 
 }  // namespace poppy::game::sfen_fields
