@@ -220,7 +220,7 @@ TEST(ShippedModelsCli, PoppyUsiIsTheUsiEngineWithoutArguments) {
     EXPECT_THAT(out, HasSubstr("option name ModelFile type string default shipped"));
     EXPECT_THAT(out, HasSubstr("option name UCI_Variant type combo default " + variant + " "));
     const std::string shipped = poppy::play::shippedModel(variant);
-    if (shipped.empty())  // standard shogi has none yet: the search without a network, and it says so
+    if (shipped.empty())  // no shipped model: the search without a network, and it says so
       EXPECT_THAT(out, HasSubstr("info string " + variant + " has no shipped model"));
     else {
       EXPECT_THAT(out, HasSubstr(fileName(shipped) + " loaded on cpu (inference auto: "));
