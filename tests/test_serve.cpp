@@ -1108,7 +1108,12 @@ TEST(Serve, AbandonedSearchIsStoppedAndLongOnesStillAnswer) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(next);
   EXPECT_EQ(next->status, 200);
-  EXPECT_EQ(parseBody(next).value("playouts", 0), 20);
+  // The same position again starts from the kept tree (docs/commands/play.md, "Tree reuse"), so
+  // the answer holds at least the 20 asked for and whatever the abandoned search had reached in
+  // its second: far short of its 100,000, because it stopped when its client left.
+  const int visits = parseBody(next).value("playouts", 0);
+  EXPECT_GE(visits, 20);
+  EXPECT_LT(visits, 100000);
   EXPECT_LT(seconds, 3.0) << "the next request waited " << seconds << " s for the abandoned search";
   EXPECT_TRUE(server.alive());
   server.stop();
