@@ -851,6 +851,50 @@ TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
   fs::remove_all(dir);
 }
 
+// A current Fairy-Stockfish names the option USI_Variant in USI mode and starts on minishogi;
+// built without largeboards=yes it has no shogi. Shogi must then be asked for by name, and an
+// engine without it refused (it once played minishogi's moves into shogi games: 100 forfeits).
+TEST(UsiClient, ShogiIsAskedForByNameAndRefusedWhereTheEngineLacksIt) {
+  const fs::path dir = tempDir("usivariant");
+  const fs::path p = dir / "engine.sh", log = dir / "commands.txt";
+  auto listing = [&](const std::string& line) {
+    pt::spit(p,
+             "#!/bin/sh\n"
+             "while read -r cmd rest; do\n"
+             "  echo \"$cmd $rest\" >> " + pt::shellQuote(log.string()) + "\n"
+             "  case \"$cmd\" in\n"
+             "    usi) echo 'id name Fairy-Stockfish 071226'; echo '" + line + "'; echo usiok ;;\n"
+             "    isready) echo readyok ;;\n"
+             "    quit) exit 0 ;;\n"
+             "  esac\n"
+             "done\n");
+    fs::permissions(p, fs::perms::owner_all);
+  };
+  play::UsiProcessConfig config;
+  config.command = pt::shellQuote(p.string());
+  config.variant = "shogi";
+  listing("option name USI_Variant type combo default minishogi var minishogi var micro var kyotoshogi");
+  try {
+    play::UsiProcess engine(config);
+    FAIL() << "no error";
+  } catch (const play::UsiError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("does not know the variant 'shogi'"));
+    EXPECT_THAT(e.what(), HasSubstr("minishogi, micro, kyotoshogi"));
+    EXPECT_THAT(e.what(), HasSubstr("largeboards=yes"));
+  }
+  // With shogi listed (a largeboards build), shogi is set although it is not the default.
+  fs::remove(log);
+  listing("option name USI_Variant type combo default minishogi var minishogi var shogi");
+  { play::UsiProcess engine(config); }
+  EXPECT_THAT(pt::slurp(log), HasSubstr("setoption name UCI_Variant value shogi"));
+  // A plain shogi engine (no variant option) is told nothing about variants.
+  fs::remove(log);
+  listing("option name Hash type spin default 16 min 1 max 1024");
+  { play::UsiProcess engine(config); }
+  EXPECT_THAT(pt::slurp(log), Not(HasSubstr("Variant")));
+  fs::remove_all(dir);
+}
+
 TEST(MatchReport, NamesAndSummary) {
   EXPECT_EQ(report::shortPlayerName("model:runs/x/gen-0042.model:128"), "gen-0042-128");
   EXPECT_EQ(report::shortPlayerName("rollout:1000"), "rollout1000");

@@ -49,14 +49,15 @@ std::string firstWord(const std::string& line) {
 }
 
 // The values of "option name UCI_Variant type combo default shogi var a var b ...", or nothing
-// for another line.
+// for another line. Fairy-Stockfish 11.1 names the option UCI_Variant in USI mode too; current
+// builds name it USI_Variant there (and still take "setoption name UCI_Variant").
 std::vector<std::string> variantComboValues(const std::string& line) {
   std::istringstream in(line);
   std::string w, name, type, kind;
   in >> w >> name;
   if (w != "option" || name != "name") return {};
   in >> name >> type >> kind;
-  if (name != "UCI_Variant" || type != "type" || kind != "combo") return {};
+  if ((name != "UCI_Variant" && name != "USI_Variant") || type != "type" || kind != "combo") return {};
   std::vector<std::string> values;
   while (in >> w)
     if (w == "var" && in >> w) values.push_back(w);
@@ -109,21 +110,28 @@ void UsiProcess::start() {
     }
     auto offered = [&](const std::string& v) { return std::find(variants_.begin(), variants_.end(), v) != variants_.end(); };
     // Fairy-Stockfish's name, or Poppy's where the engine lists that one instead (`poppy usi`
-    // lists kyoto, not kyotoshogi); an explicit UCI_Variant option wins.
-    std::string variant = config_.variant == "shogi" ? "" : fairyVariantName(config_.variant);
+    // lists kyoto, not kyotoshogi); an explicit UCI_Variant option wins. Shogi is named too
+    // when the engine lists variants: a current Fairy-Stockfish's USI mode starts on minishogi,
+    // and one built without largeboards=yes has no shogi at all. An engine that lists none
+    // is a plain shogi engine, told nothing for shogi.
+    std::string variant = config_.variant == "shogi" && variants_.empty() ? "" : fairyVariantName(config_.variant);
     if (!variant.empty() && !offered(variant) && offered(config_.variant)) variant = config_.variant;
     for (const auto& [name, value] : config_.options)
-      if (name == "UCI_Variant") variant = value;
+      if (name == "UCI_Variant" || name == "USI_Variant") variant = value;
     // An engine that lists its variants but not this one would play another game (Fairy-Stockfish
-    // ignores an unknown UCI_Variant and stays on shogi).
+    // ignores an unknown UCI_Variant and stays on its default).
     if (!variant.empty() && !variants_.empty() && !offered(variant))
       throw UsiError("the engine (" + name_ + ") does not know the variant '" + variant + "'" +
                      (variant != config_.variant ? " (Poppy's " + config_.variant + ")" : "") +
-                     " (its UCI_Variant offers " + listText(variants_, 12) + ")");
+                     " (its UCI_Variant offers " + listText(variants_, 12) + ")" +
+                     (name_.find("Fairy-Stockfish") != std::string::npos
+                          ? "; Fairy-Stockfish plays boards above 8x8 (shogi, chu, ...) only when built with "
+                            "`make build largeboards=yes`"
+                          : ""));
     bool variantSet = false;
     for (const auto& [name, value] : config_.options) {
       process_->send("setoption name " + name + " value " + value);
-      variantSet |= name == "UCI_Variant";
+      variantSet |= name == "UCI_Variant" || name == "USI_Variant";
     }
     if (!variantSet && !variant.empty()) process_->send("setoption name UCI_Variant value " + variant);
     process_->send("isready");
