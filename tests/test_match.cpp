@@ -799,21 +799,29 @@ TEST(UsiClient, AnIllegalMoveInFairyNotationIsAForfeitNamingIt) {
   fs::remove_all(dir);
 }
 
+// A fake USI engine at `path` that answers `usi` with its `id name`, then `optionLine`, and
+// `isready` with readyok; with a `log`, it appends every command it reads there.
+void writeOptionListingEngine(const fs::path& path, const std::string& idName, const std::string& optionLine,
+                              const fs::path& log = {}) {
+  pt::spit(path,
+           "#!/bin/sh\n"
+           "while read -r cmd rest; do\n" +
+               (log.empty() ? std::string() : "  echo \"$cmd $rest\" >> " + pt::shellQuote(log.string()) + "\n") +
+               "  case \"$cmd\" in\n"
+               "    usi) echo 'id name " + idName + "'; echo '" + optionLine + "'; echo usiok ;;\n"
+               "    isready) echo readyok ;;\n"
+               "    quit) exit 0 ;;\n"
+               "  esac\n"
+               "done\n");
+  fs::permissions(path, fs::perms::owner_all);
+}
+
 TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
   const fs::path dir = tempDir("variants");
   const fs::path p = dir / "engine.sh";
   // An engine that lists these UCI_Variant values.
   auto listing = [&](const std::string& vars) {
-    pt::spit(p,
-             "#!/bin/sh\n"
-             "while read -r cmd rest; do\n"
-             "  case \"$cmd\" in\n"
-             "    usi) echo 'id name OnlyShogi'; echo 'option name UCI_Variant type combo default shogi " + vars + "'; echo usiok ;;\n"
-             "    isready) echo readyok ;;\n"
-             "    quit) exit 0 ;;\n"
-             "  esac\n"
-             "done\n");
-    fs::permissions(p, fs::perms::owner_all);
+    writeOptionListingEngine(p, "OnlyShogi", "option name UCI_Variant type combo default shogi " + vars);
   };
   listing("var shogi var minishogi");
   play::UsiProcessConfig config;
@@ -857,19 +865,7 @@ TEST(UsiClient, AnEngineThatDoesNotKnowTheVariantIsRefusedByName) {
 TEST(UsiClient, ShogiIsAskedForByNameAndRefusedWhereTheEngineLacksIt) {
   const fs::path dir = tempDir("usivariant");
   const fs::path p = dir / "engine.sh", log = dir / "commands.txt";
-  auto listing = [&](const std::string& line) {
-    pt::spit(p,
-             "#!/bin/sh\n"
-             "while read -r cmd rest; do\n"
-             "  echo \"$cmd $rest\" >> " + pt::shellQuote(log.string()) + "\n"
-             "  case \"$cmd\" in\n"
-             "    usi) echo 'id name Fairy-Stockfish 071226'; echo '" + line + "'; echo usiok ;;\n"
-             "    isready) echo readyok ;;\n"
-             "    quit) exit 0 ;;\n"
-             "  esac\n"
-             "done\n");
-    fs::permissions(p, fs::perms::owner_all);
-  };
+  auto listing = [&](const std::string& line) { writeOptionListingEngine(p, "Fairy-Stockfish 071226", line, log); };
   play::UsiProcessConfig config;
   config.command = pt::shellQuote(p.string());
   config.variant = "shogi";

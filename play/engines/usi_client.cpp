@@ -48,16 +48,19 @@ std::string firstWord(const std::string& line) {
   return w;
 }
 
+// Fairy-Stockfish 11.1 names its variant option UCI_Variant in USI mode too; current builds name
+// it USI_Variant there (and still take "setoption name UCI_Variant").
+bool isVariantOption(const std::string& name) { return name == "UCI_Variant" || name == "USI_Variant"; }
+
 // The values of "option name UCI_Variant type combo default shogi var a var b ...", or nothing
-// for another line. Fairy-Stockfish 11.1 names the option UCI_Variant in USI mode too; current
-// builds name it USI_Variant there (and still take "setoption name UCI_Variant").
+// for another line.
 std::vector<std::string> variantComboValues(const std::string& line) {
   std::istringstream in(line);
   std::string w, name, type, kind;
   in >> w >> name;
   if (w != "option" || name != "name") return {};
   in >> name >> type >> kind;
-  if ((name != "UCI_Variant" && name != "USI_Variant") || type != "type" || kind != "combo") return {};
+  if (!isVariantOption(name) || type != "type" || kind != "combo") return {};
   std::vector<std::string> values;
   while (in >> w)
     if (w == "var" && in >> w) values.push_back(w);
@@ -116,8 +119,12 @@ void UsiProcess::start() {
     // is a plain shogi engine, told nothing for shogi.
     std::string variant = config_.variant == "shogi" && variants_.empty() ? "" : fairyVariantName(config_.variant);
     if (!variant.empty() && !offered(variant) && offered(config_.variant)) variant = config_.variant;
-    for (const auto& [name, value] : config_.options)
-      if (name == "UCI_Variant" || name == "USI_Variant") variant = value;
+    bool variantGiven = false;
+    for (const auto& [name, value] : config_.options) {
+      if (!isVariantOption(name)) continue;
+      variant = value;
+      variantGiven = true;
+    }
     // An engine that lists its variants but not this one would play another game (Fairy-Stockfish
     // ignores an unknown UCI_Variant and stays on its default).
     if (!variant.empty() && !variants_.empty() && !offered(variant))
@@ -128,12 +135,8 @@ void UsiProcess::start() {
                           ? "; Fairy-Stockfish plays boards above 8x8 (shogi, chu, ...) only when built with "
                             "`make build largeboards=yes`"
                           : ""));
-    bool variantSet = false;
-    for (const auto& [name, value] : config_.options) {
-      process_->send("setoption name " + name + " value " + value);
-      variantSet |= name == "UCI_Variant" || name == "USI_Variant";
-    }
-    if (!variantSet && !variant.empty()) process_->send("setoption name UCI_Variant value " + variant);
+    for (const auto& [name, value] : config_.options) process_->send("setoption name " + name + " value " + value);
+    if (!variantGiven && !variant.empty()) process_->send("setoption name UCI_Variant value " + variant);
     process_->send("isready");
     expect("readyok", "'readyok' after the options");
   } catch (const EngineError& e) {
