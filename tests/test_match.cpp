@@ -875,7 +875,7 @@ TEST(UsiClient, ShogiIsAskedForByNameAndRefusedWhereTheEngineLacksIt) {
     FAIL() << "no error";
   } catch (const play::UsiError& e) {
     EXPECT_THAT(e.what(), HasSubstr("does not know the variant 'shogi'"));
-    EXPECT_THAT(e.what(), HasSubstr("minishogi, micro, kyotoshogi"));
+    EXPECT_THAT(e.what(), HasSubstr("its USI_Variant offers minishogi, micro, kyotoshogi"));
     EXPECT_THAT(e.what(), HasSubstr("largeboards=yes"));
   }
   // With shogi listed (a largeboards build), shogi is set although it is not the default.

@@ -53,14 +53,15 @@ std::string firstWord(const std::string& line) {
 bool isVariantOption(const std::string& name) { return name == "UCI_Variant" || name == "USI_Variant"; }
 
 // The values of "option name UCI_Variant type combo default shogi var a var b ...", or nothing
-// for another line.
-std::vector<std::string> variantComboValues(const std::string& line) {
+// for another line; `optionName` gets the option's name (UCI_Variant or USI_Variant).
+std::vector<std::string> variantComboValues(const std::string& line, std::string& optionName) {
   std::istringstream in(line);
   std::string w, name, type, kind;
   in >> w >> name;
   if (w != "option" || name != "name") return {};
   in >> name >> type >> kind;
   if (!isVariantOption(name) || type != "type" || kind != "combo") return {};
+  optionName = name;
   std::vector<std::string> values;
   while (in >> w)
     if (w == "var" && in >> w) values.push_back(w);
@@ -103,13 +104,14 @@ void UsiProcess::start() {
     process_->send("usi");
     const auto deadline = after(config_.startTimeoutSeconds);
     std::string line;
+    std::string variantOption = "UCI_Variant";  // the name the engine lists, for the refusal below
     for (;;) {
       const Read r = process_->readLine(line, deadline);
       if (r == Read::kTimeout) throw UsiError("no 'usiok' within " + secondsText(config_.startTimeoutSeconds));
       if (r == Read::kEof) throw UsiError("the engine " + process_->deathNote() + " before 'usiok'");
       if (line == "usiok") break;
       if (line.rfind("id name ", 0) == 0) name_ = line.substr(8);
-      if (auto values = variantComboValues(line); !values.empty()) variants_ = std::move(values);
+      if (auto values = variantComboValues(line, variantOption); !values.empty()) variants_ = std::move(values);
     }
     auto offered = [&](const std::string& v) { return std::find(variants_.begin(), variants_.end(), v) != variants_.end(); };
     // Fairy-Stockfish's name, or Poppy's where the engine lists that one instead (`poppy usi`
@@ -130,7 +132,7 @@ void UsiProcess::start() {
     if (!variant.empty() && !variants_.empty() && !offered(variant))
       throw UsiError("the engine (" + name_ + ") does not know the variant '" + variant + "'" +
                      (variant != config_.variant ? " (Poppy's " + config_.variant + ")" : "") +
-                     " (its UCI_Variant offers " + listText(variants_, 12) + ")" +
+                     " (its " + variantOption + " offers " + listText(variants_, 12) + ")" +
                      (name_.find("Fairy-Stockfish") != std::string::npos
                           ? "; Fairy-Stockfish plays boards above 8x8 (shogi, chu, ...) only when built with "
                             "`make build largeboards=yes`"
