@@ -201,11 +201,19 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     done.back().seconds = seconds();
     done.back().finished = true;
     save(i + 1 == rungs.size());
+    // Forfeits as the table counts them (adjudications and rule disagreements are none).
     int forfeits = 0;
-    for (const auto& rec : r.records) forfeits += !rec.detail.empty();
+    for (const bool sidePlayer : {true, false})
+      for (const auto& [reason, n] : report::forfeitsOf(r, sidePlayer)) forfeits += n;
     if (forfeits > 0)
       std::fprintf(stderr, "%s %d games ended by a forfeit (resign, illegal move, timeout or crash): see %s\n",
                    label.c_str(), forfeits, recordsPath.c_str());
+    // A rung lost entirely to forfeits measures nothing: the two programs do not play the same
+    // game (another variant, notation or build), and any further rung would do the same.
+    if (forfeits > 0 && forfeits == r.games())
+      throw std::runtime_error(label + " every game ended by a forfeit (first: " + r.records.front().detail +
+                               "): the engine and Poppy disagree on the game or the protocol; the ladder stops "
+                               "here (" + jsonPath + " holds what was played; see " + recordsPath + ")");
   }
   std::printf("%s vs %s (%s), %d games per rung\n%s", o.player.c_str(), info.engineName.c_str(), variant->name.c_str(),
               o.games, report::ladderTable(done).c_str());

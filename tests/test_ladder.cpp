@@ -1,7 +1,8 @@
 // `poppy ladder`: rungs (parsing and errors), its JSON, table and chart on a hand-made result,
 // and the command end to end on a tiny budget against the real Fairy-Stockfish (micro shogi in
 // Fairy-Stockfish's notation), with its errors for a missing engine, an engine that does not
-// know the variant and an output directory that already holds a ladder.
+// know the variant, an output directory that already holds a ladder, and an engine that forfeits
+// every game of a rung.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -258,6 +259,40 @@ TEST(LadderCli, BadEnginesAreClearErrors) {
   code = pt::exitCodeOf(std::system(poppyCommand(dir, "--games 2 --out d", "noplayer").c_str()));
   EXPECT_EQ(code, 2);
   EXPECT_THAT(pt::slurp(dir / "noplayer.err"), HasSubstr("--model"));
+  fs::remove_all(dir);
+}
+
+// An engine whose every answer is illegal (it plays some other game) forfeits every game of the
+// first rung: the ladder stops there with exit 2, naming the first forfeit, and ladder.json keeps
+// that one rung instead of climbing on with the same empty result.
+TEST(LadderCli, ARungLostEntirelyToForfeitsStopsTheLadder) {
+  const fs::path dir = tempDir("forfeits");
+  const fs::path engine = dir / "broken.sh";
+  pt::spit(engine,
+           "#!/bin/sh\n"
+           "while read -r cmd rest; do\n"
+           "  case \"$cmd\" in\n"
+           "    usi) echo 'id name Broken'; echo usiok ;;\n"
+           "    isready) echo readyok ;;\n"
+           "    go) echo 'bestmove 1a1a' ;;\n"
+           "    quit) exit 0 ;;\n"
+           "  esac\n"
+           "done\n");
+  fs::permissions(engine, fs::perms::owner_all);
+  const int code = pt::exitCodeOf(std::system(
+      poppyCommand(dir,
+                   "--player random --engine " + pt::shellQuote(engine.string()) +
+                       " --rungs nodes:10,nodes:30 --games 2 --out out",
+                   "broken")
+          .c_str()));
+  EXPECT_EQ(code, 2);
+  const std::string err = pt::slurp(dir / "broken.err");
+  EXPECT_THAT(err, HasSubstr("every game ended by a forfeit"));
+  EXPECT_THAT(err, HasSubstr("1a1a"));
+  std::ifstream in(dir / "out" / "ladder.json");
+  ASSERT_TRUE(in.good()) << "no ladder.json";
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.at("rungs").size(), 1u) << j.dump();
   fs::remove_all(dir);
 }
 
