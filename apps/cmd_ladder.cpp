@@ -194,7 +194,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
       done.back().result = s;
       done.back().seconds = t;
       if (t - lastSave >= 10) save(false), lastSave = t;
-      progressLine.update(label + " " + report::progressLine(s, wanted, t), s.games() == wanted);
+      progressLine.update(label + " " + report::progressLine(s, wanted, t, 0, rung.parallel), s.games() == wanted);
     });
     progressLine.finish();
     done.back().result = r;

@@ -179,7 +179,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
         report::writeMatchSummary(o.summary, info, s, t, false);
         lastSummary = t;
       }
-      std::string line = report::progressLine(s, wanted, t, info.resumedGames);
+      std::string line = report::progressLine(s, wanted, t, info.resumedGames, ms.parallelGames);
       bool decided = false;
       if (sprt) {
         const report::SprtStatus st = report::sprtStatus(report::pentanomialOf(s, idPrefix), *sprt);

@@ -1,5 +1,6 @@
 #include "report/match_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -169,13 +170,19 @@ void writeMatchSummary(const std::string& path, const MatchInfo& info, const sel
   common::writeFileAtomically(path, matchSummary(info, result, seconds, finished).dump(2) + "\n");
 }
 
-std::string progressLine(const selfplay::MatchResult& r, int wanted, double seconds, int resumedGames) {
+std::string progressLine(const selfplay::MatchResult& r, int wanted, double seconds, int resumedGames,
+                         int gamesAtOnce) {
   const auto [lo, hi] = r.eloInterval95();
-  const double rate = seconds > 0 ? (r.games() - resumedGames) / seconds : 0;
+  // Called as a game ends, whose slot starts the next game at once: the other slots' games are on
+  // average half played. Counting only finished games would, early in a match of 16 games at
+  // once, give the rate of the shortest games alone and a time left several times too long.
+  const int remaining = std::max(0, wanted - r.games());
+  const double halfDone = 0.5 * std::max(0, std::min(gamesAtOnce, remaining) - 1);
+  const double rate = seconds > 0 ? (r.games() - resumedGames + halfDone) / seconds : 0;
   char buf[256];
   std::snprintf(buf, sizeof buf, "%d/%d games  +%d =%d -%d  score %.3f  Elo %+.0f (95%%: %+.0f to %+.0f)  %.2f games/s  %s left",
                 r.games(), wanted, r.winsA, r.draws, r.lossesA, r.score(), r.elo(), lo, hi, rate,
-                rate > 0 ? duration((wanted - r.games()) / rate).c_str() : "?");
+                rate > 0 ? duration((remaining - halfDone) / rate).c_str() : "?");
   return buf;
 }
 

@@ -88,8 +88,10 @@ MatchSummaryTotals readMatchSummary(const std::string& path);
 
 // "37/200 games  +20 =5 -12  score 0.608  Elo +76 (95%: +12 to +145)  2.1 games/s  1m18s left"
 // The rate and time left count only the games played in `seconds` (not the `resumedGames` kept
-// from an earlier session).
-std::string progressLine(const selfplay::MatchResult& soFar, int wanted, double seconds, int resumedGames = 0);
+// from an earlier session). With `gamesAtOnce` games played side by side, the ones still being
+// played count as half done (see the .cpp).
+std::string progressLine(const selfplay::MatchResult& soFar, int wanted, double seconds, int resumedGames = 0,
+                         int gamesAtOnce = 1);
 // "A vs B: 200 games, +120 =10 -70, score 0.625, Elo +89 (95%: +40 to +139)"
 std::string resultLine(const selfplay::MatchResult& r, const std::string& a, const std::string& b);
 // "pairs (A's points 0, 0.5, 1, 1.5, 2): 3 10 40 30 17; LOS 99.8%"

@@ -918,6 +918,23 @@ TEST(MatchReport, NamesAndSummary) {
   EXPECT_LT(j["elo_low"].get<double>(), j["elo"].get<double>());
 }
 
+// The rate and time left, derived by hand. One game at a time: 10 of 100 games in 50 s is 0.2
+// games/s and 90 / 0.2 = 450 s left. Sixteen at once, the first (short) game ending at 10 s: the
+// other 15 are counted half played, 7.5 games, so (1 + 7.5) / 10 = 0.85 games/s and
+// (99 - 7.5) / 0.85 = 107.6 s left (finished games alone would say 990 s). Near the end, 98 of
+// 100 at 100 s: one other game in play, 0.5 done, (98 + 0.5) / 100 = 0.985/s, 1.5 / 0.985 = 1.5 s.
+TEST(MatchReport, TimeLeftCountsTheGamesStillBeingPlayed) {
+  auto played = [](int n) {
+    selfplay::MatchResult r;
+    r.winsA = n;
+    return r;
+  };
+  EXPECT_THAT(report::progressLine(played(10), 100, 50.0), HasSubstr("0.20 games/s  7m30s left"));
+  EXPECT_THAT(report::progressLine(played(1), 100, 10.0, 0, 16), HasSubstr("0.85 games/s  1m47s left"));
+  EXPECT_THAT(report::progressLine(played(98), 100, 100.0, 0, 16), HasSubstr("games/s  2s left"));
+  EXPECT_THAT(report::progressLine(played(0), 100, 0.0, 0, 16), HasSubstr("? left"));
+}
+
 #ifdef POPPY_BINARY  // the poppy command is built with LibTorch only (tests/CMakeLists.txt)
 // `poppy match` end to end: Poppy players, a usi: script, and bad input.
 TEST(MatchCli, WritesRecordsAndSummaryAndReportsBadOpenings) {
