@@ -202,9 +202,7 @@ void runLadder(LadderArgs o, bool movetimeGiven) {
     done.back().finished = true;
     save(i + 1 == rungs.size());
     // Forfeits as the table counts them (adjudications and rule disagreements are none).
-    int forfeits = 0;
-    for (const bool sidePlayer : {true, false})
-      for (const auto& [reason, n] : report::forfeitsOf(r, sidePlayer)) forfeits += n;
+    const int forfeits = report::forfeitCount(r);
     if (forfeits > 0)
       std::fprintf(stderr, "%s %d games ended by a forfeit (resign, illegal move, timeout or crash): see %s\n",
                    label.c_str(), forfeits, recordsPath.c_str());

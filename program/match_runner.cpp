@@ -207,9 +207,7 @@ void runMatchCommand(MatchRunArgs o, bool gamesGiven) {
   std::printf("%s\n", report::resultLine(r, o.a.player, o.b.player).c_str());
   std::printf("%s\n", report::pairsLine(r, idPrefix).c_str());
   if (sprt) std::printf("%s\n", report::sprtLine(report::sprtStatus(report::pentanomialOf(r, idPrefix), *sprt), *sprt, r.games()).c_str());
-  int forfeits = 0;
-  for (const bool sideA : {true, false})
-    for (const auto& [reason, n] : report::forfeitsOf(r, sideA)) forfeits += n;
+  const int forfeits = report::forfeitCount(r);
   if (forfeits > 0) std::printf("%d games ended by a forfeit (resign, illegal move, timeout, loss on time or crash): see the records\n", forfeits);
   const std::map<std::string, int> reasons = report::endReasons(r);
   if (reasons.count(selfplay::kAdjudication))

@@ -86,6 +86,13 @@ std::map<std::string, int> forfeitsOf(const selfplay::MatchResult& r, bool sideA
   return forfeits;
 }
 
+int forfeitCount(const selfplay::MatchResult& r) {
+  int n = 0;
+  for (const bool sideA : {true, false})
+    for (const auto& [reason, count] : forfeitsOf(r, sideA)) n += count;
+  return n;
+}
+
 double averagePlies(const selfplay::MatchResult& r) {
   long plies = 0;
   for (const auto& rec : r.records) plies += rec.plies;

@@ -65,6 +65,8 @@ std::string defaultMatchFileStem(const std::string& a, const std::string& b);
 std::map<std::string, int> endReasons(const selfplay::MatchResult& result);
 // The games A (sideA) or B lost by a forfeit (resign, illegal move, timeout, crash), per reason.
 std::map<std::string, int> forfeitsOf(const selfplay::MatchResult& result, bool sideA);
+// The games either side lost by a forfeit: forfeitsOf's counts for A and B together.
+int forfeitCount(const selfplay::MatchResult& result);
 // The average game length in plies (0 without games).
 double averagePlies(const selfplay::MatchResult& result);
 

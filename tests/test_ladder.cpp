@@ -15,6 +15,7 @@
 #include "selfplay/game_record.h"
 #include "support/fairy_stockfish.h"
 #include "support/scratch_files.h"
+#include "support/script_engine.h"
 #include "support/xml_check.h"
 
 using namespace poppy;
@@ -267,18 +268,7 @@ TEST(LadderCli, BadEnginesAreClearErrors) {
 // that one rung instead of climbing on with the same empty result.
 TEST(LadderCli, ARungLostEntirelyToForfeitsStopsTheLadder) {
   const fs::path dir = tempDir("forfeits");
-  const fs::path engine = dir / "broken.sh";
-  pt::spit(engine,
-           "#!/bin/sh\n"
-           "while read -r cmd rest; do\n"
-           "  case \"$cmd\" in\n"
-           "    usi) echo 'id name Broken'; echo usiok ;;\n"
-           "    isready) echo readyok ;;\n"
-           "    go) echo 'bestmove 1a1a' ;;\n"
-           "    quit) exit 0 ;;\n"
-           "  esac\n"
-           "done\n");
-  fs::permissions(engine, fs::perms::owner_all);
+  const fs::path engine = pt::scriptEngine(dir, "broken.sh", "echo 'bestmove 1a1a'");
   const int code = pt::exitCodeOf(std::system(
       poppyCommand(dir,
                    "--player random --engine " + pt::shellQuote(engine.string()) +

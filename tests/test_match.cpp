@@ -30,6 +30,7 @@
 #include "selfplay/match.h"
 #include "support/fairy_stockfish.h"
 #include "support/scratch_files.h"
+#include "support/script_engine.h"
 
 using namespace poppy;
 using ::testing::HasSubstr;
@@ -110,22 +111,7 @@ size_t distinctGames(const std::vector<selfplay::GameRecord>& records) {
   return lines.size();
 }
 
-// A USI engine written in sh: a correct handshake, then `onGo` (shell code) for every go.
-fs::path scriptEngine(const fs::path& dir, const std::string& name, const std::string& onGo) {
-  const fs::path p = dir / name;
-  pt::spit(p,
-                "#!/bin/sh\n"
-                "while read -r cmd rest; do\n"
-                "  case \"$cmd\" in\n"
-                "    usi) echo 'id name " + name + "'; echo 'option name Foo type string default x'; echo usiok ;;\n"
-                "    isready) echo readyok ;;\n"
-                "    go) " + onGo + " ;;\n"
-                "    quit) exit 0 ;;\n"
-                "  esac\n"
-                "done\n");
-  fs::permissions(p, fs::perms::owner_all);
-  return p;
-}
+using pt::scriptEngine;
 
 // The rollout player's searches of the games at once (a thread each, one RolloutPlayer per game
 // slot) keep a match reproducible: the same seed, the same games, whatever the threads' timing.
